@@ -1,0 +1,371 @@
+"""Where the table lives: an embedded Azurite, a connection string, or an account URL with Azure AD.
+
+Also the test table's lifecycle (the docs' steps 1 and 2): a unique name, create, seed,
+delete. The tool never writes to a table it did not create unless the user names it with
+``--table NAME --reuse-table``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from azure.core.exceptions import (
+    ClientAuthenticationError,
+    HttpResponseError,
+    ResourceExistsError,
+    ResourceNotFoundError,
+    ServiceRequestError,
+)
+from azure.data.tables import TableClient, TableServiceClient
+
+from .entities import EntityShape, batch_bytes
+from .errors import RunError
+from .keys import row_key
+
+__all__ = [
+    "AZURITE_ACCOUNT",
+    "AZURITE_KEY",
+    "EmbeddedAzurite",
+    "Target",
+    "TestTable",
+    "azurite_connection_string",
+    "redact",
+    "resolve_target",
+]
+
+log = logging.getLogger(__name__)
+
+AZURITE_ACCOUNT = "devstoreaccount1"
+#: Azurite's well-known development key (public, documented by Microsoft); still redacted in every output.
+AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SEED_CONCURRENCY = 4
+
+_SECRET_PATTERNS = (
+    re.compile(r"(AccountKey=)[^;\s'\"]+", re.I),
+    re.compile(r"(SharedAccessSignature=)[^;\s'\"]+", re.I),
+    re.compile(r"([?&]sig=)[^&\s'\"]+", re.I),
+)
+
+
+def redact(text: str) -> str:
+    """Remove account keys and SAS signatures from text bound for a log, result or report."""
+    text = text.replace(AZURITE_KEY, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(r"\1***", text)
+    return text
+
+
+def azurite_connection_string(port: int, host: str = "127.0.0.1") -> str:
+    return (
+        f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};"
+        f"TableEndpoint=http://{host}:{port}/{AZURITE_ACCOUNT};"
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM the child if this process dies without stopping it (kill -9, crash)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class EmbeddedAzurite:
+    """Azurite's table service from node_modules, in memory, on a free loopback port."""
+
+    def __init__(self, *, root: Path = PROJECT_ROOT, host: str = "127.0.0.1", port: int | None = None) -> None:
+        self.root = root
+        self.host = host
+        self.port = port or _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def connection_string(self) -> str:
+        return azurite_connection_string(self.port, self.host)
+
+    def command(self) -> list[str]:
+        if not shutil.which("node"):
+            raise RunError(
+                "the embedded Azurite needs Node.js 18+ and npm (https://nodejs.org, or apt-get install nodejs npm),"
+                f" then `npm ci` in {self.root}; or point the tool at a table service with --connection-string"
+            )
+        binary = self.root / "node_modules" / ".bin" / "azurite-table"
+        if not binary.exists():
+            found = shutil.which("azurite-table")
+            if not found:
+                raise RunError(f"Azurite is not installed: run `npm ci` in {self.root} (or pass --connection-string)")
+            binary = Path(found)
+        return [
+            str(binary), "--inMemoryPersistence", "--disableTelemetry", "--silent",
+            "--tableHost", self.host, "--tablePort", str(self.port),
+        ]  # fmt: skip
+
+    def start(self, timeout: float = 20.0) -> EmbeddedAzurite:
+        command = self.command()
+        self.process = subprocess.Popen(
+            command,
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            start_new_session=True,  # Ctrl-C reaches the tool, which stops Azurite itself
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = (self.process.stderr.read() if self.process.stderr else b"").decode(errors="replace")
+                raise RunError(f"Azurite exited at start (code {self.process.returncode}): {err.strip()[:300]}")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.5):
+                    log.info("Azurite table service on %s:%s (pid %s)", self.host, self.port, self.pid)
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RunError(f"Azurite did not answer on {self.host}:{self.port} within {timeout:.0f} s")
+
+    def stop(self) -> None:
+        """Stop by PID: SIGTERM, then SIGKILL after 5 s."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.info("Azurite (pid %s) stopped", process.pid)
+
+    def __enter__(self) -> EmbeddedAzurite:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass(kw_only=True)
+class Target:
+    """A table service to test, and how to sign in. ``endpoint`` is safe to show; the secret is not."""
+
+    kind: str  # azurite-embedded | connection-string | azure-ad
+    endpoint: str
+    connection_string: str = field(default="", repr=False)
+    account_url: str = ""
+    azurite: EmbeddedAzurite | None = field(default=None, repr=False)
+    _credential: Any = field(default=None, repr=False)
+
+    @property
+    def is_emulator(self) -> bool:
+        """Azurite (embedded, or a loopback/devstore connection string): it never throttles, and saturates early."""
+        host = urlparse(self.endpoint).hostname or ""
+        return self.kind == "azurite-embedded" or AZURITE_ACCOUNT in self.endpoint or host in ("127.0.0.1", "localhost", "::1")
+
+    def client_kwargs(self, retries: int) -> dict[str, Any]:
+        """The SDK's retries, set explicitly: its defaults (10 tries, 0.8 s exponential) stall and hide 503s."""
+        return {"retry_total": retries, "retry_connect": min(retries, 1), "retry_backoff_factor": 0.2, "retry_backoff_max": 5}
+
+    def service(self, retries: int = 1, **kwargs: Any) -> TableServiceClient:
+        kwargs = {**self.client_kwargs(retries), **kwargs}
+        if self.connection_string:
+            return TableServiceClient.from_connection_string(self.connection_string, **kwargs)
+        return TableServiceClient(endpoint=self.account_url, credential=self.credential(), **kwargs)
+
+    def table(self, name: str, retries: int = 1, **kwargs: Any) -> TableClient:
+        kwargs = {**self.client_kwargs(retries), **kwargs}
+        if self.connection_string:
+            return TableClient.from_connection_string(self.connection_string, table_name=name, **kwargs)
+        return TableClient(endpoint=self.account_url, table_name=name, credential=self.credential(), **kwargs)
+
+    def credential(self) -> Any:
+        if self._credential is None:
+            from azure.identity import DefaultAzureCredential
+
+            self._credential = DefaultAzureCredential()
+        return self._credential
+
+    def close(self) -> None:
+        if self.azurite:
+            self.azurite.stop()
+
+
+def _endpoint_of(connection_string: str) -> str:
+    parts = dict(p.split("=", 1) for p in connection_string.split(";") if "=" in p)
+    if parts.get("UseDevelopmentStorage", "").lower() == "true":
+        return f"http://127.0.0.1:10002/{AZURITE_ACCOUNT}"
+    if "TableEndpoint" in parts:
+        return parts["TableEndpoint"].rstrip("/")
+    account, suffix = parts.get("AccountName"), parts.get("EndpointSuffix", "core.windows.net")
+    if not account:
+        raise RunError("the connection string names no TableEndpoint or AccountName: copy it from the portal's Access keys")
+    return f"{parts.get('DefaultEndpointsProtocol', 'https')}://{account}.table.{suffix}"
+
+
+def resolve_target(*, connection_string: str = "", account_url: str = "") -> Target:
+    """No settings: start an embedded Azurite. Otherwise the named account or emulator."""
+    if connection_string:
+        return Target(kind="connection-string", endpoint=_endpoint_of(connection_string), connection_string=connection_string)
+    if account_url:
+        return Target(kind="azure-ad", endpoint=account_url.rstrip("/"), account_url=account_url)
+    azurite = EmbeddedAzurite().start()
+    return Target(
+        kind="azurite-embedded",
+        endpoint=f"http://{azurite.host}:{azurite.port}/{AZURITE_ACCOUNT}",
+        connection_string=azurite.connection_string,
+        azurite=azurite,
+    )
+
+
+def explain(err: Exception, target: Target) -> RunError:
+    """One line for a failure to reach or sign in to the target, with no secret in it."""
+    if isinstance(err, ServiceRequestError):
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        return RunError(f"cannot reach {target.endpoint}: {redact(reason)[:200]}")
+    if isinstance(err, ClientAuthenticationError) or getattr(err, "status_code", None) == 403:
+        code = getattr(getattr(err, "error_code", None), "value", None) or getattr(err, "error_code", "") or "Forbidden"
+        return RunError(f"{target.endpoint} refused the credentials (403 {code}): check the account key, SAS or role assignment")
+    if isinstance(err, HttpResponseError):
+        code = getattr(getattr(err, "error_code", None), "value", None) or getattr(err, "error_code", "")
+        return RunError(f"{target.endpoint} answered {err.status_code} {code}: {redact(str(err).splitlines()[0])[:200]}")
+    return RunError(f"{target.endpoint}: {type(err).__name__}: {redact(str(err))[:200]}")
+
+
+def unique_table_name() -> str:
+    """Letters and digits only, starting with a letter, unique per run."""
+    return f"pstress{time.strftime('%Y%m%d%H%M%S')}{secrets.token_hex(3)}"
+
+
+@dataclass(kw_only=True)
+class TestTable:
+    """The test table: created by this run (deleted at the end unless kept) or named and reused."""
+
+    __test__ = False  # not a pytest class
+
+    target: Target
+    name: str
+    created: bool = False
+    seeded: int = 0
+
+    @classmethod
+    def open(cls, target: Target, *, name: str = "", reuse: bool = False) -> TestTable:
+        """Create a new table (a unique name, or ``name`` if free) or open ``name`` with ``reuse``."""
+        table = cls(target=target, name=name or unique_table_name())
+        service = target.service()
+        try:
+            if reuse:
+                try:
+                    service.get_table_client(table.name).get_table_access_policy()
+                except ResourceNotFoundError:
+                    raise RunError(f"--reuse-table: table {table.name!r} does not exist") from None
+                return table
+            try:
+                service.create_table(table.name)
+            except ResourceExistsError:
+                raise RunError(
+                    f"table {table.name!r} exists and this run did not create it: pass --reuse-table to write to it"
+                ) from None
+            table.created = True
+            return table
+        except RunError:
+            raise
+        except (HttpResponseError, ServiceRequestError) as err:
+            raise explain(err, target) from err
+
+    def seed(self, partition_key: str, count: int, shape: EntityShape, *, progress: bool = True) -> int:
+        """Write ``count`` entities under ``partition_key`` in entity group transactions, in parallel."""
+        per_batch = 100
+        while per_batch > 1 and batch_bytes(shape, per_batch) > 4 * 1024 * 1024:
+            per_batch //= 2
+        batches = [range(start, min(start + per_batch, count)) for start in range(0, count, per_batch)]
+        client = self.target.table(self.name, retries=3)
+
+        def write(rows: range) -> int:
+            client.submit_transaction([("upsert", shape.entity(partition_key, row_key(i))) for i in rows])
+            return len(rows)
+
+        try:
+            with ThreadPoolExecutor(SEED_CONCURRENCY) as pool, _progress(progress, count, partition_key) as advance:
+                for written in pool.map(write, batches):
+                    self.seeded += written
+                    advance(written)
+        except (HttpResponseError, ServiceRequestError) as err:
+            raise explain(err, self.target) from err
+        finally:
+            client.close()
+        return self.seeded
+
+    def count(self, partition_key: str | None = None) -> int:
+        """Entities in the table (or one partition), read back through the service."""
+        with self.target.table(self.name, retries=3) as client:
+            if partition_key is None:
+                rows = client.list_entities(select=["RowKey"])
+            else:
+                rows = client.query_entities("PartitionKey eq @pk", parameters={"pk": partition_key}, select=["RowKey"])
+            return sum(1 for _ in rows)
+
+    def drop(self) -> None:
+        """Delete the table if this run created it."""
+        if not self.created:
+            return
+        try:
+            self.target.service().delete_table(self.name)
+            self.created = False
+        except (HttpResponseError, ServiceRequestError) as err:
+            log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
+
+
+class _progress:
+    """A rich progress bar on a terminal, one log line elsewhere."""
+
+    def __init__(self, enabled: bool, total: int, partition_key: str) -> None:
+        self.enabled, self.total, self.partition_key = enabled, total, partition_key
+        self.bar: Any = None
+
+    def __enter__(self) -> Any:
+        log.info("Seeding %d entities under PartitionKey %r", self.total, self.partition_key)
+        if self.enabled and sys.stderr.isatty() and not os.environ.get("CI"):
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            task = self.bar.add_task(f"seeding {self.partition_key!r}", total=self.total)
+            return lambda n: self.bar.advance(task, n)
+        return lambda n: None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
+def iter_rows(target: Target, table: str, partition_key: str) -> Iterator[dict[str, Any]]:
+    """Every entity of one partition (tests and read-back checks)."""
+    with target.table(table, retries=3) as client:
+        yield from client.query_entities("PartitionKey eq @pk", parameters={"pk": partition_key})

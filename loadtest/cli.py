@@ -1,0 +1,131 @@
+"""``loadtest run`` and ``loadtest report``: the command line over Locust's own runner.
+
+``run`` validates every option at the edge (one line and exit 2 on bad input, before
+anything starts), then hands the same options to Locust's ``main`` with this package's
+locustfile: headless by default, Locust's web UI with ``--web``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from .config import CONNECTION_STRING_ENV, OPTIONS, Settings, add_options, parse_duration
+from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
+
+__all__ = ["main"]
+
+LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line (exit 2) instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="loadtest", description="Stress-test Azure Table Storage partitions with Locust.")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    run = commands.add_parser(
+        "run",
+        help="stress-test one PartitionKey and write a hot-partition report",
+        description="The docs' partition stress test: create a test table, seed it, load one partition, "
+        "compare GET/PUT entities/s with the target. Unknown options go to Locust.",
+    )
+    run.add_argument("-u", "--users", default="10", help="concurrent Locust users (default 10)")
+    run.add_argument("-r", "--spawn-rate", default="2", help="users started per second (default 2)")
+    run.add_argument("-t", "--duration", default="60s", help="how long the load runs: 90, 90s, 2m, 1h30m (default 60s)")
+    run.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
+    run.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
+    run.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
+    add_options(run)
+    report = commands.add_parser("report", help="re-render report.html from a run's results.json")
+    report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
+    return parser
+
+
+def _positive(name: str, text: str, kind: type = int) -> int | float:
+    try:
+        value = kind(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise UsageError(f"--{name} {text!r}: must be a positive {'whole ' if kind is int else ''}number")
+    return value
+
+
+def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
+    """Locust's command line for this run. The connection string travels in the environment, not argv."""
+    argv = ["locust", "-f", str(LOCUSTFILE), "-u", str(ns.users), "-r", str(ns.spawn_rate)]
+    if ns.web:
+        argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
+    else:
+        argv += ["--headless", "--only-summary", "-t", f"{parse_duration(ns.duration)}s"]
+    for opt in OPTIONS:
+        value = getattr(ns, opt.dest)
+        if opt.secret:
+            continue
+        if opt.action == "store_true":
+            argv += [opt.flags[0]] if value else []
+        elif value not in (None, ""):
+            argv += [opt.flags[0], str(value)]
+    return argv + extra
+
+
+def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
+    _positive("users", ns.users)
+    _positive("spawn-rate", ns.spawn_rate, float)
+    parse_duration(ns.duration)
+    Settings.from_options(ns)  # every rule checked before anything starts
+    if ns.connection_string:
+        os.environ[CONNECTION_STRING_ENV] = ns.connection_string
+    argv = _locust_argv(ns, extra)
+    import locust.main
+
+    sys.argv = argv
+    locust.main.main()
+    sys.exit(EXIT_OK)  # main() exits itself; this is never reached
+
+
+def report(ns: argparse.Namespace) -> int:
+    from .report import render
+    from .results import Results
+
+    path = Path(ns.path)
+    results_file = path / "results.json" if path.is_dir() else path
+    if not results_file.is_file():
+        raise UsageError(f"{ns.path}: no results.json there; give a run's folder (reports/<run-id>) or its results.json")
+    try:
+        results = Results.load_file(results_file)
+    except (ValueError, KeyError, TypeError) as err:
+        raise UsageError(f"{results_file}: not a partition-stress results.json ({type(err).__name__}: {err})") from None
+    print(render(results, results_file.parent))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    ns, extra = parser.parse_known_args(argv)
+    try:
+        if ns.command == "run":
+            run(ns, extra)
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        if ns.command == "report":
+            return report(ns)
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    except ToolError as err:
+        print(f"loadtest: error: {err}", file=sys.stderr)
+        return err.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

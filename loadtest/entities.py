@@ -1,0 +1,90 @@
+"""Entity payloads of a given size, and the service's entity rules checked before sending."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UsageError
+from .keys import validate_key
+
+__all__ = ["EntityShape", "batch_bytes", "entity_bytes", "validate_entity"]
+
+MAX_ENTITY_BYTES = 1024 * 1024
+MAX_PROPERTIES = 255  # including PartitionKey, RowKey and Timestamp
+MAX_STRING_CHARS = 32 * 1024  # 64 KiB of UTF-16
+_SYSTEM = ("PartitionKey", "RowKey")
+_ROW_KEY_CHARS = 10  # the generated RowKeys' length, used to size the payload
+_BATCH_PART_OVERHEAD = 512  # multipart headers per operation in a batch body
+
+
+def _property_bytes(name: str, value: Any) -> int:
+    """The docs' sizing: 8 bytes + 2 per name character + the value (strings: 4 + 2 per character)."""
+    if isinstance(value, str):
+        size = 4 + 2 * len(value)
+    elif isinstance(value, (bytes, bytearray)):
+        size = 4 + len(value)
+    elif isinstance(value, bool):
+        size = 1
+    elif isinstance(value, (int, float)):
+        size = 8
+    else:
+        size = 16
+    return 8 + 2 * len(name) + size
+
+
+def entity_bytes(entity: Mapping[str, Any]) -> int:
+    """An entity's size as the service counts it: 4 + 2 per key character + each property."""
+    keys = len(entity.get("PartitionKey", "")) + len(entity.get("RowKey", ""))
+    props = sum(_property_bytes(k, v) for k, v in entity.items() if k not in _SYSTEM)
+    return 4 + 2 * keys + props
+
+
+def validate_entity(entity: Mapping[str, Any]) -> None:
+    """Raise ``UsageError`` for an entity the service would refuse: keys, size, properties, strings."""
+    validate_key(entity.get("PartitionKey"), "PartitionKey")
+    validate_key(entity.get("RowKey"), "RowKey")
+    count = len([k for k in entity if k not in _SYSTEM]) + 3
+    if count > MAX_PROPERTIES:
+        raise UsageError(f"an entity has {count} properties with the 3 system ones: at most {MAX_PROPERTIES} are allowed")
+    for name, value in entity.items():
+        if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+            raise UsageError(
+                f"string property {name!r} has {len(value)} characters: at most {MAX_STRING_CHARS} (64 KiB of UTF-16)"
+            )
+    size = entity_bytes(entity)
+    if size > MAX_ENTITY_BYTES:
+        raise UsageError(f"an entity of {size} bytes exceeds the 1 MiB ({MAX_ENTITY_BYTES} bytes) the service stores")
+
+
+@dataclass(frozen=True)
+class EntityShape:
+    """A payload of ``size`` bytes spread over ``properties`` string properties, built once and reused."""
+
+    MAX_BYTES = MAX_ENTITY_BYTES
+
+    size: int = 1024
+    properties: int = 1
+    partition_key: str = "hot"
+    payload: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def for_size(cls, size: int, *, partition_key: str = "hot", properties: int = 0) -> EntityShape:
+        """The payload for entities of ``size`` bytes; ``properties`` 0 picks as few as fit 32 K characters."""
+        fixed = 4 + 2 * (len(partition_key) + _ROW_KEY_CHARS)
+        if properties == 0:
+            properties = max(1, -(-(size - fixed) // (2 * MAX_STRING_CHARS)))
+        per_property_overhead = 8 + 2 * len("p000") + 4
+        chars, extra = divmod(max(0, size - fixed - properties * per_property_overhead) // 2, properties)
+        payload = {f"p{i:03d}": "x" * (chars + (1 if i < extra else 0)) for i in range(properties)}
+        validate_entity({"PartitionKey": partition_key, "RowKey": "0" * _ROW_KEY_CHARS, **payload})
+        return cls(size=size, properties=properties, partition_key=partition_key, payload=payload)
+
+    def entity(self, partition_key: str, row_key: str) -> dict[str, Any]:
+        return {"PartitionKey": partition_key, "RowKey": row_key, **self.payload}
+
+
+def batch_bytes(shape: EntityShape, operations: int) -> int:
+    """A conservative estimate of an entity group transaction's body size."""
+    return operations * (shape.size + _BATCH_PART_OVERHEAD)

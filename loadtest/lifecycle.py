@@ -1,0 +1,174 @@
+"""The stress test's lifecycle on Locust's events: the docs' four steps around Locust's runner.
+
+``init``: validate the settings, reach the target (starting Azurite when none is given),
+create and seed the test table (once, never on a worker). ``test_stop``: results, verdict
+and report. ``quitting``: stop the test if it still runs (Ctrl-C, SIGTERM), delete the
+table unless kept, stop Azurite, and set the exit code.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from .backend import Target, TestTable, redact, resolve_target
+from .config import Settings
+from .errors import EXIT_OK, ToolError
+from .metrics import PartitionMetrics
+from .results import Results, RunInfo
+from .verdict import assess, checks_for, exit_code
+
+__all__ = ["StressRun", "current_run", "new_run_id", "register"]
+
+log = logging.getLogger("loadtest")
+_RUNS: WeakKeyDictionary[Any, StressRun] = WeakKeyDictionary()
+
+
+def new_run_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+@dataclass(kw_only=True)
+class StressRun:
+    """What this process's stress test works with; users read it through ``current_run``."""
+
+    settings: Settings
+    target: Target
+    table: TestTable
+    metrics: PartitionMetrics
+    run_id: str = field(default_factory=new_run_id)
+    out: Path | None = None
+    started: float = 0.0
+    tests: int = 0
+    results: Results | None = None
+    exit_code: int = EXIT_OK
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def seeded(self) -> int:
+        return self.table.seeded or self.settings.seed_entities
+
+    def output_dir(self) -> Path:
+        if self.settings.out:
+            base = Path(self.settings.out)
+            return base if self.tests <= 1 else base.with_name(f"{base.name}-{self.tests}")
+        return Path("reports") / self.run_id
+
+
+def current_run(environment: Any) -> StressRun:
+    try:
+        return _RUNS[environment]
+    except KeyError:
+        raise RuntimeError("no stress test on this environment: call loadtest.lifecycle.register(environment) in init") from None
+
+
+def _fail(err: ToolError, target: Target | None = None, table: TestTable | None = None) -> None:
+    """One line, the contract's exit code, and nothing left behind."""
+    if table is not None:
+        table.drop()
+    if target is not None:
+        target.close()
+    print(f"loadtest: error: {redact(str(err))}", file=sys.stderr, flush=True)
+    sys.exit(err.exit_code)
+
+
+def register(environment: Any) -> StressRun | None:
+    """Prepare the test table and hook results, verdict and report onto the environment's events.
+
+    Called from ``init``. On a worker only the metrics listener is registered: the master
+    created and seeded the table.
+    """
+    logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
+    metrics = PartitionMetrics.register(environment)
+    from locust.runners import WorkerRunner
+
+    if isinstance(environment.runner, WorkerRunner):
+        return None
+    target = table = None
+    try:
+        settings = Settings.from_options(environment.parsed_options)
+        target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
+        table = TestTable.open(target, name=settings.table, reuse=settings.reuse_table)
+        log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
+        table.seed(settings.partition_key, settings.seed_entities, settings.shape)
+    except ToolError as err:
+        _fail(err, target, table)
+    run = StressRun(settings=settings, target=target, table=table, metrics=metrics)
+    _RUNS[environment] = run
+    events = environment.events
+    events.test_start.add_listener(lambda **_: _on_test_start(run))
+    events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
+    events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
+    events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
+    return run
+
+
+def _on_test_start(run: StressRun) -> None:
+    run.tests += 1
+    if run.tests > 1:
+        run.run_id = new_run_id()
+    run.started = time.time()
+
+
+def _on_test_stop(run: StressRun, environment: Any) -> None:
+    from .report import render
+
+    if not run.started:
+        return
+    settings = run.settings
+    info = RunInfo(
+        id=run.run_id,
+        started=datetime.fromtimestamp(run.started, UTC).isoformat(timespec="seconds"),
+        duration_s=round(time.time() - run.started, 1),
+        target_kind=run.target.kind,
+        table=run.table.name,
+        seeded=run.seeded,
+        partition_target=settings.partition_target,
+        account_target=settings.account_target,
+        profile=settings.profile,
+        endpoint=redact(run.target.endpoint),
+        emulator=run.target.is_emulator,
+        users=getattr(environment.runner, "target_user_count", 0) or 0,
+        settings=settings.public(),
+    )
+    results = assess(Results.build(run.metrics, info))
+    out = run.output_dir()
+    results.write(out)
+    render(results, out)
+    run.out, run.results = out, results
+    run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
+    environment.process_exit_code = run.exit_code
+    run.started = 0.0
+
+
+def _on_quitting(run: StressRun, environment: Any) -> None:
+    try:
+        runner = environment.runner
+        if runner is not None and runner.state in ("spawning", "running"):
+            log.info("Stopping the test before quitting; the report covers what ran")
+            runner.stop()
+    finally:
+        if not run.settings.keep_table:
+            run.table.drop()
+        elif run.table.created:
+            log.info("Kept test table %s (--keep-table)", run.table.name)
+        run.target.close()
+        environment.process_exit_code = run.exit_code
+
+
+def _on_quit(run: StressRun) -> None:
+    """The last lines a user sees: where the report is, the findings, the verdict."""
+    if run.results is None or run.out is None:
+        return
+    lines = [f"\nReport: {run.out / 'report.html'}"]
+    for finding in run.results.findings:
+        lines.append(f"  {finding.kind:<15} {finding.message}")
+    lines.extend(f"  FAILED {m}" for m in run.messages)
+    print("\n".join(lines), flush=True)

@@ -1,0 +1,149 @@
+"""The request listener: per-second buckets of requests, entities, errors and latency per partition.
+
+Buckets are keyed by (second, partition, op_class). Latency goes into an HDR histogram
+(microseconds, 2 significant digits), not Locust's rounded buckets. Workers hand their
+buckets to the master in ``report_to_master`` (and forget them, so none is counted twice);
+the master merges them in ``worker_report``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import gevent
+from hdrh.histogram import HdrHistogram
+
+__all__ = ["Bucket", "PartitionMetrics", "new_histogram"]
+
+LATENCY_MAX_US = 3_600_000_000  # one hour
+REPORT_KEY = "partition_stress"
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(1, LATENCY_MAX_US, 2)
+
+
+@dataclass
+class Bucket:
+    """One second of one op class on one partition."""
+
+    requests: int = 0
+    failures: int = 0
+    entities: int = 0  # served: entities of operations that succeeded
+    offered: int = 0  # asked for: every operation's entities, failed ones included
+    attempts: int = 0
+    throttled: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    latency: HdrHistogram = field(default_factory=new_histogram)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "failures": self.failures,
+            "entities": self.entities,
+            "offered": self.offered,
+            "attempts": self.attempts,
+            "throttled": self.throttled,
+            "errors": dict(self.errors),
+            "latency": self.latency.encode().decode("ascii"),
+        }
+
+    def merge(self, data: dict[str, Any]) -> None:
+        for name in ("requests", "failures", "entities", "offered", "attempts", "throttled"):
+            setattr(self, name, getattr(self, name) + data[name])
+        self.errors.update(data["errors"])
+        self.latency.decode_and_add(data["latency"])
+
+
+class PartitionMetrics:
+    """Counts what table operations did, per second, partition and op class."""
+
+    def __init__(self, environment: Any) -> None:
+        self.environment = environment
+        self.buckets: dict[tuple[int, str, str], Bucket] = {}
+        self.load: dict[int, dict[str, float]] = {}  # second -> users, cpu
+        self.started: float | None = None
+        self.steady_from: float | None = None
+        self.stopped: float | None = None
+        self._sampler: gevent.Greenlet | None = None
+
+    @classmethod
+    def register(cls, environment: Any) -> PartitionMetrics:
+        metrics = cls(environment)
+        events = environment.events
+        events.request.add_listener(metrics.on_request)
+        events.test_start.add_listener(metrics.on_test_start)
+        events.spawning_complete.add_listener(metrics.on_spawning_complete)
+        events.test_stop.add_listener(metrics.on_test_stop)
+        events.report_to_master.add_listener(metrics.on_report_to_master)
+        events.worker_report.add_listener(metrics.on_worker_report)
+        return metrics
+
+    # --- events -----------------------------------------------------------------------
+
+    def on_request(self, request_type: str, name: str, response_time: float, response_length: int,
+                   exception: BaseException | None = None, context: dict[str, Any] | None = None, **_: Any) -> None:  # fmt: skip
+        if not context or "partition" not in context:
+            return  # not a table operation of ours
+        key = (int(time.time()), context["partition"], context["op_class"])
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = Bucket()
+        entities = context["entities"]
+        bucket.requests += 1
+        bucket.offered += entities
+        bucket.attempts += context.get("attempts", 1)
+        bucket.throttled += context.get("throttled", 0)
+        if exception is None:
+            bucket.entities += entities
+        else:
+            bucket.failures += 1
+            bucket.errors[context.get("error_code") or type(exception).__name__] += 1
+        bucket.latency.record_value(max(1, int(response_time * 1000)))
+
+    def on_test_start(self, environment: Any, **_: Any) -> None:
+        self.buckets.clear()
+        self.load.clear()
+        self.started, self.steady_from, self.stopped = time.time(), None, None
+        if self._sampler is None and not _is_worker(environment):
+            self._sampler = gevent.spawn(self._sample_load)
+
+    def on_spawning_complete(self, user_count: int, **_: Any) -> None:
+        if self.steady_from is None:
+            self.steady_from = time.time()
+
+    def on_test_stop(self, environment: Any, **_: Any) -> None:
+        self.stopped = time.time()
+        if self._sampler is not None:
+            self._sampler.kill(block=False)
+            self._sampler = None
+
+    def on_report_to_master(self, client_id: str, data: dict[str, Any]) -> None:
+        data[REPORT_KEY] = [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
+        self.buckets.clear()
+
+    def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
+        for second, partition, op_class, bucket in data.get(REPORT_KEY, ()):
+            key = (int(second), partition, op_class)
+            mine = self.buckets.get(key)
+            if mine is None:
+                mine = self.buckets[key] = Bucket()
+            mine.merge(bucket)
+
+    def _sample_load(self) -> None:
+        """Once a second: users running and the generator's CPU, to tell ramp from steady and saturation."""
+        runner = self.environment.runner
+        while True:
+            gevent.sleep(1.0 - time.time() % 1.0)
+            if runner is None:
+                continue
+            self.load[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
+
+
+def _is_worker(environment: Any) -> bool:
+    from locust.runners import WorkerRunner
+
+    return isinstance(environment.runner, WorkerRunner)

@@ -1,0 +1,127 @@
+"""The report's charts, drawn with pandas and matplotlib from the results' time series.
+
+Each chart is returned as a PNG data URI so that report.html stays one self-contained file.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: the report is rendered headless
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..results import Results  # noqa: E402
+
+__all__ = ["all_charts", "timeseries_frame"]
+
+COLORS = {"GET": "#1f77b4", "PUT": "#ff7f0e", "ALL": "#555555"}
+
+
+def timeseries_frame(results: Results) -> pd.DataFrame:
+    """One row per second x partition x op class, with every second of the run present."""
+    frame = pd.DataFrame(results.timeseries)
+    if frame.empty:
+        return pd.DataFrame(columns=["t", "partition", "op_class", "requests", "entities", "attempts", "failures", "throttled"])
+    return frame
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
+    """Seconds down, one column per ``by`` value; seconds with no requests are zero."""
+    table = frame.pivot_table(index="t", columns=by, values=value, aggfunc="sum", fill_value=0)
+    full = range(0, int(frame["t"].max()) + 1) if not frame.empty else range(0)
+    return table.reindex(full, fill_value=0)
+
+
+def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    if not frame.empty:
+        table = _per_second(frame, "entities", "op_class")
+        for op_class in table.columns:
+            ax.plot(table.index, table[op_class], label=f"{op_class} entities/s", color=COLORS.get(op_class))
+        if len(table.columns) > 1:
+            ax.plot(table.index, table.sum(axis=1), label="GET+PUT", color=COLORS["ALL"], linestyle=":")
+    target = results.run.partition_target
+    ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
+    if results.run.steady_from_s:
+        ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
+    ax.set_xlabel("seconds since start")
+    ax.set_ylabel("entities / s")
+    ax.set_title("Entities per second (all partitions) against the per-partition target")
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def partition_peaks(results: Results) -> str:
+    rows = [r for r in results.partitions if r.op_class in ("GET", "PUT", "ALL")]
+    fig, ax = plt.subplots(figsize=(9, max(2.0, 0.45 * len(rows) + 1.2)))
+    labels = [f"{r.partition} {r.op_class}" for r in rows]
+    ax.barh(labels, [r.peak_eps for r in rows], color=[COLORS.get(r.op_class, "#888") for r in rows])
+    ax.axvline(results.run.partition_target, color="red", linestyle="--", label=f"target {results.run.partition_target:,}/s")
+    for i, row in enumerate(rows):
+        ax.text(row.peak_eps, i, f" {row.peak_eps:,.0f}/s ({row.ratio:.0%})", va="center", fontsize=8)
+    ax.set_xlabel("peak entities/s (10-second moving average)")
+    ax.set_title("Each partition's peak against the target")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3, axis="x")
+    return _png(fig)
+
+
+def latency_over_time(frame: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    if not frame.empty:
+        for op_class, group in frame.groupby("op_class"):
+            by_second = group.groupby("t").agg({"p50_ms": "max", "p95_ms": "max", "p99_ms": "max"})
+            color = COLORS.get(str(op_class))
+            ax.plot(by_second.index, by_second["p50_ms"], color=color, label=f"{op_class} p50")
+            ax.plot(by_second.index, by_second["p95_ms"], color=color, linestyle="--", label=f"{op_class} p95")
+            ax.plot(by_second.index, by_second["p99_ms"], color=color, linestyle=":", label=f"{op_class} p99")
+    ax.set_xlabel("seconds since start")
+    ax.set_ylabel("ms")
+    ax.set_title("Latency percentiles per second (HDR histogram)")
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper left", fontsize=8, ncol=2)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def errors_and_attempts(frame: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    if not frame.empty:
+        per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
+        per_second = per_second.reindex(range(0, int(frame["t"].max()) + 1), fill_value=0)
+        ax.plot(per_second.index, per_second["requests"], label="operations/s", color="#2ca02c")
+        ax.plot(per_second.index, per_second["attempts"], label="attempts/s (retries included)", color="#9467bd", linestyle="--")
+        ax.bar(per_second.index, per_second["failures"], label="failed operations/s", color="#d62728", alpha=0.6)
+        ax.bar(per_second.index, per_second["throttled"], label="throttled attempts/s", color="#8c564b", alpha=0.6)
+    ax.set_xlabel("seconds since start")
+    ax.set_title("Operations, attempts and errors per second")
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def all_charts(results: Results) -> dict[str, str]:
+    frame = timeseries_frame(results)
+    return {
+        "entities": entities_over_time(results, frame),
+        "peaks": partition_peaks(results),
+        "latency": latency_over_time(frame),
+        "errors": errors_and_attempts(frame),
+    }

@@ -1,0 +1,263 @@
+"""The run's result: one interchange form that every output renders from.
+
+``Results.build`` turns the metrics listener's per-second buckets into per-partition
+figures (mean entities/s over the steady phase, peak of a 10-second moving average);
+``to_json``/``from_json`` round-trip it, so ``loadtest report`` re-renders without
+re-running. The verdict fills in findings; the report only reads.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .metrics import Bucket, PartitionMetrics, new_histogram
+
+__all__ = ["AccountRow", "Finding", "PartitionRow", "Results", "RunInfo", "moving_average_peak", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+PEAK_WINDOW_S = 10
+TIMESERIES_FIELDS = (
+    "t", "second", "partition", "op_class", "requests", "failures", "entities", "offered", "attempts",
+    "throttled", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users",
+)  # fmt: skip
+
+
+@dataclass(kw_only=True)
+class RunInfo:
+    id: str
+    started: str
+    duration_s: float
+    target_kind: str
+    table: str
+    seeded: int
+    partition_target: int
+    account_target: int
+    profile: str
+    endpoint: str = ""
+    emulator: bool = False
+    steady_from_s: float = 0.0
+    steady_seconds: int = 0
+    users: int = 0
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class PartitionRow:
+    partition: str
+    op_class: str  # GET | PUT | ALL (both, the figure the partition's target applies to)
+    requests: int
+    entities: int
+    mean_eps: float
+    peak_eps: float
+    target: int
+    ratio: float
+    finding: str = ""
+    offered: int = 0
+    failures: int = 0
+    attempts: int = 0
+    throttled: int = 0
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
+    p99_ms: float = 0.0
+
+
+@dataclass(kw_only=True)
+class AccountRow:
+    entities: int
+    mean_eps: float
+    peak_eps: float
+    target: int
+    ratio: float
+    finding: str = ""
+
+
+@dataclass(kw_only=True)
+class Finding:
+    kind: str
+    partition: str | None
+    op_class: str | None
+    message: str
+    remedy: str
+
+
+def moving_average_peak(series: list[float], window: int = PEAK_WINDOW_S) -> float:
+    """The highest mean over ``window`` consecutive seconds (the whole series if shorter)."""
+    if not series:
+        return 0.0
+    window = min(window, len(series))
+    total = best = sum(series[:window])
+    for i in range(window, len(series)):
+        total += series[i] - series[i - window]
+        best = max(best, total)
+    return best / window
+
+
+def _pct(hist: Any, p: float) -> float:
+    return round(hist.get_value_at_percentile(p) / 1000.0, 2) if hist.get_total_count() else 0.0
+
+
+@dataclass(kw_only=True)
+class Results:
+    run: RunInfo
+    partitions: list[PartitionRow]
+    account: AccountRow
+    findings: list[Finding] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    attempts: int = 0
+    timeseries: list[dict[str, Any]] = field(default_factory=list)
+    load: list[dict[str, Any]] = field(default_factory=list)  # per second: users, generator cpu %
+    schema: int = SCHEMA_VERSION
+
+    # --- building -----------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, metrics: PartitionMetrics, run: RunInfo) -> Results:
+        """Per-partition and account figures from the per-second buckets."""
+        buckets = metrics.buckets
+        seconds = [key[0] for key in buckets]
+        first = int(metrics.started or min(seconds, default=0))
+        last = max(seconds, default=first)
+        if metrics.stopped:
+            last = max(last, int(metrics.stopped) - 1)
+        span = list(range(first, last + 1))
+        steady_start = math.ceil(metrics.steady_from) if metrics.steady_from else first
+        steady = [s for s in span if s >= steady_start] or span
+        # the last second is partial when the run stopped inside it: leave it out of the mean
+        if metrics.stopped and len(steady) > 1 and steady[-1] == int(metrics.stopped):
+            steady = steady[:-1]
+        run.steady_from_s = float(steady[0] - first) if steady else 0.0
+        run.steady_seconds = len(steady)
+
+        per_key: dict[tuple[str, str], dict[int, Bucket]] = defaultdict(dict)
+        for (second, partition, op_class), bucket in buckets.items():
+            per_key[(partition, op_class)][second] = bucket
+
+        rows: list[PartitionRow] = []
+        account_series = [0.0] * len(span)
+        partition_series: dict[str, list[float]] = {}
+        errors: Counter[str] = Counter()
+        attempts = 0
+        for (partition, op_class), by_second in sorted(per_key.items()):
+            series = [float(by_second[s].entities) if s in by_second else 0.0 for s in span]
+            totals = partition_series.setdefault(partition, [0.0] * len(span))
+            for i, value in enumerate(series):
+                account_series[i] += value
+                totals[i] += value
+            hist = new_histogram()
+            row = PartitionRow(
+                partition=partition, op_class=op_class, requests=0, entities=0,
+                mean_eps=_mean(series, span, steady), peak_eps=round(moving_average_peak(series), 2),
+                target=run.partition_target, ratio=0.0,
+            )  # fmt: skip
+            for bucket in by_second.values():
+                row.requests += bucket.requests
+                row.entities += bucket.entities
+                row.offered += bucket.offered
+                row.failures += bucket.failures
+                row.attempts += bucket.attempts
+                row.throttled += bucket.throttled
+                errors.update(bucket.errors)
+                hist.add(bucket.latency)
+            attempts += row.attempts
+            row.ratio = round(row.peak_eps / run.partition_target, 4)
+            row.p50_ms, row.p95_ms, row.p99_ms = _pct(hist, 50), _pct(hist, 95), _pct(hist, 99)
+            rows.append(row)
+        for partition, series in sorted(partition_series.items()):
+            op_rows = [r for r in rows if r.partition == partition]
+            if len(op_rows) > 1:
+                peak = round(moving_average_peak(series), 2)
+                rows.append(PartitionRow(
+                    partition=partition, op_class="ALL", requests=sum(r.requests for r in op_rows),
+                    entities=sum(r.entities for r in op_rows), mean_eps=_mean(series, span, steady), peak_eps=peak,
+                    target=run.partition_target, ratio=round(peak / run.partition_target, 4),
+                    offered=sum(r.offered for r in op_rows), failures=sum(r.failures for r in op_rows),
+                    attempts=sum(r.attempts for r in op_rows), throttled=sum(r.throttled for r in op_rows),
+                ))  # fmt: skip
+        account_peak = round(moving_average_peak(account_series), 2)
+        account = AccountRow(
+            entities=sum(r.entities for r in rows if r.op_class != "ALL"),
+            mean_eps=_mean(account_series, span, steady),
+            peak_eps=account_peak,
+            target=run.account_target,
+            ratio=round(account_peak / run.account_target, 4),
+        )
+        timeseries = []
+        for (second, partition, op_class), bucket in sorted(buckets.items()):
+            load = metrics.load.get(second, {})
+            timeseries.append({
+                "t": second - first, "second": second, "partition": partition, "op_class": op_class,
+                "requests": bucket.requests, "failures": bucket.failures, "entities": bucket.entities,
+                "offered": bucket.offered, "attempts": bucket.attempts, "throttled": bucket.throttled,
+                "errors": dict(bucket.errors), "p50_ms": _pct(bucket.latency, 50), "p95_ms": _pct(bucket.latency, 95),
+                "p99_ms": _pct(bucket.latency, 99), "max_ms": round(bucket.latency.get_max_value() / 1000.0, 2),
+                "users": load.get("users"),
+            })  # fmt: skip
+        load = [{"t": s - first, **v} for s, v in sorted(metrics.load.items()) if first <= s <= last]
+        return cls(
+            run=run, partitions=rows, account=account, errors=dict(errors), attempts=attempts,
+            timeseries=timeseries, load=load,
+        )  # fmt: skip
+
+    # --- the interchange form -------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Results:
+        return cls(
+            run=_make(RunInfo, data["run"]),
+            partitions=[_make(PartitionRow, row) for row in data["partitions"]],
+            account=_make(AccountRow, data["account"]),
+            findings=[_make(Finding, f) for f in data.get("findings", [])],
+            errors=dict(data.get("errors", {})),
+            attempts=int(data.get("attempts", 0)),
+            timeseries=list(data.get("timeseries", [])),
+            load=list(data.get("load", [])),
+            schema=int(data.get("schema", SCHEMA_VERSION)),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Results:
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def load_file(cls, path: Path) -> Results:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def write(self, out: Path) -> None:
+        """results.json and timeseries.csv (one row per second x partition x op class)."""
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(self.to_json(), encoding="utf-8")
+        with (out / "timeseries.csv").open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=TIMESERIES_FIELDS)
+            writer.writeheader()
+            for row in self.timeseries:
+                errors = ";".join(f"{code}:{n}" for code, n in sorted(row["errors"].items()))
+                writer.writerow({**row, "errors": errors})
+
+    # --- questions the verdict and report ask ------------------------------------------------
+
+    def rows(self, op_class: str | None = None) -> list[PartitionRow]:
+        return [r for r in self.partitions if op_class is None or r.op_class == op_class]
+
+
+def _mean(series: list[float], span: list[int], steady: list[int]) -> float:
+    if not steady:
+        return 0.0
+    offset = span[0]
+    return round(sum(series[s - offset] for s in steady) / len(steady), 2)
+
+
+def _make(kind: type, data: dict[str, Any]) -> Any:
+    names = {f.name for f in fields(kind)}
+    return kind(**{k: v for k, v in data.items() if k in names})

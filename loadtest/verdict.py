@@ -1,0 +1,180 @@
+"""Findings from the results, and the checks that turn ``--fail-on`` into an exit code.
+
+Each finding carries the docs' remedy in one sentence. Each check's ``fails(results)``
+returns a message or ``None``; all are collected and the run exits once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import mean
+
+from .errors import EXIT_CHECK_FAILED, EXIT_OK
+from .results import Finding, PartitionRow, Results
+
+__all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level", "saturation"]
+
+WARM_RATIO = 0.8
+GENERATOR_CPU_PERCENT = 90.0
+THROTTLING = ("ServerBusy", "OperationTimedOut", "GatewayTimeout")
+
+REMEDIES = {
+    "HOT": "Spread the load over more PartitionKeys: finer keys, a 3-digit hash prefix or GUIDs, and no append-only "
+    "or prepend-only keys (timestamps, counters), which always land on the last or first range partition.",
+    "WARM": "Leave headroom: above the target the service answers 503 ServerBusy and rebalancing takes minutes, "
+    "so plan finer PartitionKeys before the load grows.",
+    "COOL": "No action needed: this partition stays under its scalability target at this load.",
+    "THROTTLED": "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx), "
+    "and spread the load over more PartitionKeys.",
+    "ERRORS": "Read the error codes: 4xx answers (ResourceNotFound, EntityAlreadyExists, UpdateConditionNotSatisfied) "
+    "come from the workload itself and must not be retried.",
+    "EMULATOR_BOUND": "The emulator, not the design, capped this figure (a lower bound): run against a real account "
+    "(--connection-string or --account-url) to measure beyond Azurite's ceiling.",
+    "GENERATOR_BOUND": "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
+    "as the service's.",
+}
+_ORDER = {"COOL": 0, "WARM": 1, "HOT": 2}
+
+
+def level(ratio: float) -> str:
+    """HOT above the target, WARM from 80 % of it, COOL below."""
+    return "HOT" if ratio > 1.0 else "WARM" if ratio >= WARM_RATIO else "COOL"
+
+
+def _finding(kind: str, message: str, row: PartitionRow | None = None) -> Finding:
+    return Finding(
+        kind=kind,
+        partition=row.partition if row else None,
+        op_class=row.op_class if row else None,
+        message=message,
+        remedy=REMEDIES[kind],
+    )
+
+
+def assess(results: Results) -> Results:
+    """Set each row's finding and the results' findings list; returns ``results``."""
+    findings: list[Finding] = []
+    worst: dict[str, int] = {}
+    for row in results.partitions:
+        row.finding = level(row.ratio)
+        if row.op_class != "ALL":
+            worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
+    for row in results.partitions:
+        if row.op_class == "ALL" and _ORDER[row.finding] <= worst.get(row.partition, 0):
+            continue  # the total says nothing the op classes did not
+        what = "GET and PUT together" if row.op_class == "ALL" else row.op_class
+        findings.append(_finding(row.finding, (
+            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s (10-s average), "
+            f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
+        ), row))  # fmt: skip
+
+    account = results.account
+    account.finding = level(account.ratio)
+    if account.finding != "COOL":
+        findings.append(_finding(account.finding, (
+            f"account: peak {account.peak_eps:,.0f} entities/s, {account.ratio:.0%} of the {account.target:,}/s account target"
+        )))  # fmt: skip
+
+    for row in results.rows():
+        if row.op_class == "ALL":
+            continue
+        throttled_errors = sum(
+            n for t in results.timeseries if (t["partition"], t["op_class"]) == (row.partition, row.op_class)
+            for code, n in t["errors"].items() if code in THROTTLING
+        )  # fmt: skip
+        if row.throttled or throttled_errors:
+            findings.append(_finding("THROTTLED", (
+                f"{row.op_class} on {row.partition!r}: {row.throttled:,} throttled attempts "
+                f"(503 ServerBusy / 500 OperationTimedOut / 504), {throttled_errors:,} operations failed with them"
+            ), row))  # fmt: skip
+        other = row.failures - throttled_errors
+        if other > 0:
+            codes = _codes_for(results, row)
+            findings.append(_finding("ERRORS", (
+                f"{row.op_class} on {row.partition!r}: {other:,} of {row.requests:,} operations failed ({codes})"
+            ), row))  # fmt: skip
+
+    cpu = [s["cpu"] for s in results.load if s.get("cpu") is not None and s["t"] >= results.run.steady_from_s]
+    if cpu and mean(cpu) > GENERATOR_CPU_PERCENT:
+        findings.append(_finding("GENERATOR_BOUND", (
+            f"the load generator averaged {mean(cpu):.0f}% CPU in the steady phase: served figures are limited by the client"
+        )))  # fmt: skip
+    if results.run.emulator:
+        reason = saturation(results)
+        if reason:
+            findings.append(_finding("EMULATOR_BOUND", f"the emulator saturated: {reason}"))
+    results.findings = findings
+    return results
+
+
+def _codes_for(results: Results, row: PartitionRow) -> str:
+    codes: dict[str, int] = {}
+    for t in results.timeseries:
+        if (t["partition"], t["op_class"]) == (row.partition, row.op_class):
+            for code, n in t["errors"].items():
+                if code not in THROTTLING:
+                    codes[code] = codes.get(code, 0) + n
+    return ", ".join(f"{code} x{n:,}" for code, n in sorted(codes.items(), key=lambda kv: -kv[1]))
+
+
+def saturation(results: Results) -> str | None:
+    """Why served load stopped growing with users while latency climbed, or ``None``.
+
+    Compares the ramp's seconds at up to half the final users with the steady phase:
+    in a closed loop, requests/s should grow with users; if users doubled or more but
+    requests/s per user fell under 60 % and median latency rose 1.5x, the service was full.
+    """
+    users = {s["t"]: s["users"] for s in results.load if s.get("users")}
+    if not users:
+        return None
+    per_second: dict[int, list[float]] = {}
+    for t in results.timeseries:
+        entry = per_second.setdefault(t["t"], [0, 0.0])
+        entry[0] += t["requests"]
+        entry[1] += t["p50_ms"] * t["requests"]
+    full = max(users.values())
+    steady = [t for t in per_second if t >= results.run.steady_from_s and users.get(t) == full]
+    ramp = [t for t in per_second if 0 < users.get(t, 0) <= full / 2]
+    if not steady or not ramp or full < 2:
+        return None
+
+    def rate_latency(seconds: list[int]) -> tuple[float, float, float]:
+        requests = sum(per_second[t][0] for t in seconds)
+        latency = sum(per_second[t][1] for t in seconds) / max(requests, 1)
+        return requests / len(seconds), latency, mean(users[t] for t in seconds)
+
+    low_rate, low_latency, low_users = rate_latency(ramp)
+    high_rate, high_latency, high_users = rate_latency(steady)
+    if not low_rate or not low_latency:
+        return None
+    scaling = (high_rate / low_rate) / (high_users / low_users)
+    if scaling < 0.6 and high_latency > 1.5 * low_latency:
+        return (
+            f"users grew {high_users / low_users:.1f}x but requests/s only {high_rate / low_rate:.1f}x "
+            f"({low_rate:,.0f} -> {high_rate:,.0f}/s) while median latency rose {high_latency / low_latency:.1f}x "
+            f"({low_latency:.1f} -> {high_latency:.1f} ms)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class FindingCheck:
+    """Fails when a finding of ``kind`` occurred (``--fail-on kind``)."""
+
+    kind: str
+
+    def fails(self, results: Results) -> str | None:
+        hits = [f for f in results.findings if f.kind == self.kind]
+        if not hits:
+            return None
+        return f"--fail-on {self.kind.lower()}: {len(hits)} {self.kind} finding(s); first: {hits[0].message}"
+
+
+def checks_for(fail_on: tuple[str, ...]) -> list[FindingCheck]:
+    return [FindingCheck(kind.upper()) for kind in fail_on]
+
+
+def exit_code(results: Results, checks: list[FindingCheck]) -> tuple[int, list[str]]:
+    """Run every check; exit 3 if any failed, with all their messages."""
+    messages = [m for m in (check.fails(results) for check in checks) if m]
+    return (EXIT_CHECK_FAILED if messages else EXIT_OK), messages
