@@ -61,8 +61,9 @@ class Bucket:
 class PartitionMetrics:
     """Counts what table operations did, per second, partition and op class."""
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Any, clock: Any = time.time) -> None:
         self.environment = environment
+        self.clock = clock  # seconds since the epoch; tests pass their own
         self.buckets: dict[tuple[int, str, str], Bucket] = {}
         self.load: dict[int, dict[str, float]] = {}  # second -> users, cpu
         self.started: float | None = None
@@ -71,8 +72,8 @@ class PartitionMetrics:
         self._sampler: gevent.Greenlet | None = None
 
     @classmethod
-    def register(cls, environment: Any) -> PartitionMetrics:
-        metrics = cls(environment)
+    def register(cls, environment: Any, clock: Any = time.time) -> PartitionMetrics:
+        metrics = cls(environment, clock)
         events = environment.events
         events.request.add_listener(metrics.on_request)
         events.test_start.add_listener(metrics.on_test_start)
@@ -88,7 +89,7 @@ class PartitionMetrics:
                    exception: BaseException | None = None, context: dict[str, Any] | None = None, **_: Any) -> None:  # fmt: skip
         if not context or "partition" not in context:
             return  # not a table operation of ours
-        key = (int(time.time()), context["partition"], context["op_class"])
+        key = (int(self.clock()), context["partition"], context["op_class"])
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = Bucket()
@@ -107,16 +108,16 @@ class PartitionMetrics:
     def on_test_start(self, environment: Any, **_: Any) -> None:
         self.buckets.clear()
         self.load.clear()
-        self.started, self.steady_from, self.stopped = time.time(), None, None
+        self.started, self.steady_from, self.stopped = self.clock(), None, None
         if self._sampler is None and not _is_worker(environment):
             self._sampler = gevent.spawn(self._sample_load)
 
     def on_spawning_complete(self, user_count: int, **_: Any) -> None:
         if self.steady_from is None:
-            self.steady_from = time.time()
+            self.steady_from = self.clock()
 
     def on_test_stop(self, environment: Any, **_: Any) -> None:
-        self.stopped = time.time()
+        self.stopped = self.clock()
         if self._sampler is not None:
             self._sampler.kill(block=False)
             self._sampler = None

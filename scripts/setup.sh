@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Idempotent setup: .venv with the pinned Python dependencies, the package, and Azurite from npm.
+# `setup.sh test` adds the pinned test dependencies (requirements-test.lock).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "setup: Python 3.11 or newer is needed (found: $("$python" --version 2>&1 || echo none))" >&2
+  exit 1
+fi
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+
+locks=(requirements.lock)
+[ "${1:-}" = "test" ] && locks+=(requirements-test.lock)
+stamp=.venv/.partition-stress-installed
+want=$(cat "${locks[@]}" pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  for lock in "${locks[@]}"; do
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$lock"
+  done
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+  echo "$want" > "$stamp"
+fi
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "setup: the embedded Azurite needs Node.js 18+ and npm (https://nodejs.org, or: apt-get install nodejs npm)" >&2
+  exit 1
+fi
+if [ ! -x node_modules/.bin/azurite-table ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi

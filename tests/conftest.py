@@ -1,0 +1,70 @@
+"""Fixtures: a real Azurite (in memory, loopback, a free port), and the tool run as a user runs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from loadtest.backend import EmbeddedAzurite, Target, TestTable, resolve_target
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def azurite():
+    """One Azurite table service for the session, stopped by PID at the end."""
+    with EmbeddedAzurite() as server:
+        yield server
+    assert server.process is None
+
+
+@pytest.fixture(scope="session")
+def target(azurite) -> Target:
+    return resolve_target(connection_string=azurite.connection_string)
+
+
+@pytest.fixture
+def table(target):
+    """A fresh test table, deleted afterwards."""
+    created = TestTable.open(target)
+    yield created
+    created.drop()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@dataclass
+class Finished:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Finished:
+    """``python -m loadtest ARGS`` in a child process, as a user would run it (bounded in time)."""
+    child_env = {k: v for k, v in os.environ.items() if k != "AZURE_STORAGE_CONNECTION_STRING"}
+    child_env.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "loadtest", *args],
+        cwd=ROOT, env=child_env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def loadtest():
+    return run_loadtest

@@ -1,0 +1,44 @@
+"""Synthetic request events for unit tests: what the client fires, without a table service."""
+
+from __future__ import annotations
+
+from locust.env import Environment
+from locust.event import Events
+
+from loadtest.metrics import PartitionMetrics
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def environment() -> Environment:
+    return Environment(events=Events())
+
+
+def fire(env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0, error=None, attempts=1, throttled=0):
+    env.events.request.fire(
+        request_type=op, name=f"{op_class} {op}", response_time=ms, response_length=entities,
+        exception=RuntimeError(error) if error else None,
+        context={"partition": partition, "op_class": op_class, "entities": entities,
+                 "attempts": attempts, "throttled": throttled, "error_code": error},
+    )  # fmt: skip
+
+
+def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0):
+    """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``)."""
+    env = environment()
+    clock = Clock(start)
+    metrics = PartitionMetrics.register(env, clock=clock)
+    metrics.started = start
+    for t in sorted(seconds):
+        clock.now = start + t + 0.5
+        for kwargs in seconds[t]:
+            fire(env, **kwargs)
+    metrics.steady_from = start + steady_from
+    metrics.stopped = start + max(seconds, default=0) + 1
+    return metrics

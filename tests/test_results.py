@@ -1,0 +1,86 @@
+import csv
+import json
+
+import pytest
+from synthetic import recorded
+
+from loadtest.results import Results, RunInfo, moving_average_peak
+
+
+def run_info(**overrides):
+    values = dict(id="r1", started="2026-01-01T00:00:00+00:00", duration_s=20, target_kind="azurite-embedded",
+                  table="t", seeded=10, partition_target=2000, account_target=20000, profile="current")  # fmt: skip
+    values.update(overrides)
+    return RunInfo(**values)
+
+
+def test_moving_average_peak_is_the_best_10_second_window():
+    series = [0.0] * 5 + [100.0] * 10 + [0.0] * 5 + [1000.0]
+    assert moving_average_peak(series) == (4 * 100.0 + 1000.0) / 10  # the window ending on the spike wins
+    assert moving_average_peak([4.0, 8.0]) == 6.0  # shorter than the window: its mean
+    assert moving_average_peak([]) == 0.0
+
+
+def test_mean_covers_the_steady_phase_and_peak_the_whole_run():
+    # ramp: 10 entities/s for 5 s, steady: 50/s for 10 s
+    seconds = {t: [{"op": "insert", "op_class": "PUT", "entities": 10 if t < 5 else 50}] for t in range(15)}
+    results = Results.build(recorded(seconds, steady_from=5), run_info(partition_target=100))
+    (row,) = results.rows("PUT")
+    assert row.mean_eps == 50.0
+    assert row.peak_eps == 50.0
+    assert row.ratio == 0.5
+    assert row.entities == 5 * 10 + 10 * 50
+    assert results.run.steady_seconds == 10
+
+
+def test_seconds_without_requests_count_as_zero():
+    results = Results.build(recorded({0: [{"entities": 30}], 9: [{"entities": 30}]}), run_info())
+    assert results.rows("GET")[0].peak_eps == 6.0  # 60 entities over a 10-second window
+
+
+def test_get_and_put_add_up_to_the_partition_total_and_the_account():
+    seconds = {t: [{"op": "read", "entities": 1}] * 3 + [{"op": "upsert", "op_class": "PUT", "entities": 1}] * 2
+               for t in range(10)}  # fmt: skip
+    results = Results.build(recorded(seconds), run_info())
+    rows = {r.op_class: r for r in results.partitions}
+    assert (rows["GET"].mean_eps, rows["PUT"].mean_eps, rows["ALL"].mean_eps) == (3.0, 2.0, 5.0)
+    assert results.account.entities == 50 and results.account.mean_eps == 5.0
+
+
+def test_errors_and_attempts_add_up():
+    seconds = {0: [{"error": "ServerBusy", "attempts": 3, "throttled": 3}, {"error": "ResourceNotFound"}, {"attempts": 2}]}
+    results = Results.build(recorded(seconds), run_info())
+    assert results.errors == {"ServerBusy": 1, "ResourceNotFound": 1}
+    assert results.attempts == 6
+    assert results.rows("GET")[0].entities == 1
+
+
+def test_json_round_trip_and_contract_fields(tmp_path):
+    results = Results.build(recorded({0: [{"entities": 3}], 1: [{"op": "batch", "op_class": "PUT", "entities": 100}]}),
+                            run_info())  # fmt: skip
+    results.write(tmp_path)
+    data = json.loads((tmp_path / "results.json").read_text())
+    for name in ("id", "started", "duration_s", "target_kind", "table", "seeded", "partition_target", "account_target",
+                 "profile"):  # fmt: skip
+        assert name in data["run"]
+    for row in data["partitions"]:
+        assert {"partition", "op_class", "requests", "entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(row)
+    assert {"entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(data["account"])
+    assert "errors" in data and "attempts" in data and "findings" in data
+    again = Results.from_json((tmp_path / "results.json").read_text())
+    assert again.to_dict() == results.to_dict()
+
+
+def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
+    seconds = {t: [{"entities": 1}, {"op": "insert", "op_class": "PUT", "entities": 2}] for t in range(3)}
+    Results.build(recorded(seconds), run_info()).write(tmp_path)
+    rows = list(csv.DictReader((tmp_path / "timeseries.csv").open()))
+    assert len(rows) == 6
+    assert {(r["t"], r["op_class"]) for r in rows} == {(str(t), c) for t in range(3) for c in ("GET", "PUT")}
+    assert sum(int(r["entities"]) for r in rows if r["op_class"] == "PUT") == 6
+
+
+@pytest.mark.parametrize("broken", ["{}", "[]", '{"run": {}}'])
+def test_from_json_refuses_what_is_not_results(broken):
+    with pytest.raises((KeyError, TypeError, AttributeError)):
+        Results.from_json(broken)

@@ -1,0 +1,96 @@
+import pytest
+from synthetic import recorded
+from test_results import run_info
+
+from loadtest.results import Results
+from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level, saturation
+
+
+def steady(entities_per_second: int, op_class: str = "PUT", seconds: int = 12, **event):
+    op = "insert" if op_class == "PUT" else "read"
+    return {t: [{"op": op, "op_class": op_class, "entities": entities_per_second, **event}] for t in range(seconds)}
+
+
+def judged(seconds, **info):
+    return assess(Results.build(recorded(seconds), run_info(**info)))
+
+
+def kinds(results):
+    return [f.kind for f in results.findings]
+
+
+@pytest.mark.parametrize("ratio,expected", [(0.0, "COOL"), (0.79, "COOL"), (0.8, "WARM"), (1.0, "WARM"), (1.01, "HOT")])
+def test_levels(ratio, expected):
+    assert level(ratio) == expected
+
+
+def test_same_workload_is_hot_under_a_small_target_and_cool_under_a_large_one():
+    assert kinds(judged(steady(100), partition_target=50)) == ["HOT"]
+    assert kinds(judged(steady(100), partition_target=5000)) == ["COOL"]
+    assert kinds(judged(steady(100), partition_target=110)) == ["WARM"]
+
+
+def test_every_finding_carries_a_remedy_and_names_the_partition():
+    results = judged(steady(100), partition_target=50)
+    (finding,) = results.findings
+    assert finding.partition == "hot" and finding.op_class == "PUT"
+    assert "PartitionKeys" in finding.remedy
+    assert "200%" in finding.message
+
+
+def test_get_and_put_each_cool_but_together_hot_is_reported_on_the_total():
+    seconds = {t: [{"op": "read", "entities": 60}, {"op": "insert", "op_class": "PUT", "entities": 60}] for t in range(10)}
+    results = judged(seconds, partition_target=100)
+    assert [(f.kind, f.op_class) for f in results.findings] == [("COOL", "GET"), ("COOL", "PUT"), ("HOT", "ALL")]
+
+
+def test_account_target_is_held_too():
+    results = judged(steady(100), partition_target=1000, account_target=110)
+    assert ("WARM", None) in [(f.kind, f.partition) for f in results.findings]
+    assert results.account.finding == "WARM"
+
+
+def test_throttling_and_errors_are_separate_findings():
+    seconds = steady(10, seconds=3)
+    seconds[1] += [{"op": "insert", "op_class": "PUT", "error": "ServerBusy", "throttled": 4, "attempts": 4}]
+    seconds[2] += [{"op": "insert", "op_class": "PUT", "error": "EntityAlreadyExists"}] * 2
+    results = judged(seconds)
+    found = {f.kind: f for f in results.findings}
+    assert "4 throttled attempts" in found["THROTTLED"].message
+    assert "2 of 6 operations failed (EntityAlreadyExists x2)" in found["ERRORS"].message
+
+
+def test_fail_on_checks_turn_findings_into_exit_3_with_messages():
+    hot = judged(steady(100), partition_target=50)
+    assert exit_code(hot, checks_for(("hot",)))[0] == 3
+    assert exit_code(hot, checks_for(("throttled", "errors")))[0] == 0
+    assert exit_code(hot, checks_for(()))[0] == 0
+    assert "HOT" in FindingCheck("HOT").fails(hot)
+    assert FindingCheck("COOL").fails(judged(steady(100), partition_target=50)) is None
+
+
+def saturating(users_by_second, requests_by_second, latency_by_second):
+    seconds = {t: [{"ms": latency_by_second[t]}] * requests_by_second[t] for t in range(len(users_by_second))}
+    metrics = recorded(seconds, steady_from=5)
+    metrics.load = {1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users_by_second)}
+    return Results.build(metrics, run_info(emulator=True))
+
+
+def test_saturation_is_seen_when_users_grow_but_served_load_does_not():
+    users = [2, 4, 6, 8, 10] + [10] * 10
+    full = saturating(users, [100, 130, 140, 140, 140] + [140] * 10, [20, 30, 43, 57, 71] + [71] * 10)
+    assert "requests/s only" in saturation(full)
+    assert "EMULATOR_BOUND" in kinds(assess(full))
+
+
+def test_no_saturation_when_served_load_grows_with_users():
+    users = [2, 4, 6, 8, 10] + [10] * 10
+    scaling = saturating(users, [100, 200, 300, 400, 500] + [500] * 10, [20] * 15)
+    assert saturation(scaling) is None
+    assert "EMULATOR_BOUND" not in kinds(assess(scaling))
+
+
+def test_generator_bound_when_the_client_cpu_is_pegged():
+    metrics = recorded(steady(10))
+    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 99.0} for t in range(12)}
+    assert "GENERATOR_BOUND" in kinds(assess(Results.build(metrics, run_info())))
