@@ -8,6 +8,7 @@ exporters assume few names).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,13 +39,26 @@ THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout
 def error_code_of(err: BaseException) -> str:
     """The service's error code (``ServerBusy``, ``ResourceNotFound``…), else a name for the failure."""
     code = getattr(err, "error_code", None)
-    code = getattr(code, "value", code)
+    code = getattr(code, "value", code) or _code_in_response(getattr(err, "response", None))
     if code:
         return str(code)
     if isinstance(err, (ServiceRequestError, ServiceResponseError)):
         return "ConnectionError"
     status = getattr(err, "status_code", None)
     return f"HTTP{status}" if status else type(err).__name__
+
+
+def _code_in_response(response: Any) -> str | None:
+    """The code from ``x-ms-error-code`` or the OData error body (the SDK leaves some errors without it)."""
+    if response is None:
+        return None
+    code = response.headers.get("x-ms-error-code")
+    if code:
+        return code
+    try:
+        return json.loads(response.text())["odata.error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 class ServiceError(Exception):

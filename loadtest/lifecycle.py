@@ -9,7 +9,9 @@ table unless kept, stop Azurite, and set the exit code.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -17,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
+
+import gevent
 
 from .backend import Target, TestTable, redact, resolve_target
 from .config import Settings
@@ -28,6 +32,7 @@ from .verdict import assess, checks_for, exit_code
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
 log = logging.getLogger("loadtest")
+STOP_TIMEOUT_S = 10.0
 _RUNS: WeakKeyDictionary[Any, StressRun] = WeakKeyDictionary()
 
 
@@ -86,6 +91,12 @@ def register(environment: Any) -> StressRun | None:
     created and seeded the table.
     """
     logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
+    # Let in-flight operations finish when the test stops: a write killed mid-request may land
+    # unacknowledged, and the run would then report fewer PUT entities than it wrote.
+    environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S
+    # Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising
+    # KeyboardInterrupt inside whichever user greenlet happens to run.
+    gevent.signal_handler(signal.SIGINT, _interrupted)
     metrics = PartitionMetrics.register(environment)
     from locust.runners import WorkerRunner
 
@@ -108,6 +119,11 @@ def register(environment: Any) -> StressRun | None:
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     return run
+
+
+def _interrupted() -> None:
+    log.info("Interrupted: stopping the test, writing the report and cleaning up")
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _on_test_start(run: StressRun) -> None:

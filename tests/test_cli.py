@@ -1,0 +1,193 @@
+"""``loadtest run`` end to end: Locust's real runner against a real Azurite, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT
+
+from loadtest.backend import AZURITE_KEY, TestTable
+from loadtest.entities import EntityShape
+
+SHORT = ("-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "200")
+
+
+def results_of(out):
+    return json.loads((out / "results.json").read_text())
+
+
+def tables(target) -> set[str]:
+    return {t.name for t in target.service().list_tables()}
+
+
+def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, target, tmp_path):
+    """Inserts and batches create new rows: the table grows by exactly the PUT entities the run reports."""
+    done = loadtest(
+        "run", *SHORT, "--mix", "insert=50,batch=50", "--batch-size", "20", "--keep-table", "--out", str(tmp_path),
+        "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    data = results_of(tmp_path)
+    put = [row for row in data["partitions"] if row["op_class"] == "PUT"]
+    assert len(put) == 1 and put[0]["entities"] > 0
+    table = TestTable(target=target, name=data["run"]["table"], created=True)
+    try:
+        assert data["run"]["seeded"] == 200
+        assert table.count("hot") - 200 == put[0]["entities"]
+        assert data["account"]["entities"] == put[0]["entities"]
+        assert data["attempts"] >= put[0]["requests"]
+    finally:
+        table.drop()
+
+
+@pytest.mark.parametrize("partition_target,kind,code", [("1", "HOT", 3), ("100000000", "COOL", 0)])
+def test_same_workload_hot_under_a_tiny_target_cool_under_a_huge_one(loadtest, azurite, tmp_path, partition_target, kind, code):
+    done = loadtest(
+        "run", *SHORT, "--mix", "read=80,upsert=20", "--partition-target", partition_target, "--fail-on", "hot",
+        "--out", str(tmp_path), "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == code, done.output
+    data = results_of(tmp_path)
+    assert {f["kind"] for f in data["findings"]} == {kind}
+    assert {(r["op_class"], r["finding"]) for r in data["partitions"]} >= {("GET", kind), ("PUT", kind)}
+    if code == 3:
+        assert "FAILED --fail-on hot" in done.stdout
+    assert tables_after_run_are_gone(azurite, data["run"]["table"])
+
+
+def tables_after_run_are_gone(azurite, name) -> bool:
+    from loadtest.backend import resolve_target
+
+    return name not in tables(resolve_target(connection_string=azurite.connection_string))
+
+
+def test_default_embedded_run_reports_get_and_put_and_keeps_secrets_out(loadtest, tmp_path):
+    done = loadtest("run", "-t", "6s", "-u", "4", "-r", "4", "--out", str(tmp_path))
+    assert done.code == 0, done.output
+    assert f"Report: {tmp_path / 'report.html'}" in done.stdout
+    data = results_of(tmp_path)
+    assert data["run"]["target_kind"] == "azurite-embedded"
+    eps = {r["op_class"]: r["mean_eps"] for r in data["partitions"] if r["partition"] == "hot"}
+    assert eps["GET"] > 0 and eps["PUT"] > 0
+    for name in ("results.json", "report.html", "timeseries.csv"):
+        assert AZURITE_KEY not in (tmp_path / name).read_text()
+    assert AZURITE_KEY not in done.output
+    pid = int(re.search(r"Azurite table service on \S+ \(pid (\d+)\)", done.output).group(1))
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_ctrl_c_stops_the_embedded_azurite_and_keeps_what_ran(tmp_path):
+    log = tmp_path / "stderr.log"
+    with log.open("w") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "loadtest", "run", "-t", "60s", "-u", "2", "-r", "2", "--out", str(tmp_path / "out")],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while "All users spawned" not in log.read_text() and time.monotonic() < deadline:
+            assert child.poll() is None, log.read_text()
+            time.sleep(0.2)
+        pid = int(re.search(r"\(pid (\d+)\)", log.read_text()).group(1))
+        os.kill(pid, 0)
+        time.sleep(2)
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert "Traceback" not in log.read_text()
+    assert results_of(tmp_path / "out")["partitions"], "the interrupted run's results were lost"
+
+
+BAD_INPUTS = [
+    (["--partition-key", "a/b"], "may not contain / \\ # ? or control characters"),
+    (["--partition-key", "a\tb"], "may not contain"),
+    (["--partition-key", "k" * 513], "at most 1 KiB"),
+    (["--entity-size", str(2 * 1024 * 1024)], "1 MiB"),
+    (["--properties", "300"], "at most 255"),
+    (["--entity-size", "100000", "--properties", "1"], "at most 32768"),
+    (["--mix", "read=1,explode=2"], "valid operations: read, scan, insert, upsert, replace, update, delete, batch"),
+    (["--mix", "read=0,upsert=0"], "at least one operation needs a weight above 0"),
+    (["--batch-size", "101"], "from 1 to 100"),
+    (["--entity-size", "65536", "--batch-size", "100"], "exceeds the 4 MiB"),
+    (["-t", "0"], "must be a positive time span"),
+    (["--duration=-5s"], "must be a positive time span"),
+    (["-u", "0"], "--users '0': must be a positive"),
+    (["-u", "-3"], "--users '-3': must be a positive"),
+    (["-r", "0"], "--spawn-rate '0': must be a positive"),
+    (["--entity-size", "0"], "--entity-size 0: must be from 1"),
+    (["--seed-entities", "0"], "--seed-entities 0: must be at least 1"),
+    (["--scan-size", "-1"], "--scan-size -1: must be at least 1"),
+    (["--fail-on", "lukewarm"], "valid: never, hot"),
+    (["--profile", "turbo"], "valid profiles: current, legacy"),
+    (["--reuse-table"], "needs --table NAME"),
+    (["--no-such-option"], "unrecognized arguments: --no-such-option"),
+]
+
+
+@pytest.mark.parametrize("args,rule", BAD_INPUTS, ids=[" ".join(a)[:40] for a, _ in BAD_INPUTS])
+def test_bad_input_is_one_line_exit_2_and_nothing_sent(loadtest, azurite, target, args, rule):
+    before = tables(target)
+    done = loadtest("run", *args, "--connection-string", azurite.connection_string)
+    assert done.code == 2, done.output
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert rule in lines[0]
+    assert "Traceback" not in done.output and AZURITE_KEY not in done.output
+    assert tables(target) == before
+
+
+def test_unreachable_endpoint_exits_1_with_one_line(loadtest, azurite):
+    from loadtest.backend import EmbeddedAzurite
+
+    with EmbeddedAzurite() as gone:
+        dead = gone.connection_string
+    done = loadtest("run", *SHORT, "--connection-string", dead)
+    assert done.code == 1, done.output
+    assert "loadtest: error: cannot reach http://127.0.0.1:" in done.stderr
+    assert "Traceback" not in done.output and AZURITE_KEY not in done.output
+
+
+def test_wrong_account_key_exits_1_and_never_shows_the_key(loadtest, azurite):
+    wrong_key = "V3Jvbmc" + "A" * 81 + "=="
+    wrong = azurite.connection_string.replace(AZURITE_KEY, wrong_key)
+    done = loadtest("run", *SHORT, env={"AZURE_STORAGE_CONNECTION_STRING": wrong})
+    assert done.code == 1, done.output
+    assert "refused the credentials (403" in done.stderr
+    assert wrong_key not in done.output and "Traceback" not in done.output
+
+
+def test_no_node_for_the_embedded_default_says_how_to_get_it(loadtest):
+    done = loadtest("run", *SHORT, env={"PATH": "/nonexistent"})
+    assert done.code == 1, done.output
+    assert "needs Node.js 18+ and npm" in done.stderr and "--connection-string" in done.stderr
+    assert "Traceback" not in done.output
+
+
+def test_an_existing_table_is_never_written_without_reuse(loadtest, azurite, table):
+    table.seed("hot", 10, EntityShape.for_size(1024), progress=False)
+    done = loadtest("run", *SHORT, "--table", table.name, "--connection-string", azurite.connection_string)
+    assert done.code == 1 and "pass --reuse-table" in done.stderr, done.output
+    assert table.count() == 10
+
+
+def test_report_re_renders_from_results_without_re_running(loadtest, azurite, tmp_path):
+    done = loadtest("run", *SHORT, "--out", str(tmp_path), "--connection-string", azurite.connection_string)
+    assert done.code == 0, done.output
+    (tmp_path / "report.html").unlink()
+    again = loadtest("report", str(tmp_path))
+    assert again.code == 0, again.output
+    assert "partitions-table" in (tmp_path / "report.html").read_text()
+    missing = loadtest("report", str(tmp_path / "nowhere"))
+    assert missing.code == 2 and "no results.json there" in missing.stderr
