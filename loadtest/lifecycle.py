@@ -23,7 +23,7 @@ from weakref import WeakKeyDictionary
 import gevent
 
 from .backend import Target, TestTable, redact, resolve_target
-from .config import Settings
+from .config import CONNECTION_STRING_ENV, Settings, namespace
 from .errors import EXIT_OK, ToolError
 from .metrics import PartitionMetrics
 from .results import Results, RunInfo
@@ -33,6 +33,7 @@ __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
 log = logging.getLogger("loadtest")
 STOP_TIMEOUT_S = 10.0
+RUN_MESSAGE = "partition_stress_run"
 _RUNS: WeakKeyDictionary[Any, StressRun] = WeakKeyDictionary()
 
 
@@ -87,8 +88,8 @@ def _fail(err: ToolError, target: Target | None = None, table: TestTable | None 
 def register(environment: Any) -> StressRun | None:
     """Prepare the test table and hook results, verdict and report onto the environment's events.
 
-    Called from ``init``. On a worker only the metrics listener is registered: the master
-    created and seeded the table.
+    Called from ``init``. The master (or the only process) creates and seeds the table once;
+    a worker registers the metrics listener and joins the master's run when told at test start.
     """
     logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
     # Let in-flight operations finish when the test stops: a write killed mid-request may land
@@ -98,9 +99,11 @@ def register(environment: Any) -> StressRun | None:
     # KeyboardInterrupt inside whichever user greenlet happens to run.
     gevent.signal_handler(signal.SIGINT, _interrupted)
     metrics = PartitionMetrics.register(environment)
-    from locust.runners import WorkerRunner
+    from locust.runners import MasterRunner, WorkerRunner
 
-    if isinstance(environment.runner, WorkerRunner):
+    runner = environment.runner
+    if isinstance(runner, WorkerRunner):
+        runner.register_message(RUN_MESSAGE, lambda msg, **_: _join_run(environment, metrics, msg.data))
         return None
     target = table = None
     try:
@@ -115,10 +118,40 @@ def register(environment: Any) -> StressRun | None:
     _RUNS[environment] = run
     events = environment.events
     events.test_start.add_listener(lambda **_: _on_test_start(run))
+    if isinstance(runner, MasterRunner):  # before the spawn messages, on the same channel
+        events.test_start.add_listener(lambda **_: runner.send_message(RUN_MESSAGE, _for_workers(run)))
     events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     return run
+
+
+def _for_workers(run: StressRun) -> dict[str, Any]:
+    """What a worker needs to join: the table and settings, never a secret of the user's.
+
+    Only the embedded Azurite's connection string travels (its key is the emulator's public
+    one); workers of a real account take theirs from their own environment.
+    """
+    return {
+        "table": run.table.name,
+        "seeded": run.seeded,
+        "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
+        "embedded": run.target.connection_string if run.target.kind == "azurite-embedded" else "",
+    }
+
+
+def _join_run(environment: Any, metrics: PartitionMetrics, data: dict[str, Any]) -> None:
+    """On a worker: the master's table and settings, with this worker's own credentials."""
+    own = getattr(environment.parsed_options, "connection_string", "") or os.environ.get(CONNECTION_STRING_ENV, "")
+    options = namespace(**{**data["options"], "connection_string": own or data["embedded"]})
+    settings = Settings.from_options(options)
+    if not (settings.connection_string or settings.account_url):
+        log.error("this worker has no target: set %s or --connection-string (or --account-url on the master)",
+                  CONNECTION_STRING_ENV)  # fmt: skip
+        return
+    target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
+    table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
+    _RUNS[environment] = StressRun(settings=settings, target=target, table=table, metrics=metrics)
 
 
 def _interrupted() -> None:

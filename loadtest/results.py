@@ -43,6 +43,7 @@ class RunInfo:
     emulator: bool = False
     steady_from_s: float = 0.0
     steady_seconds: int = 0
+    peak_window_s: int = PEAK_WINDOW_S
     users: int = 0
     settings: dict[str, Any] = field(default_factory=dict)
 
@@ -133,6 +134,8 @@ class Results:
             steady = steady[:-1]
         run.steady_from_s = float(steady[0] - first) if steady else 0.0
         run.steady_seconds = len(steady)
+        # a run shorter than the window: the peak window is the steady phase, so peak >= mean
+        window = run.peak_window_s = max(1, min(PEAK_WINDOW_S, len(steady)))
 
         per_key: dict[tuple[str, str], dict[int, Bucket]] = defaultdict(dict)
         for (second, partition, op_class), bucket in buckets.items():
@@ -152,7 +155,7 @@ class Results:
             hist = new_histogram()
             row = PartitionRow(
                 partition=partition, op_class=op_class, requests=0, entities=0,
-                mean_eps=_mean(series, span, steady), peak_eps=round(moving_average_peak(series), 2),
+                mean_eps=_mean(series, span, steady), peak_eps=round(moving_average_peak(series, window), 2),
                 target=run.partition_target, ratio=0.0,
             )  # fmt: skip
             for bucket in by_second.values():
@@ -171,7 +174,7 @@ class Results:
         for partition, series in sorted(partition_series.items()):
             op_rows = [r for r in rows if r.partition == partition]
             if len(op_rows) > 1:
-                peak = round(moving_average_peak(series), 2)
+                peak = round(moving_average_peak(series, window), 2)
                 rows.append(PartitionRow(
                     partition=partition, op_class="ALL", requests=sum(r.requests for r in op_rows),
                     entities=sum(r.entities for r in op_rows), mean_eps=_mean(series, span, steady), peak_eps=peak,
@@ -179,7 +182,7 @@ class Results:
                     offered=sum(r.offered for r in op_rows), failures=sum(r.failures for r in op_rows),
                     attempts=sum(r.attempts for r in op_rows), throttled=sum(r.throttled for r in op_rows),
                 ))  # fmt: skip
-        account_peak = round(moving_average_peak(account_series), 2)
+        account_peak = round(moving_average_peak(account_series, window), 2)
         account = AccountRow(
             entities=sum(r.entities for r in rows if r.op_class != "ALL"),
             mean_eps=_mean(account_series, span, steady),

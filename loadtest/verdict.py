@@ -64,7 +64,7 @@ def assess(results: Results) -> Results:
             continue  # the total says nothing the op classes did not
         what = "GET and PUT together" if row.op_class == "ALL" else row.op_class
         findings.append(_finding(row.finding, (
-            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s (10-s average), "
+            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({results.run.peak_window_s}-s average), "
             f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
         ), row))  # fmt: skip
 

@@ -33,6 +33,14 @@ def test_mean_covers_the_steady_phase_and_peak_the_whole_run():
     assert results.run.steady_seconds == 10
 
 
+def test_a_run_shorter_than_the_window_never_has_a_peak_below_its_mean():
+    seconds = {t: [{"entities": 10 if t < 2 else 100}] for t in range(8)}
+    results = Results.build(recorded(seconds, steady_from=2), run_info())
+    (row,) = results.rows("GET")
+    assert row.mean_eps == 100.0 and row.peak_eps == 100.0
+    assert results.run.peak_window_s == 6
+
+
 def test_seconds_without_requests_count_as_zero():
     results = Results.build(recorded({0: [{"entities": 30}], 9: [{"entities": 30}]}), run_info())
     assert results.rows("GET")[0].peak_eps == 6.0  # 60 entities over a 10-second window

@@ -74,7 +74,7 @@ def partition_peaks(results: Results) -> str:
     ax.axvline(results.run.partition_target, color="red", linestyle="--", label=f"target {results.run.partition_target:,}/s")
     for i, row in enumerate(rows):
         ax.text(row.peak_eps, i, f" {row.peak_eps:,.0f}/s ({row.ratio:.0%})", va="center", fontsize=8)
-    ax.set_xlabel("peak entities/s (10-second moving average)")
+    ax.set_xlabel(f"peak entities/s ({results.run.peak_window_s}-second moving average)")
     ax.set_title("Each partition's peak against the target")
     ax.invert_yaxis()
     ax.legend(loc="lower right", fontsize=8)
