@@ -59,12 +59,13 @@ def assess(results: Results) -> Results:
         row.finding = level(row.ratio)
         if row.op_class != "ALL":
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
+    window = results.run.peak_window_s
     for row in results.partitions:
         if row.op_class == "ALL" and _ORDER[row.finding] <= worst.get(row.partition, 0):
             continue  # the total says nothing the op classes did not
         what = "GET and PUT together" if row.op_class == "ALL" else row.op_class
         findings.append(_finding(row.finding, (
-            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({results.run.peak_window_s}-s average), "
+            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({window}-s average), "
             f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
         ), row))  # fmt: skip
 
