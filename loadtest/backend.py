@@ -306,6 +306,7 @@ class TestTable:
             per_batch //= 2
         batches = [range(start, min(start + per_batch, count)) for start in range(0, count, per_batch)]
         client = self.target.table(self.name, retries=3)
+        self.seeded = 0
 
         def write(rows: range) -> int:
             client.submit_transaction([("upsert", shape.entity(partition_key, row_key(i))) for i in rows])

@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-u", "--users", default="10", help="concurrent Locust users (default 10)")
     run.add_argument("-r", "--spawn-rate", default="2", help="users started per second (default 2)")
     run.add_argument("-t", "--duration", default="60s", help="how long the load runs: 90, 90s, 2m, 1h30m (default 60s)")
+    run.add_argument(
+        "--workers", default="0", help="Locust worker processes beside the master (Locust's --processes; 0 = one process)"
+    )
     run.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
     run.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
     run.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
@@ -64,6 +67,8 @@ def _positive(name: str, text: str, kind: type = int) -> int | float:
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     """Locust's command line for this run. The connection string travels in the environment, not argv."""
     argv = ["locust", "-f", str(LOCUSTFILE), "-u", str(ns.users), "-r", str(ns.spawn_rate)]
+    if int(ns.workers):
+        argv += ["--processes", str(int(ns.workers))]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
@@ -82,6 +87,8 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     _positive("users", ns.users)
     _positive("spawn-rate", ns.spawn_rate, float)
+    if ns.workers != "0":
+        _positive("workers", ns.workers)
     parse_duration(ns.duration)
     Settings.from_options(ns)  # every rule checked before anything starts
     if ns.connection_string:

@@ -122,7 +122,8 @@ def add_options(parser: Any) -> None:
             kwargs["type"] = str  # validated by Settings, with the rule named
             kwargs["default"] = "" if opt.default is None else str(opt.default)
         if locust_parser:
-            kwargs["is_secret"] = opt.secret
+            # secrets stay out of the web UI's form: its page would carry the value
+            kwargs["include_in_web_ui"] = not opt.secret
         group.add_argument(*opt.flags, **kwargs)
 
 

@@ -14,7 +14,7 @@ import secrets
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from weakref import WeakKeyDictionary
 
 import gevent
 
+from . import webui
 from .backend import Target, TestTable, redact, resolve_target
 from .config import CONNECTION_STRING_ENV, Settings, namespace
 from .errors import EXIT_OK, ToolError
@@ -59,6 +60,7 @@ class StressRun:
 
     @property
     def seeded(self) -> int:
+        """Rows seeded under the PartitionKey (RowKeys 0 .. seeded-1)."""
         return self.table.seeded or self.settings.seed_entities
 
     def output_dir(self) -> Path:
@@ -117,12 +119,13 @@ def register(environment: Any) -> StressRun | None:
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics)
     _RUNS[environment] = run
     events = environment.events
-    events.test_start.add_listener(lambda **_: _on_test_start(run))
+    events.test_start.add_listener(lambda **_: _on_test_start(run, environment))
     if isinstance(runner, MasterRunner):  # before the spawn messages, on the same channel
         events.test_start.add_listener(lambda **_: runner.send_message(RUN_MESSAGE, _for_workers(run)))
     events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
+    webui.register(environment, run)
     return run
 
 
@@ -159,11 +162,32 @@ def _interrupted() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _on_test_start(run: StressRun) -> None:
+def _on_test_start(run: StressRun, environment: Any) -> None:
     run.tests += 1
     if run.tests > 1:
         run.run_id = new_run_id()
+    _apply_form(run, environment)
     run.started = time.time()
+
+
+def _apply_form(run: StressRun, environment: Any) -> None:
+    """Settings changed in the web UI's start form take effect; a new PartitionKey or size is seeded first.
+
+    The target and the table stay those the process started with.
+    """
+    try:
+        new = Settings.from_options(environment.parsed_options)
+    except ToolError as err:
+        log.error("not started: %s", err)
+        gevent.spawn(environment.runner.stop)
+        return
+    new = replace(new, connection_string=run.settings.connection_string, account_url=run.settings.account_url,
+                  table=run.settings.table, reuse_table=run.settings.reuse_table)  # fmt: skip
+    if new == run.settings:
+        return
+    old, run.settings = run.settings, new
+    if (new.partition_key, new.seed_entities, new.shape) != (old.partition_key, old.seed_entities, old.shape):
+        run.table.seed(new.partition_key, new.seed_entities, new.shape)
 
 
 def _on_test_stop(run: StressRun, environment: Any) -> None:
@@ -171,6 +195,10 @@ def _on_test_stop(run: StressRun, environment: Any) -> None:
 
     if not run.started:
         return
+    if hasattr(environment.runner, "clients"):  # a master: every worker's last seconds first
+        silent = run.metrics.collect_workers(environment.runner, timeout=(environment.stop_timeout or 0) + 15)
+        if silent:
+            log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
     settings = run.settings
     info = RunInfo(
         id=run.run_id,

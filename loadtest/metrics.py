@@ -20,6 +20,8 @@ __all__ = ["Bucket", "PartitionMetrics", "new_histogram"]
 
 LATENCY_MAX_US = 3_600_000_000  # one hour
 REPORT_KEY = "partition_stress"
+STOP_MESSAGE = "partition_stress_stop"  # master -> worker: stop your users now (the master is quitting)
+FINAL_MESSAGE = "partition_stress_final"  # worker -> master: the last buckets, after the users stopped
 
 
 def new_histogram() -> HdrHistogram:
@@ -69,6 +71,9 @@ class PartitionMetrics:
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
+        self.worker_reports: dict[str, float] = {}  # worker id -> last report (master only)
+        self.finals: set[str] = set()  # workers whose last buckets arrived
+        self.lost_workers: dict[str, dict[str, Any]] = {}
         self._sampler: gevent.Greenlet | None = None
 
     @classmethod
@@ -81,6 +86,12 @@ class PartitionMetrics:
         events.test_stop.add_listener(metrics.on_test_stop)
         events.report_to_master.add_listener(metrics.on_report_to_master)
         events.worker_report.add_listener(metrics.on_worker_report)
+        runner = environment.runner
+        if _is_worker(environment):
+            runner.register_message(STOP_MESSAGE, lambda **_: runner.stop(), concurrent=True)
+            events.test_stop.add_listener(metrics.on_worker_test_stop)
+        elif runner is not None and hasattr(runner, "clients"):
+            runner.register_message(FINAL_MESSAGE, metrics.on_final)
         return metrics
 
     # --- events -----------------------------------------------------------------------
@@ -108,6 +119,9 @@ class PartitionMetrics:
     def on_test_start(self, environment: Any, **_: Any) -> None:
         self.buckets.clear()
         self.load.clear()
+        self.lost_workers.clear()
+        self.worker_reports.clear()
+        self.finals.clear()
         self.started, self.steady_from, self.stopped = self.clock(), None, None
         if self._sampler is None and not _is_worker(environment):
             self._sampler = gevent.spawn(self._sample_load)
@@ -123,11 +137,50 @@ class PartitionMetrics:
             self._sampler = None
 
     def on_report_to_master(self, client_id: str, data: dict[str, Any]) -> None:
-        data[REPORT_KEY] = [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
-        self.buckets.clear()
+        data[REPORT_KEY] = self._drain()
 
     def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
-        for second, partition, op_class, bucket in data.get(REPORT_KEY, ()):
+        self.worker_reports[client_id] = self.clock()
+        self._merge(data.get(REPORT_KEY, ()))
+
+    def on_worker_test_stop(self, environment: Any, **_: Any) -> None:
+        """On a worker whose users have stopped: hand over what the periodic reports have not."""
+        environment.runner.send_message(FINAL_MESSAGE, {REPORT_KEY: self._drain()})
+
+    def on_final(self, environment: Any, msg: Any, **_: Any) -> None:
+        self.worker_reports[msg.node_id] = self.clock()
+        self._merge(msg.data.get(REPORT_KEY, ()))
+        self.finals.add(msg.node_id)
+
+    def collect_workers(self, runner: Any, timeout: float) -> list[str]:
+        """On the master at test stop: stop workers still running and wait for every worker's last buckets.
+
+        Locust's headless quit stops the master before its workers; without this, the seconds
+        after their last periodic report would be missing. Returns the workers that never answered.
+        """
+        running = [c.id for c in runner.clients.values() if c.state in ("spawning", "running")]
+        for client_id in running:
+            runner.send_message(STOP_MESSAGE, None, client_id)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._check_workers(runner)
+            waiting = [
+                c.id for c in runner.clients.values()
+                if c.id not in self.finals and c.id not in self.lost_workers
+                and (c.id in self.worker_reports or c.id in running)
+            ]  # fmt: skip
+            if not waiting:
+                return []
+            gevent.sleep(0.1)
+        return waiting
+
+    def _drain(self) -> list[list[Any]]:
+        drained = [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
+        self.buckets.clear()
+        return drained
+
+    def _merge(self, buckets: Any) -> None:
+        for second, partition, op_class, bucket in buckets:
             key = (int(second), partition, op_class)
             mine = self.buckets.get(key)
             if mine is None:
@@ -135,13 +188,29 @@ class PartitionMetrics:
             mine.merge(bucket)
 
     def _sample_load(self) -> None:
-        """Once a second: users running and the generator's CPU, to tell ramp from steady and saturation."""
+        """Once a second: users running, the generator's CPU (ramp, steady, saturation) and lost workers."""
         runner = self.environment.runner
         while True:
             gevent.sleep(1.0 - time.time() % 1.0)
             if runner is None:
                 continue
             self.load[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
+            self._check_workers(runner)
+
+    def _check_workers(self, runner: Any) -> None:
+        """Record a worker that went missing (no heartbeat): its unreported seconds are lost."""
+        clients = getattr(runner, "clients", None)
+        if clients is None or self.started is None:
+            return
+        now = self.clock()
+        for client in list(clients.values()):
+            if client.state == "missing" and client.id not in self.lost_workers:
+                last = self.worker_reports.get(client.id)
+                self.lost_workers[client.id] = {
+                    "worker": client.id,
+                    "lost_at_s": round(now - self.started, 1),
+                    "last_report_s": round(last - self.started, 1) if last else None,
+                }
 
 
 def _is_worker(environment: Any) -> bool:

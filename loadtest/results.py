@@ -113,6 +113,7 @@ class Results:
     attempts: int = 0
     timeseries: list[dict[str, Any]] = field(default_factory=list)
     load: list[dict[str, Any]] = field(default_factory=list)  # per second: users, generator cpu %
+    workers: dict[str, Any] = field(default_factory=dict)  # distributed runs: reported and lost workers
     schema: int = SCHEMA_VERSION
 
     # --- building -----------------------------------------------------------------------
@@ -202,9 +203,10 @@ class Results:
                 "users": load.get("users"),
             })  # fmt: skip
         load = [{"t": s - first, **v} for s, v in sorted(metrics.load.items()) if first <= s <= last]
+        workers = {"reported": sorted(metrics.worker_reports), "lost": list(metrics.lost_workers.values())}
         return cls(
             run=run, partitions=rows, account=account, errors=dict(errors), attempts=attempts,
-            timeseries=timeseries, load=load,
+            timeseries=timeseries, load=load, workers=workers if metrics.worker_reports else {},
         )  # fmt: skip
 
     # --- the interchange form -------------------------------------------------------------
@@ -226,6 +228,7 @@ class Results:
             attempts=int(data.get("attempts", 0)),
             timeseries=list(data.get("timeseries", [])),
             load=list(data.get("load", [])),
+            workers=dict(data.get("workers", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

@@ -30,6 +30,8 @@ REMEDIES = {
     "come from the workload itself and must not be retried.",
     "EMULATOR_BOUND": "The emulator, not the design, capped this figure (a lower bound): run against a real account "
     "(--connection-string or --account-url) to measure beyond Azurite's ceiling.",
+    "WORKER_LOST": "Rerun for complete figures: the lost worker's unreported seconds are missing, so entities/s "
+    "after its last report are too low; check the worker's machine (memory, CPU, network).",
     "GENERATOR_BOUND": "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
     "as the service's.",
 }
@@ -104,6 +106,13 @@ def assess(results: Results) -> Results:
         reason = saturation(results)
         if reason:
             findings.append(_finding("EMULATOR_BOUND", f"the emulator saturated: {reason}"))
+    for lost in results.workers.get("lost", []):
+        since = lost.get("last_report_s")
+        findings.append(_finding("WORKER_LOST", (
+            f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
+            + (f" (last report at {since} s): seconds from {since} s on lack its share" if since is not None
+               else ": it never reported, so the whole run lacks its share")
+        )))  # fmt: skip
     results.findings = findings
     return results
 

@@ -1,0 +1,137 @@
+"""The live partition view inside Locust's web UI, through Locust's supported extension points.
+
+- a "Partitions" tab (``extended_tabs`` / ``extended_tables``), filled on every
+  ``/stats/requests`` poll with each partition's GET and PUT entities/s now, the peak
+  10-second average, the target, the ratio and the current finding;
+- ``/partition-stress/``: the same table and a live chart of entities/s per partition
+  with the target line (a self-contained page, no outside scripts);
+- ``/partition-stress/data``: the JSON both read;
+- ``/partition-stress/report``: the last finished test's report.html.
+
+The top ``TOP_N`` partitions by load are shown; the rest are summed as "other partitions".
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from .results import PEAK_WINDOW_S, moving_average_peak
+from .verdict import level
+
+__all__ = ["TOP_N", "live_view", "register"]
+
+TOP_N = 10
+NOW_WINDOW_S = 3  # "now" = the mean of the last complete seconds
+CHART_SECONDS = 120
+TAB_KEY = "partition-stress"
+PAGE = Path(__file__).resolve().parent / "report" / "live.html"
+
+
+def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int = TOP_N) -> dict[str, Any]:
+    """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series."""
+    now = time.time() if now is None else now
+    last = int(now) - 1  # the last complete second
+    per_partition: dict[str, dict[int, list[int]]] = defaultdict(dict)  # partition -> second -> [get, put, throttled]
+    for (second, partition, op_class), bucket in list(metrics.buckets.items()):
+        if second > last:
+            continue
+        cell = per_partition[partition].setdefault(second, [0, 0, 0])
+        cell[0 if op_class == "GET" else 1] += bucket.entities
+        cell[2] += bucket.throttled + sum(bucket.errors.get(c, 0) for c in ("ServerBusy", "OperationTimedOut"))
+    if not per_partition:
+        return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
+    first = int(metrics.started or min(s for cells in per_partition.values() for s in cells))
+    span = list(range(first, last + 1))
+    totals = {p: sum(c[0] + c[1] for c in cells.values()) for p, cells in per_partition.items()}
+    ranked = sorted(totals, key=totals.get, reverse=True)
+    shown, rest = ranked[:top_n], ranked[top_n:]
+    groups = [(p, [p]) for p in shown] + ([(f"other partitions ({len(rest)})", rest)] if rest else [])
+    rows, series = [], {}
+    for label, members in groups:
+        get = [sum(per_partition[p].get(s, (0, 0, 0))[0] for p in members) for s in span]
+        put = [sum(per_partition[p].get(s, (0, 0, 0))[1] for p in members) for s in span]
+        throttled = sum(c[2] for p in members for c in per_partition[p].values())
+        both = [g + q for g, q in zip(get, put, strict=True)]
+        peak = moving_average_peak(both, PEAK_WINDOW_S)
+        if len(members) > 1:
+            peak /= len(members)  # the group's mean partition: the target is per partition
+        now_get, now_put = _recent(get), _recent(put)
+        ratio = max(peak, now_get + now_put) / target
+        rows.append({
+            "partition": label, "get_eps": round(now_get, 1), "put_eps": round(now_put, 1),
+            "peak_eps": round(peak, 1), "target": target, "ratio": f"{ratio:.0%}",
+            "finding": "THROTTLED" if throttled else level(ratio),
+        })  # fmt: skip
+        series[label] = both[-CHART_SECONDS:]
+    return {
+        "target": target,
+        "rows": rows,
+        "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": series},
+        "partitions": len(ranked),
+    }
+
+
+def _recent(series: list[int]) -> float:
+    tail = series[-NOW_WINDOW_S:]
+    return sum(tail) / len(tail) if tail else 0.0
+
+
+TABLE_STRUCTURE = [
+    {"key": "partition", "title": "PartitionKey"},
+    {"key": "get_eps", "title": "GET entities/s now"},
+    {"key": "put_eps", "title": "PUT entities/s now"},
+    {"key": "peak_eps", "title": "peak 10-s entities/s"},
+    {"key": "target", "title": "target"},
+    {"key": "ratio", "title": "ratio"},
+    {"key": "finding", "title": "finding"},
+]
+
+
+def register(environment: Any, run: Any) -> None:
+    """Add the Partitions tab, the live page and the report route to Locust's web UI (if running)."""
+    web_ui = environment.web_ui
+    if web_ui is None:
+        return
+    from flask import Response, request
+
+    def view() -> dict[str, Any]:
+        data = live_view(run.metrics, target=run.settings.partition_target)
+        data["state"] = environment.runner.state if environment.runner else "stopped"
+        data["report"] = "/partition-stress/report" if run.out and (run.out / "report.html").exists() else None
+        data["lost_workers"] = list(run.metrics.lost_workers.values())
+        return data
+
+    web_ui.template_args["extended_tabs"] = [{"title": "Partitions", "key": TAB_KEY}]
+    web_ui.template_args["extended_tables"] = [{"key": TAB_KEY, "structure": TABLE_STRUCTURE}]
+    web_ui.template_args["extended_csv_files"] = [
+        {"href": "/partition-stress/", "title": "Live partition view and chart"},
+        {"href": "/partition-stress/report", "title": "Hot-partition report of the last test (report.html)"},
+    ]
+
+    @web_ui.app.after_request
+    def _extend_stats(response: Any) -> Any:
+        if request.path != "/stats/requests" or response.status_code != 200:
+            return response
+        body = response.get_json(silent=True) or {}
+        body["extended_stats"] = [{"key": TAB_KEY, "data": view()["rows"]}]
+        response.set_data(json.dumps(body))
+        return response
+
+    @web_ui.app.route("/partition-stress/data")
+    def _data() -> Any:
+        return Response(json.dumps(view()), mimetype="application/json")
+
+    @web_ui.app.route("/partition-stress/")
+    def _page() -> Any:
+        return Response(PAGE.read_text(encoding="utf-8"), mimetype="text/html")
+
+    @web_ui.app.route("/partition-stress/report")
+    def _report() -> Any:
+        path = run.out / "report.html" if run.out else None
+        if path is None or not path.exists():
+            return Response("No report yet: it is written when a test stops.", status=404, mimetype="text/plain")
+        return Response(path.read_text(encoding="utf-8"), mimetype="text/html")
