@@ -118,6 +118,7 @@ def register(environment: Any) -> StressRun | None:
         _fail(err, target, table)
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics)
     _RUNS[environment] = run
+    environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
     events = environment.events
     events.test_start.add_listener(lambda **_: _on_test_start(run, environment))
     if isinstance(runner, MasterRunner):  # before the spawn messages, on the same channel
@@ -155,6 +156,7 @@ def _join_run(environment: Any, metrics: PartitionMetrics, data: dict[str, Any])
     target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
     _RUNS[environment] = StressRun(settings=settings, target=target, table=table, metrics=metrics)
+    log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
 
 def _interrupted() -> None:

@@ -21,6 +21,7 @@ def chromium_page(width: int = 1200, height: int = 900):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            yield browser.new_page(viewport={"width": width, "height": height})
+            context = browser.new_context(viewport={"width": width, "height": height})
+            yield context.new_page()
         finally:
             browser.close()

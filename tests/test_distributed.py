@@ -1,0 +1,93 @@
+"""Locust master + workers against a real Azurite: seeded once, merged exactly, lost workers named."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from conftest import ROOT
+
+from loadtest.backend import TestTable
+
+WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
+
+
+def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite, target, tmp_path):
+    stats_file = tmp_path / "locust-stats.json"  # Locust's --json-file adds the .json itself
+    done = loadtest(
+        "run", "--workers", "2", "-t", "6s", "-u", "4", "-r", "4", *WORKLOAD, "--keep-table",
+        "--out", str(tmp_path / "out"), "--connection-string", azurite.connection_string, "--json-file", str(stats_file.with_suffix("")),
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(results["workers"]["reported"]) == 2 and results["workers"]["lost"] == []
+    assert done.output.count("Seeding 200 entities") == 1  # on the master only
+    assert done.output.count("Worker joined the run") == 2
+    (put,) = [row for row in results["partitions"] if row["op_class"] == "PUT"]
+    table = TestTable(target=target, name=results["run"]["table"], created=True)
+    try:
+        assert table.count("hot") - 200 == put["entities"] > 0
+    finally:
+        table.drop()
+    # every bucket once: the per-second rows add up to the totals, and to Locust's own request count
+    assert sum(row["entities"] for row in results["timeseries"]) == put["entities"]
+    assert sum(row["requests"] for row in results["timeseries"]) == put["requests"]
+    locust_requests = sum(entry["num_requests"] for entry in json.loads(stats_file.read_text()))
+    assert put["requests"] == locust_requests
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
+    port = _free_port()
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    locust = [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py"]
+    master_log = tmp_path / "master.log"
+    children: list[subprocess.Popen] = []
+
+    def start(args, log):
+        with log.open("w") as out:
+            child = subprocess.Popen(locust + args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)  # fmt: skip
+        children.append(child)
+        return child
+
+    try:
+        master = start(["--master", "--headless", "--expect-workers", "2", "-u", "4", "-r", "4", "-t", "16s",
+                        "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port), *WORKLOAD,
+                        "--out", str(tmp_path / "out")], master_log)  # fmt: skip
+        workers = [start(["--worker", "--master-host", "127.0.0.1", "--master-port", str(port)], tmp_path / f"w{i}.log")
+                   for i in range(2)]  # fmt: skip
+        deadline = time.monotonic() + 60
+        while "All users spawned" not in master_log.read_text():
+            assert time.monotonic() < deadline and master.poll() is None, master_log.read_text()
+            time.sleep(0.2)
+        time.sleep(4)
+        workers[0].send_signal(signal.SIGKILL)
+        master.wait(timeout=90)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+    assert master.returncode == 0, master_log.read_text()
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    (lost,) = results["workers"]["lost"]
+    assert lost["worker"] in results["workers"]["reported"]
+    assert 4 <= lost["lost_at_s"] <= 14
+    finding = next(f for f in results["findings"] if f["kind"] == "WORKER_LOST")
+    assert lost["worker"] in finding["message"] and "lack its share" in finding["message"]
+    # the survivor's share goes on after the loss: the report covers the whole run
+    late = [row for row in results["timeseries"] if row["t"] > lost["lost_at_s"] + 2]
+    assert sum(row["entities"] for row in late) > 0
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/png") == 4

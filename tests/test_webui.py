@@ -1,0 +1,139 @@
+"""The live partition view: its figures from synthetic buckets, and the real web UI in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from browser import chromium_page
+from conftest import ROOT
+from synthetic import recorded
+
+from loadtest.backend import AZURITE_KEY
+from loadtest.webui import live_view
+
+
+def test_live_view_ranks_partitions_and_sums_the_rest():
+    seconds = {t: [{"partition": f"p{i:02d}", "entities": 100 - i} for i in range(12)]
+               + [{"partition": "p00", "op": "upsert", "op_class": "PUT", "entities": 50}] for t in range(12)}  # fmt: skip
+    metrics = recorded(seconds)
+    view = live_view(metrics, target=120, now=1_000_000 + 12.5, top_n=3)
+    labels = [r["partition"] for r in view["rows"]]
+    assert labels == ["p00", "p01", "p02", "other partitions (9)"]
+    top = view["rows"][0]
+    assert (top["get_eps"], top["put_eps"], top["peak_eps"]) == (100.0, 50.0, 150.0)
+    assert top["finding"] == "HOT" and top["ratio"] == "125%"
+    assert view["rows"][1]["finding"] == "WARM"  # 99/120
+    other = view["rows"][3]
+    assert other["get_eps"] == sum(100 - i for i in range(3, 12))
+    assert other["peak_eps"] == pytest.approx(sum(100 - i for i in range(3, 12)) / 9, abs=0.1)
+    assert view["partitions"] == 12 and len(view["chart"]["series"]) == 4
+
+
+def test_live_view_leaves_out_the_second_still_filling():
+    metrics = recorded({0: [{"entities": 10}], 1: [{"entities": 10}], 2: [{"entities": 999}]})
+    view = live_view(metrics, target=100, now=1_000_000 + 2.5)
+    assert view["chart"]["series"]["hot"] == [10, 10]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def web_ui(azurite, tmp_path):
+    """``locust -f loadtest/locustfile.py`` with its web UI on a free loopback port, stopped by PID."""
+    port = _free_port()
+    log = tmp_path / "locust.log"
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", "--web-host", "127.0.0.1",
+             "--web-port", str(port), "--seed-entities", "200", "--out", str(tmp_path / "report")],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert child.poll() is None, log.read_text()
+            try:
+                urllib.request.urlopen(url + "/", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.3)
+        yield url, tmp_path, log
+    finally:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    assert child.returncode == 0, log.read_text()
+
+
+def _get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+@pytest.mark.browser
+def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, artifacts):
+    url, out, log = web_ui
+    with chromium_page(1300, 1000) as page:
+        page.goto(url + "/")
+        page.fill("input[name=userCount]", "3")
+        page.fill("input[name=spawnRate]", "3")
+        page.click("text=Custom parameters")
+        for option in ("partitionKey", "mix", "entitySize", "seedEntities", "partitionTarget", "batchSize"):
+            assert page.locator(f"input[name={option}]").count() == 1, option
+        assert page.locator("input[name=connectionString]").count() == 0  # secrets stay out of the form
+        page.fill("input[name=partitionKey]", "orders")
+        page.fill("input[name=partitionTarget]", "50")
+        page.click("button:has-text('Start')")
+
+        page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
+        row = page.locator("tr:has(td:text-is('orders'))")
+        row.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('td')].some(td => td.innerText === 'HOT')", timeout=30_000
+        )
+        cells = row.locator("td").all_inner_texts()
+        assert float(cells[1]) > 0 and float(cells[2]) > 0, cells  # GET and PUT entities/s now
+        assert cells[4] == "50"
+        page.screenshot(path=str(artifacts / "webui-partitions-tab.png"), full_page=True)
+
+        live = page.context.new_page()
+        live.goto(url + "/partition-stress/")
+        live.wait_for_selector("tr.partition-row td[data-key=partition]:text-is('orders')", timeout=15_000)
+        first = live.get_attribute("path.series[data-partition='orders']", "d")
+        live.wait_for_function(
+            "d => document.querySelector(\"path.series[data-partition='orders']\").getAttribute('d') !== d",
+            arg=first, timeout=15_000,
+        )  # the chart moves as seconds complete
+        assert live.locator("line.target-line").count() == 1
+        get_now = float(live.inner_text("tr.partition-row td[data-key=get_eps]"))
+        assert get_now > 0
+        live.screenshot(path=str(artifacts / "webui-live-chart.png"), full_page=True)
+
+        urllib.request.urlopen(urllib.request.Request(url + "/stop", method="POST"), timeout=30)
+        live.wait_for_selector("#report-link", timeout=60_000)
+        live.click("#report-link")
+        live.wait_for_selector("#findings-table", timeout=15_000)
+        assert "orders" in live.inner_text("#partitions-table")
+    data = _get_json(url + "/partition-stress/data")
+    assert data["state"] == "stopped" and data["report"] == "/partition-stress/report"
+    results = json.loads((out / "report" / "results.json").read_text())
+    assert {r["partition"] for r in results["partitions"]} == {"orders"}
+    assert "HOT" in {f["kind"] for f in results["findings"]}
+    page_source = urllib.request.urlopen(url + "/", timeout=5).read().decode()
+    assert AZURITE_KEY not in page_source and AZURITE_KEY not in log.read_text()
