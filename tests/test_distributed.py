@@ -21,7 +21,8 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
     stats_file = tmp_path / "locust-stats.json"  # Locust's --json-file adds the .json itself
     done = loadtest(
         "run", "--workers", "2", "-t", "6s", "-u", "4", "-r", "4", *WORKLOAD, "--keep-table",
-        "--out", str(tmp_path / "out"), "--connection-string", azurite.connection_string, "--json-file", str(stats_file.with_suffix("")),
+        "--out", str(tmp_path / "out"), "--connection-string", azurite.connection_string,
+        "--json-file", str(stats_file.with_suffix("")),
     )  # fmt: skip
     assert done.code == 0, done.output
     results = json.loads((tmp_path / "out" / "results.json").read_text())
