@@ -49,16 +49,22 @@ class RunInfo:
 
 
 @dataclass(kw_only=True)
-class PartitionRow:
-    partition: str
-    op_class: str  # GET | PUT | ALL (both, the figure the partition's target applies to)
-    requests: int
+class AccountRow:
+    """Entities served against a target: the account's row, and the base of each partition's."""
+
     entities: int
     mean_eps: float
     peak_eps: float
     target: int
     ratio: float
     finding: str = ""
+
+
+@dataclass(kw_only=True)
+class PartitionRow(AccountRow):
+    partition: str
+    op_class: str  # GET | PUT | ALL (both, the figure the partition's target applies to)
+    requests: int
     offered: int = 0
     failures: int = 0
     attempts: int = 0
@@ -66,16 +72,6 @@ class PartitionRow:
     p50_ms: float = 0.0
     p95_ms: float = 0.0
     p99_ms: float = 0.0
-
-
-@dataclass(kw_only=True)
-class AccountRow:
-    entities: int
-    mean_eps: float
-    peak_eps: float
-    target: int
-    ratio: float
-    finding: str = ""
 
 
 @dataclass(kw_only=True)

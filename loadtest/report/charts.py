@@ -38,6 +38,17 @@ def _png(fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _time_axes(fig: Any, ax: Any, title: str, ylabel: str = "") -> str:
+    """The finish every over-time chart shares: labels, zero-based y, legend, grid; then the PNG."""
+    ax.set_xlabel("seconds since start")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper left", fontsize=8, ncol=2 if len(ax.get_legend_handles_labels()[1]) > 4 else 1)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
 def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
     """Seconds down, one column per ``by`` value; seconds with no requests are zero."""
     table = frame.pivot_table(index="t", columns=by, values=value, aggfunc="sum", fill_value=0)
@@ -57,13 +68,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
     if results.run.steady_from_s:
         ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
-    ax.set_xlabel("seconds since start")
-    ax.set_ylabel("entities / s")
-    ax.set_title("Entities per second (all partitions) against the per-partition target")
-    ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _time_axes(fig, ax, "Entities per second (all partitions) against the per-partition target", "entities / s")
 
 
 def partition_peaks(results: Results) -> str:
@@ -91,13 +96,7 @@ def latency_over_time(frame: pd.DataFrame) -> str:
             ax.plot(by_second.index, by_second["p50_ms"], color=color, label=f"{op_class} p50")
             ax.plot(by_second.index, by_second["p95_ms"], color=color, linestyle="--", label=f"{op_class} p95")
             ax.plot(by_second.index, by_second["p99_ms"], color=color, linestyle=":", label=f"{op_class} p99")
-    ax.set_xlabel("seconds since start")
-    ax.set_ylabel("ms")
-    ax.set_title("Latency percentiles per second (HDR histogram)")
-    ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", fontsize=8, ncol=2)
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms")
 
 
 def errors_and_attempts(frame: pd.DataFrame) -> str:
@@ -109,12 +108,7 @@ def errors_and_attempts(frame: pd.DataFrame) -> str:
         ax.plot(per_second.index, per_second["attempts"], label="attempts/s (retries included)", color="#9467bd", linestyle="--")
         ax.bar(per_second.index, per_second["failures"], label="failed operations/s", color="#d62728", alpha=0.6)
         ax.bar(per_second.index, per_second["throttled"], label="throttled attempts/s", color="#8c564b", alpha=0.6)
-    ax.set_xlabel("seconds since start")
-    ax.set_title("Operations, attempts and errors per second")
-    ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _time_axes(fig, ax, "Operations, attempts and errors per second")
 
 
 def all_charts(results: Results) -> dict[str, str]:
