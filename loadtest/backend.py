@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from azure.data.tables import TableClient, TableServiceClient
 
 from .entities import EntityShape, batch_bytes
 from .errors import RunError
-from .keys import row_key
+from .keys import KeyStrategy
 
 __all__ = [
     "AZURITE_ACCOUNT",
@@ -299,21 +300,27 @@ class TestTable:
         except (HttpResponseError, ServiceRequestError) as err:
             raise explain(err, target) from err
 
-    def seed(self, partition_key: str, count: int, shape: EntityShape, *, progress: bool = True) -> int:
-        """Write ``count`` entities under ``partition_key`` in entity group transactions, in parallel."""
+    def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
+        """Write the strategy's ``count`` seeded entities, in entity group transactions per PartitionKey, in parallel."""
         per_batch = 100
         while per_batch > 1 and batch_bytes(shape, per_batch) > 4 * 1024 * 1024:
             per_batch //= 2
-        batches = [range(start, min(start + per_batch, count)) for start in range(0, count, per_batch)]
+        by_partition: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for i in range(count):
+            pk, rk = keys.seeded(i, count)
+            by_partition[pk].append((rk, i))
+        batches = [(pk, rows[start:start + per_batch]) for pk, rows in by_partition.items()
+                   for start in range(0, len(rows), per_batch)]  # fmt: skip
         client = self.target.table(self.name, retries=3)
         self.seeded = 0
 
-        def write(rows: range) -> int:
-            client.submit_transaction([("upsert", shape.entity(partition_key, row_key(i))) for i in rows])
+        def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
+            pk, rows = batch
+            client.submit_transaction([("upsert", shape.entity(pk, rk, i % 100)) for rk, i in rows])
             return len(rows)
 
         try:
-            with ThreadPoolExecutor(SEED_CONCURRENCY) as pool, _progress(progress, count, partition_key) as advance:
+            with ThreadPoolExecutor(SEED_CONCURRENCY) as pool, _progress(progress, count, keys.spec) as advance:
                 for written in pool.map(write, batches):
                     self.seeded += written
                     advance(written)
@@ -351,7 +358,7 @@ class _progress:
         self.bar: Any = None
 
     def __enter__(self) -> Any:
-        log.info("Seeding %d entities under PartitionKey %r", self.total, self.partition_key)
+        log.info("Seeding %d entities (%s)", self.total, self.partition_key)
         if self.enabled and sys.stderr.isatty() and not os.environ.get("CI"):
             from rich.progress import Progress
 

@@ -10,14 +10,27 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
+from azure.core import MatchConditions
 from azure.core.exceptions import HttpResponseError, ServiceRequestError, ServiceResponseError
 from azure.data.tables import TableClient, UpdateMode
 
 from .backend import Target
 from .config import OP_CLASS
+from .entities import check_batch
+
+#: Batch operations as the SDK's submit_transaction takes them: (its name, its keyword arguments).
+_SDK_BATCH_OP: dict[str, tuple[str, dict[str, Any]]] = {
+    "insert": ("create", {}),
+    "upsert": ("upsert", {"mode": UpdateMode.MERGE}),
+    "replace": ("upsert", {"mode": UpdateMode.REPLACE}),
+    "update": ("update", {"mode": UpdateMode.MERGE}),
+    "delete": ("delete", {}),
+}
 
 __all__ = ["ServiceError", "TableOperations", "THROTTLING_CODES", "error_code_of", "NAMES"]
 
@@ -25,6 +38,10 @@ __all__ = ["ServiceError", "TableOperations", "THROTTLING_CODES", "error_code_of
 NAMES = {
     "read": "GET point read",
     "scan": "GET row range scan",
+    "filter-scan": "GET filtered row range scan",
+    "partition-scan": "GET partition range scan",
+    "table-scan": "GET full table scan",
+    "update-etag": "PUT update merge If-Match etag",
     "insert": "PUT insert",
     "upsert": "PUT upsert merge",
     "replace": "PUT upsert replace",
@@ -81,8 +98,7 @@ class TableOperations:
     throttled answers are counted per attempt, not per call.
     """
 
-    def __init__(self, *, target: Target, table: str, partition_key: str, request_event: Any, retries: int = 3) -> None:
-        self.partition_key = partition_key
+    def __init__(self, *, target: Target, table: str, request_event: Any, retries: int = 3) -> None:
         self._fire = request_event.fire
         self._attempts = 0
         self._throttled = 0
@@ -94,76 +110,117 @@ class TableOperations:
         if response.status_code >= 500 and _is_throttled(response.status_code, response.headers.get("x-ms-error-code")):
             self._throttled += 1
 
-    def _run(self, op: str, entities: int, call: Callable[[], Any], counted: Callable[[Any], int] | None = None) -> Any:
-        """Time ``call``, fire one request event, and return its result (None on failure)."""
+    def _run(self, op: str, partition: str, entities: int, call: Callable[[], Any],
+             counted: Callable[[Any], dict[str, Any]] | None = None, **extra: Any) -> Any:  # fmt: skip
+        """Time ``call``, fire one request event, and return its result (None on failure).
+
+        ``counted`` turns the result into context fields known only afterwards (a scan's entities).
+        """
         self._attempts = self._throttled = 0
+        context = {"partition": partition, "op_class": OP_CLASS[op], "entities": entities, **extra}
         start = time.perf_counter()
         result = exception = None
-        code = None
         try:
             result = call()
             if counted is not None:
-                entities = counted(result)
+                context.update(counted(result))
         except (HttpResponseError, ServiceRequestError, ServiceResponseError) as err:
-            code = error_code_of(err)
+            context["error_code"] = code = error_code_of(err)
             exception = ServiceError(code, getattr(err, "status_code", None))
             exception.__cause__ = err
         elapsed_ms = (time.perf_counter() - start) * 1000.0
+        context["attempts"] = max(self._attempts, 1)
+        context["throttled"] = self._throttled
         self._fire(
-            request_type=op,
-            name=NAMES[op],
-            response_time=elapsed_ms,
-            response_length=entities,
-            exception=exception,
-            context={
-                "partition": self.partition_key,
-                "op_class": OP_CLASS[op],
-                "entities": entities,
-                "attempts": max(self._attempts, 1),
-                "throttled": self._throttled,
-                "error_code": code,
-            },
-        )
+            request_type=op, name=NAMES[op], response_time=elapsed_ms, response_length=context["entities"],
+            exception=exception, context=context,
+        )  # fmt: skip
         return result
 
     # --- the operations -------------------------------------------------------------------
 
-    def read(self, row_key: str) -> Any:
-        return self._run("read", 1, lambda: self.client.get_entity(self.partition_key, row_key))
+    def read(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
+        return self._run("read", pk, 1, lambda: self.client.get_entity(pk, rk, select=select))
 
     def insert(self, entity: dict[str, Any]) -> Any:
-        return self._run("insert", 1, lambda: self.client.create_entity(entity))
+        return self._run("insert", entity["PartitionKey"], 1, lambda: self.client.create_entity(entity))
 
     def upsert(self, entity: dict[str, Any]) -> Any:
-        return self._run("upsert", 1, lambda: self.client.upsert_entity(entity, mode=UpdateMode.MERGE))
+        return self._run("upsert", entity["PartitionKey"], 1, lambda: self.client.upsert_entity(entity, mode=UpdateMode.MERGE))
 
     def replace(self, entity: dict[str, Any]) -> Any:
-        return self._run("replace", 1, lambda: self.client.upsert_entity(entity, mode=UpdateMode.REPLACE))
+        call = lambda: self.client.upsert_entity(entity, mode=UpdateMode.REPLACE)  # noqa: E731
+        return self._run("replace", entity["PartitionKey"], 1, call)
 
-    def update(self, entity: dict[str, Any]) -> Any:
-        return self._run("update", 1, lambda: self.client.update_entity(entity, mode=UpdateMode.MERGE))
+    def update(self, entity: dict[str, Any], etag: str | None = None) -> Any:
+        """Merge into an existing entity: unconditionally (If-Match *) or only if ``etag`` still matches."""
+        op, kwargs = "update", {}
+        if etag is not None:
+            op, kwargs = "update-etag", {"etag": etag, "match_condition": MatchConditions.IfNotModified}
+        call = lambda: self.client.update_entity(entity, mode=UpdateMode.MERGE, **kwargs)  # noqa: E731
+        return self._run(op, entity["PartitionKey"], 1, call)
 
-    def delete(self, row_key: str) -> Any:
-        return self._run("delete", 1, lambda: self.client.delete_entity(self.partition_key, row_key))
+    def delete(self, pk: str, rk: str) -> Any:
+        return self._run("delete", pk, 1, lambda: self.client.delete_entity(pk, rk))
 
-    def batch(self, entities: Iterable[dict[str, Any]]) -> Any:
-        """One entity group transaction of upserts: counted as its number of operations."""
-        operations = [("upsert", entity) for entity in entities]
-        return self._run("batch", len(operations), lambda: self.client.submit_transaction(operations))
+    def batch(self, operations: list[tuple[str, dict[str, Any]]]) -> Any:
+        """One entity group transaction, counted operation by operation (a batch of N = N entities).
 
-    def scan(self, low: str, high: str, page_size: int = 1000) -> Any:
-        """A row range scan inside the partition, following continuation tokens to the end.
-
-        A RowKey range is a seek, so the service scans what it returns: entities = returned.
+        Checked before sending: at most 100 operations, one PartitionKey, at most 4 MiB.
         """
-        query = "PartitionKey eq @pk and RowKey ge @lo and RowKey lt @hi"
-        parameters = {"pk": self.partition_key, "lo": low, "hi": high}
+        check_batch(operations)
+        counts = Counter(kind for kind, _ in operations)
+        sdk_ops = [(_SDK_BATCH_OP[kind][0], entity, _SDK_BATCH_OP[kind][1]) for kind, entity in operations]
+        pk = operations[0][1]["PartitionKey"]
+        return self._run("batch", pk, len(operations), lambda: self.client.submit_transaction(sdk_ops), operations=dict(counts))
+
+    def scan(self, pk: str, low: str, high: str, *, page_size: int = 1000, select: list[str] | None = None,
+             where: str | None = None, known_rows: int | None = None) -> Any:  # fmt: skip
+        """A row range scan inside one partition, following continuation tokens to the end.
+
+        A RowKey range is a seek: the service scans what it returns. With a property filter
+        (``where``) it scans the whole range and returns the matches: then the entities counted
+        are the rows the run knows the range holds (``known_rows``), marked as an estimate.
+        """
+        query = "PartitionKey eq @pk and RowKey ge @lo and RowKey lt @hi" + (f" and ({where})" if where else "")
+        parameters = {"pk": pk, "lo": low, "hi": high}
 
         def call() -> int:
-            rows = self.client.query_entities(query, parameters=parameters, results_per_page=min(page_size, 1000))
+            rows = self.client.query_entities(query, parameters=parameters, results_per_page=min(page_size, 1000), select=select)
             return sum(1 for _ in rows)
 
-        return self._run("scan", 0, call, counted=lambda returned: returned)
+        def counted(returned: int) -> dict[str, Any]:
+            if where and known_rows is not None:
+                return {"entities": max(known_rows, returned), "returned": returned, "estimated": True}
+            return {"entities": returned, "returned": returned}
+
+        return self._run("filter-scan" if where else "scan", pk, 0, call, counted)
+
+    def scan_partitions(self, low: str, high: str, *, limit: int, select: list[str] | None = None) -> Any:
+        """A partition range scan (PartitionKeys in [low, high)), or a full table scan when both are empty.
+
+        Bounded to ``limit`` entities. Counted per PartitionKey it touched (context ``partitions``).
+        """
+        op = "partition-scan" if low or high else "table-scan"
+        query = "PartitionKey ge @lo and PartitionKey lt @hi" if op == "partition-scan" else None
+        parameters = {"lo": low, "hi": high} if query else None
+
+        def call() -> Counter[str]:
+            if query:
+                rows = self.client.query_entities(query, parameters=parameters, results_per_page=min(limit, 1000), select=select)
+            else:
+                rows = self.client.list_entities(results_per_page=min(limit, 1000), select=select)
+            touched: Counter[str] = Counter()
+            for row in islice(rows, limit):
+                touched[row["PartitionKey"]] += 1
+            return touched
+
+        def counted(touched: Counter[str]) -> dict[str, Any]:
+            first = min(touched) if touched else low or "(table)"
+            return {"entities": sum(touched.values()), "returned": sum(touched.values()), "partition": first,
+                    "partitions": dict(touched)}  # fmt: skip
+
+        return self._run(op, low or "(table)", 0, call, counted)
 
     def close(self) -> None:
         self.client.close()

@@ -18,9 +18,10 @@ from locust.util.timespan import parse_timespan
 
 from .entities import EntityShape, batch_bytes
 from .errors import UsageError
-from .keys import validate_key
+from .keys import KeyStrategy, key_strategy, row_key_maker, validate_key
 
 __all__ = [
+    "BATCH_OPERATIONS",
     "OPERATIONS",
     "OP_CLASS",
     "OPTIONS",
@@ -35,14 +36,19 @@ __all__ = [
 #: Every operation a user can weigh in ``--mix``, with the class the service's targets count it in.
 OP_CLASS: dict[str, str] = {
     "read": "GET",  # point read (PartitionKey + RowKey)
-    "scan": "GET",  # row range scan inside the partition
+    "scan": "GET",  # row range scan inside a partition
+    "filter-scan": "GET",  # row range scan with a property filter: scans more than it returns
+    "partition-scan": "GET",  # PartitionKey range scan
+    "table-scan": "GET",  # full table scan (bounded by --scan-size)
     "insert": "PUT",
     "upsert": "PUT",  # upsert, merge mode
     "replace": "PUT",  # upsert, replace mode
     "update": "PUT",  # update (merge) of an existing entity, If-Match *
+    "update-etag": "PUT",  # read, then update only if the ETag still matches (optimistic concurrency)
     "delete": "PUT",
-    "batch": "PUT",  # entity group transaction of --batch-size upserts
+    "batch": "PUT",  # entity group transaction of --batch-size operations (--batch-mix)
 }
+BATCH_OPERATIONS = ("insert", "upsert", "replace", "update", "delete")
 OPERATIONS = tuple(OP_CLASS)
 
 #: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
@@ -72,7 +78,19 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option(("--partition-key",), "PartitionKey the load aims at", "hot"),
+    Option(("--partition-key",), "PartitionKey the load aims at (the single strategy's key)", "hot"),
+    Option(
+        ("--key-strategy",),
+        "PartitionKey design: single, set:N, hash-prefix:N, guid, append-only, prepend-only, timestamp:FORMAT "
+        "(e.g. yyyyMMddHHmm or ssyyyyMMddHHmm), template:TEXT (e.g. {event}__{distance})",
+        "single",
+    ),
+    Option(("--row-key-strategy",), "RowKeys of new entities: sequential, guid, append-only, prepend-only, timestamp:FORMAT",
+           "sequential"),  # fmt: skip
+    Option(("--skew",), "access skew over the keys: uniform, zipfian[:theta], hotspot:OPS%,KEYS%", "uniform"),
+    Option(("--key-seed",), "seed of the key strategy and skew: the same seed, the same keys and accesses", 1, int),
+    Option(("--select",), "properties reads and scans return ($select), comma list; default all", ""),
+    Option(("--batch-mix",), f"operations inside a batch, name=weight; names: {', '.join(BATCH_OPERATIONS)}", "upsert=100"),
     Option(
         ("--mix",),
         f"weighted operation mix, name=weight pairs; names: {', '.join(OPERATIONS)}",
@@ -138,19 +156,20 @@ def parse_duration(text: str) -> int:
     return seconds
 
 
-def parse_mix(text: str) -> dict[str, int]:
+def parse_mix(text: str, names: tuple[str, ...] = OPERATIONS, flag: str = "--mix") -> dict[str, int]:
     """``read=60,upsert=25`` -> weights; unknown names and all-zero mixes are refused."""
     mix: dict[str, int] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, weight = part.partition("=")
         name = name.strip()
-        if name not in OP_CLASS:
-            raise UsageError(f"--mix: unknown operation {name!r}; valid operations: {', '.join(OPERATIONS)}")
+        if name not in names:
+            raise UsageError(f"{flag}: unknown operation {name!r}; valid operations: {', '.join(names)}")
         if not sep or not re.fullmatch(r"\d+", weight.strip()):
-            raise UsageError(f"--mix: {part!r} needs a whole, non-negative weight, e.g. {name}=10")
+            raise UsageError(f"{flag}: {part!r} needs a whole, non-negative weight, e.g. {name}=10")
         mix[name] = int(weight)
     if not any(mix.values()):
-        raise UsageError(f"--mix {text!r}: at least one operation needs a weight above 0, e.g. {DEFAULT_MIX}")
+        example = DEFAULT_MIX if flag == "--mix" else "upsert=80,update=20"
+        raise UsageError(f"{flag} {text!r}: at least one operation needs a weight above 0, e.g. {example}")
     return {name: weight for name, weight in mix.items() if weight}
 
 
@@ -170,6 +189,12 @@ class Settings:
     """What one stress test does, validated. ``connection_string`` never appears in ``public()``."""
 
     partition_key: str = "hot"
+    key_strategy: str = "single"
+    row_key_strategy: str = "sequential"
+    skew: str = "uniform"
+    key_seed: int = 1
+    select: tuple[str, ...] = ()
+    batch_mix: dict[str, int] = field(default_factory=lambda: {"upsert": 100})
     mix: dict[str, int] = field(default_factory=lambda: parse_mix(DEFAULT_MIX))
     shape: EntityShape = field(default_factory=EntityShape)
     seed_entities: int = 1000
@@ -194,6 +219,14 @@ class Settings:
         partition_key = str(get("partition_key", "hot"))
         validate_key(partition_key, "PartitionKey")
         mix = parse_mix(str(get("mix", DEFAULT_MIX)))
+        key_seed = _int("key-seed", get("key_seed", 1), minimum=0)
+        strategy_spec = str(get("key_strategy", "single") or "single")
+        skew = str(get("skew", "uniform") or "uniform")
+        key_strategy(strategy_spec, default_key=partition_key, seed=key_seed, skew=skew)
+        row_key_strategy = str(get("row_key_strategy", "sequential") or "sequential")
+        row_key_maker(row_key_strategy, seed=key_seed)
+        select = tuple(p.strip() for p in str(get("select", "") or "").split(",") if p.strip())
+        batch_mix = parse_mix(str(get("batch_mix", "upsert=100") or "upsert=100"), BATCH_OPERATIONS, "--batch-mix")
         entity_size = _int(
             "entity-size", get("entity_size", 1024), minimum=1, maximum=EntityShape.MAX_BYTES, unit=" bytes (1 MiB)"
         )
@@ -235,6 +268,12 @@ class Settings:
         retries = _int("retries", get("retries", 3), minimum=0, maximum=20)
         return cls(
             partition_key=partition_key,
+            key_strategy=strategy_spec,
+            row_key_strategy=row_key_strategy,
+            skew=skew,
+            key_seed=key_seed,
+            select=select,
+            batch_mix=batch_mix,
             mix=mix,
             shape=shape,
             seed_entities=seed,
@@ -253,10 +292,21 @@ class Settings:
             retries=retries,
         )
 
+    def keys(self, stream: int = 0) -> KeyStrategy:
+        """The key strategy; ``stream`` gives each user its own repeatable access sequence."""
+        return key_strategy(self.key_strategy, default_key=self.partition_key, seed=self.key_seed, skew=self.skew,
+                            stream=stream)  # fmt: skip
+
     def public(self) -> dict[str, Any]:
         """The settings as a report shows them: no secret, the target named only by its kind."""
         return {
             "partition_key": self.partition_key,
+            "key_strategy": self.key_strategy,
+            "row_key_strategy": self.row_key_strategy,
+            "skew": self.skew,
+            "key_seed": self.key_seed,
+            "select": ",".join(self.select),
+            "batch_mix": ",".join(f"{k}={v}" for k, v in self.batch_mix.items()),
             "mix": ",".join(f"{k}={v}" for k, v in self.mix.items()),
             "entity_size": self.shape.size,
             "properties": self.shape.properties,

@@ -9,9 +9,11 @@ from typing import Any
 from .errors import UsageError
 from .keys import validate_key
 
-__all__ = ["EntityShape", "batch_bytes", "entity_bytes", "validate_entity"]
+__all__ = ["EntityShape", "batch_bytes", "check_batch", "entity_bytes", "validate_entity"]
 
 MAX_ENTITY_BYTES = 1024 * 1024
+MAX_BATCH_OPERATIONS = 100
+MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_PROPERTIES = 255  # including PartitionKey, RowKey and Timestamp
 MAX_STRING_CHARS = 32 * 1024  # 64 KiB of UTF-16
 _SYSTEM = ("PartitionKey", "RowKey")
@@ -72,17 +74,33 @@ class EntityShape:
     @classmethod
     def for_size(cls, size: int, *, partition_key: str = "hot", properties: int = 0) -> EntityShape:
         """The payload for entities of ``size`` bytes; ``properties`` 0 picks as few as fit 32 K characters."""
-        fixed = 4 + 2 * (len(partition_key) + _ROW_KEY_CHARS)
+        fixed = 4 + 2 * (len(partition_key) + _ROW_KEY_CHARS) + _property_bytes("n", 0)
         if properties == 0:
             properties = max(1, -(-(size - fixed) // (2 * MAX_STRING_CHARS)))
         per_property_overhead = 8 + 2 * len("p000") + 4
         chars, extra = divmod(max(0, size - fixed - properties * per_property_overhead) // 2, properties)
         payload = {f"p{i:03d}": "x" * (chars + (1 if i < extra else 0)) for i in range(properties)}
-        validate_entity({"PartitionKey": partition_key, "RowKey": "0" * _ROW_KEY_CHARS, **payload})
+        validate_entity({"PartitionKey": partition_key, "RowKey": "0" * _ROW_KEY_CHARS, "n": 0, **payload})
         return cls(size=size, properties=properties, partition_key=partition_key, payload=payload)
 
-    def entity(self, partition_key: str, row_key: str) -> dict[str, Any]:
-        return {"PartitionKey": partition_key, "RowKey": row_key, **self.payload}
+    def entity(self, partition_key: str, row_key: str, n: int = 0) -> dict[str, Any]:
+        """An entity with the payload and ``n`` (0-99), the property filtered scans select on."""
+        return {"PartitionKey": partition_key, "RowKey": row_key, "n": n, **self.payload}
+
+
+def check_batch(operations: list[tuple[str, Mapping[str, Any]]]) -> None:
+    """An entity group transaction the service would accept: 1-100 operations, one PartitionKey, <= 4 MiB."""
+    if not 1 <= len(operations) <= MAX_BATCH_OPERATIONS:
+        raise UsageError(f"a batch of {len(operations)} operations: an entity group transaction holds 1 to 100")
+    keys = {entity["PartitionKey"] for _, entity in operations}
+    if len(keys) != 1:
+        raise UsageError(f"a batch spans {len(keys)} PartitionKeys: an entity group transaction takes one")
+    rows = [entity["RowKey"] for _, entity in operations]
+    if len(set(rows)) != len(rows):
+        raise UsageError("a batch addresses one entity twice: each operation needs its own RowKey")
+    size = sum(entity_bytes(entity) + _BATCH_PART_OVERHEAD for _, entity in operations)
+    if size > MAX_BATCH_BYTES:
+        raise UsageError(f"a batch of about {size / 2**20:.1f} MiB: an entity group transaction holds at most 4 MiB")
 
 
 def batch_bytes(shape: EntityShape, operations: int) -> int:

@@ -6,12 +6,17 @@ import random
 import re
 import time
 import uuid
+from collections.abc import Callable
+from itertools import count
 from typing import Any
 
 from .errors import UsageError
 from .skew import Skew, parse_skew
 
-__all__ = ["MAX_KEY_BYTES", "STRATEGIES", "KeyStrategy", "key_strategy", "row_key", "validate_key"]
+__all__ = [
+    "MAX_KEY_BYTES", "ROW_KEY_STRATEGIES", "STRATEGIES", "KeyStrategy", "key_strategy", "row_key", "row_key_maker",
+    "validate_key",
+]  # fmt: skip
 
 #: Keys are strings of at most 1 KiB; the service stores them as UTF-16 (512 BMP characters).
 MAX_KEY_BYTES = 1024
@@ -59,11 +64,11 @@ class KeyStrategy:
 
     per_entity = False  # True: every new entity gets a PartitionKey of its own
 
-    def __init__(self, spec: str, *, seed: int | None = None, skew: str = "uniform") -> None:
+    def __init__(self, spec: str, *, seed: int | None = None, skew: str = "uniform", stream: int = 0) -> None:
         self.spec = spec
-        self.seed = seed
+        self.seed = seed  # fixes the seeded keys
         self.skew_spec = skew
-        self.rng = random.Random(seed)
+        self.rng = random.Random(f"{seed}:{stream}")  # this user's own accesses, repeatable per stream
         self._skews: dict[int, Skew] = {}
 
     # the key space
@@ -95,6 +100,16 @@ class KeyStrategy:
     def rows_in(self, partition_index: int, count: int) -> int:
         keys = self.keys() or [None]
         return max(0, -(-(count - partition_index) // len(keys)))
+
+    def seeded_rows(self, partition: str, count: int) -> int:
+        """How many seeded rows (RowKeys 0 … n-1) ``partition`` holds; 0 where the run cannot tell cheaply."""
+        keys = self.keys()
+        if keys is None:
+            return 0
+        if not hasattr(self, "_index"):
+            self._index = {key: i for i, key in enumerate(keys)}
+        index = self._index.get(partition)
+        return 0 if index is None else self.rows_in(index, count)
 
     def skew(self, n: int) -> Skew:
         if n not in self._skews:
@@ -216,10 +231,11 @@ STRATEGIES = ("single[:KEY]", "set:N", "hash-prefix:N", "guid", "append-only", "
               "timestamp:FORMAT", "template:TEXT")  # fmt: skip
 
 
-def key_strategy(spec: str, *, default_key: str = "hot", seed: int | None = None, skew: str = "uniform") -> KeyStrategy:
+def key_strategy(spec: str, *, default_key: str = "hot", seed: int | None = None, skew: str = "uniform",
+                 stream: int = 0) -> KeyStrategy:  # fmt: skip
     """Parse ``--key-strategy``; raises ``UsageError`` naming the valid strategies."""
     name, _, param = spec.strip().partition(":")
-    kw: dict[str, Any] = {"seed": seed, "skew": skew}
+    kw: dict[str, Any] = {"seed": seed, "skew": skew, "stream": stream}
     parse_skew(skew, 2)  # validate the skew at the edge
     if name == "single":
         return Single(spec, param or default_key, **kw)
@@ -241,3 +257,20 @@ def key_strategy(spec: str, *, default_key: str = "hot", seed: int | None = None
     if name == "template" and param:
         return KeySet(spec, _template_keys(spec, param), **kw)
     raise UsageError(f"--key-strategy {spec!r}: valid strategies: {', '.join(STRATEGIES)}")
+
+
+ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
+
+
+def row_key_maker(spec: str, *, prefix: str = "", seed: int | None = None) -> Callable[[], str]:
+    """RowKeys for new entities, unique per maker: ``sequential`` (prefix + counter) or a key strategy's form."""
+    counter = count(1)
+    if spec == "sequential":
+        return lambda: f"{prefix}{next(counter):010d}"
+    name = spec.partition(":")[0]
+    if name not in ("guid", "append-only", "prepend-only", "timestamp"):
+        raise UsageError(f"--row-key-strategy {spec!r}: valid strategies: {', '.join(ROW_KEY_STRATEGIES)}")
+    strategy = key_strategy(spec, seed=seed)
+    if name == "timestamp":  # many entities a second: keep them apart, in time order
+        return lambda: f"{strategy.new_partition()}-{prefix}{next(counter):010d}"
+    return strategy.new_partition

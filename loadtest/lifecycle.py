@@ -113,7 +113,7 @@ def register(environment: Any) -> StressRun | None:
         target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
         table = TestTable.open(target, name=settings.table, reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
-        table.seed(settings.partition_key, settings.seed_entities, settings.shape)
+        table.seed(settings.keys(), settings.seed_entities, settings.shape)
     except ToolError as err:
         _fail(err, target, table)
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics)
@@ -188,8 +188,9 @@ def _apply_form(run: StressRun, environment: Any) -> None:
     if new == run.settings:
         return
     old, run.settings = run.settings, new
-    if (new.partition_key, new.seed_entities, new.shape) != (old.partition_key, old.seed_entities, old.shape):
-        run.table.seed(new.partition_key, new.seed_entities, new.shape)
+    seeding = lambda s: (s.key_strategy, s.partition_key, s.key_seed, s.seed_entities, s.shape)  # noqa: E731
+    if seeding(new) != seeding(old):
+        run.table.seed(new.keys(), new.seed_entities, new.shape)
 
 
 def _on_test_stop(run: StressRun, environment: Any) -> None:

@@ -36,6 +36,7 @@ class Bucket:
     failures: int = 0
     entities: int = 0  # served: entities of operations that succeeded
     offered: int = 0  # asked for: every operation's entities, failed ones included
+    estimated: int = 0  # of the entities, those counted from what the run knows (filtered scans)
     attempts: int = 0
     throttled: int = 0
     errors: Counter[str] = field(default_factory=Counter)
@@ -47,6 +48,7 @@ class Bucket:
             "failures": self.failures,
             "entities": self.entities,
             "offered": self.offered,
+            "estimated": self.estimated,
             "attempts": self.attempts,
             "throttled": self.throttled,
             "errors": dict(self.errors),
@@ -54,8 +56,8 @@ class Bucket:
         }
 
     def merge(self, data: dict[str, Any]) -> None:
-        for name in ("requests", "failures", "entities", "offered", "attempts", "throttled"):
-            setattr(self, name, getattr(self, name) + data[name])
+        for name in ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled"):
+            setattr(self, name, getattr(self, name) + data.get(name, 0))
         self.errors.update(data["errors"])
         self.latency.decode_and_add(data["latency"])
 
@@ -100,21 +102,30 @@ class PartitionMetrics:
                    exception: BaseException | None = None, context: dict[str, Any] | None = None, **_: Any) -> None:  # fmt: skip
         if not context or "partition" not in context:
             return  # not a table operation of ours
-        key = (int(self.clock()), context["partition"], context["op_class"])
+        second, op_class = int(self.clock()), context["op_class"]
+        bucket = self._bucket(second, context["partition"], op_class)
+        bucket.requests += 1
+        bucket.attempts += context.get("attempts", 1)
+        bucket.throttled += context.get("throttled", 0)
+        bucket.latency.record_value(max(1, int(response_time * 1000)))
+        if exception is not None:
+            bucket.failures += 1
+            bucket.errors[context.get("error_code") or type(exception).__name__] += 1
+        spread = context.get("partitions")  # a scan across PartitionKeys: entities go where they were
+        for partition, entities in (spread.items() if spread else ((context["partition"], context["entities"]),)):
+            target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)
+            target.offered += entities
+            if exception is None:
+                target.entities += entities
+                if context.get("estimated"):
+                    target.estimated += entities
+
+    def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
+        key = (second, partition, op_class)
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = Bucket()
-        entities = context["entities"]
-        bucket.requests += 1
-        bucket.offered += entities
-        bucket.attempts += context.get("attempts", 1)
-        bucket.throttled += context.get("throttled", 0)
-        if exception is None:
-            bucket.entities += entities
-        else:
-            bucket.failures += 1
-            bucket.errors[context.get("error_code") or type(exception).__name__] += 1
-        bucket.latency.record_value(max(1, int(response_time * 1000)))
+        return bucket
 
     def on_test_start(self, environment: Any, **_: Any) -> None:
         self.buckets.clear()

@@ -1,10 +1,11 @@
-"""Locust users that drive one PartitionKey with a weighted mix of table operations.
+"""Locust users that drive a PartitionKey design with a weighted mix of table operations.
 
 Subclass ``TableUser`` to describe your own workload; class attributes left at ``None``
 take the run's settings (command line, web UI form or environment)::
 
     class OrdersUser(TableUser):
-        partition_key = "orders-2026"
+        key_strategy = "hash-prefix:16"
+        skew = "zipfian:0.9"
         mix = {"read": 80, "upsert": 20}
         wait_time = constant_throughput(10)   # a fixed offered load per user
 """
@@ -14,69 +15,80 @@ from __future__ import annotations
 import random
 import secrets
 from collections import deque
-from itertools import accumulate
+from itertools import accumulate, count
 from typing import Any, ClassVar
 
 from locust import User, constant, task
 
 from .client import TableOperations
 from .config import Settings
-from .keys import row_key
+from .keys import row_key, row_key_maker
 from .lifecycle import current_run
 
 __all__ = ["TableUser", "HotPartitionUser"]
 
-#: How many of its own inserted RowKeys a user remembers for deletes.
+#: How many of its own inserted entities a user remembers for deletes.
 OWN_ROWS_KEPT = 10_000
+FILTER = "n lt 10"  # filtered scans return about a tenth of the rows they scan
+_streams = count()
 
 
 class TableUser(User):
-    """An abstract user aimed at one PartitionKey of the run's test table.
+    """An abstract user aimed at the run's test table, with a PartitionKey design.
 
     Class attributes (``None`` = the run's setting):
 
-    - ``partition_key``: the PartitionKey every operation targets.
-    - ``mix``: operation -> weight; operations: read, scan, insert, upsert (merge),
-      replace (upsert replace), update (merge, If-Match *), delete, batch.
-    - ``batch_size``: upserts per entity group transaction (<= 100).
-    - ``scan_size``: rows a row range scan asks for.
-    - ``wait_time``: Locust's; the default ``constant(0)`` is a closed loop (as fast as
-      the service answers); ``constant_throughput(n)`` fixes the offered load.
+    - ``key_strategy``: ``single`` (``partition_key``), ``set:N``, ``hash-prefix:N``, ``guid``,
+      ``append-only``, ``prepend-only``, ``timestamp:FORMAT``, ``template:TEXT``.
+    - ``row_key_strategy``: RowKeys of new entities (``sequential``, ``guid``, ``append-only``…).
+    - ``skew``: how accesses spread over the keys: ``uniform``, ``zipfian[:theta]``, ``hotspot:OPS,KEYS``.
+    - ``mix``: operation -> weight (see ``loadtest.config.OP_CLASS``).
+    - ``batch_size``, ``batch_mix``: operations per entity group transaction, and their kinds.
+    - ``scan_size``: rows a scan asks for.
+    - ``wait_time``: Locust's; the default ``constant(0)`` is a closed loop (as fast as the
+      service answers); ``constant_throughput(n)`` fixes the offered load.
 
-    Reads, updates and scans address the seeded rows (RowKeys ``0000000000`` up);
-    inserts and batches write new RowKeys unique to the user; deletes remove rows the user
-    inserted itself (and insert one when it has none yet), so seeded rows stay readable.
+    Reads, updates and scans address seeded entities; inserts and batches write new ones;
+    deletes remove entities the user inserted itself (and insert one when it has none yet).
     """
 
     abstract = True
     wait_time = constant(0)
 
     partition_key: ClassVar[str | None] = None
+    key_strategy: ClassVar[str | None] = None
+    row_key_strategy: ClassVar[str | None] = None
+    skew: ClassVar[str | None] = None
     mix: ClassVar[dict[str, int] | None] = None
     batch_size: ClassVar[int | None] = None
+    batch_mix: ClassVar[dict[str, int] | None] = None
     scan_size: ClassVar[int | None] = None
 
     def __init__(self, environment: Any) -> None:
         super().__init__(environment)
         run = current_run(environment)
         settings: Settings = run.settings
-        self.key = self.partition_key if self.partition_key is not None else settings.partition_key
-        weights = self.mix if self.mix is not None else settings.mix
-        self._ops = [getattr(self, f"do_{name}") for name in weights]
-        self._cum_weights = list(accumulate(weights.values()))
-        self._batch = self.batch_size or settings.batch_size
-        self._scan = self.scan_size or settings.scan_size
-        self._shape = settings.shape
+        overrides = {
+            name: getattr(self, name)
+            for name in ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix",
+                         "scan_size")  # fmt: skip
+            if getattr(self, name) is not None
+        }
+        if overrides:
+            settings = Settings.from_options(_options(settings, overrides))
+        stream = next(_streams)
+        self.keys = settings.keys(stream=stream)
+        self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
+        self._ops = [getattr(self, "do_" + name.replace("-", "_")) for name in settings.mix]
+        self._cum_weights = list(accumulate(settings.mix.values()))
+        self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
+        self.settings = settings
         self._seeded = max(1, run.seeded)
-        self._prefix = f"u{secrets.token_hex(4)}-"
-        self._counter = 0
-        self._own: deque[str] = deque(maxlen=OWN_ROWS_KEPT)
+        self._select = list(settings.select) or None
+        self._new_row = row_key_maker(settings.row_key_strategy, prefix=f"u{secrets.token_hex(4)}-", seed=stream)
+        self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
         self.table = TableOperations(
-            target=run.target,
-            table=run.table.name,
-            partition_key=self.key,
-            request_event=environment.events.request,
-            retries=settings.retries,
+            target=run.target, table=run.table.name, request_event=environment.events.request, retries=settings.retries
         )
 
     def on_stop(self) -> None:
@@ -84,49 +96,101 @@ class TableUser(User):
 
     @task
     def one_operation(self) -> None:
-        random.choices(self._ops, cum_weights=self._cum_weights)[0]()
+        self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _seeded_row(self) -> str:
-        return row_key(random.randrange(self._seeded))
+    def _entity(self, pk: str, rk: str) -> dict[str, Any]:
+        return self.settings.shape.entity(pk, rk, self.rng.randrange(100))
 
-    def _new_row(self) -> str:
-        self._counter += 1
-        return f"{self._prefix}{self._counter:010d}"
+    def _range(self) -> tuple[str, str, str, int]:
+        """A RowKey range of up to ``scan_size`` seeded rows in one partition: (pk, low, high, rows known)."""
+        pk, _ = self.keys.existing(self._seeded)
+        rows = self.keys.seeded_rows(pk, self._seeded) or 1
+        size = min(self.settings.scan_size, rows)
+        start = self.rng.randrange(rows - size + 1)
+        return pk, row_key(start), row_key(start + size), size
 
     # --- one method per operation, named do_<operation> -----------------------------------
 
     def do_read(self) -> None:
-        self.table.read(self._seeded_row())
+        self.table.read(*self.keys.existing(self._seeded), select=self._select)
 
     def do_scan(self) -> None:
-        start = random.randrange(max(1, self._seeded - self._scan + 1))
-        self.table.scan(row_key(start), row_key(start + self._scan), page_size=self._scan)
+        pk, low, high, _ = self._range()
+        self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select)
+
+    def do_filter_scan(self) -> None:
+        pk, low, high, known = self._range()
+        self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select, where=FILTER, known_rows=known)
+
+    def do_partition_scan(self) -> None:
+        low, _ = self.keys.existing(self._seeded)
+        self.table.scan_partitions(low, "~", limit=self.settings.scan_size, select=self._select)
+
+    def do_table_scan(self) -> None:
+        self.table.scan_partitions("", "", limit=self.settings.scan_size, select=self._select)
 
     def do_insert(self) -> None:
-        key = self._new_row()
-        if self.table.insert(self._shape.entity(self.key, key)) is not None:
-            self._own.append(key)
+        entity = self._entity(self.keys.new_partition(), self._new_row())
+        if self.table.insert(entity) is not None:
+            self._own.append((entity["PartitionKey"], entity["RowKey"]))
 
     def do_upsert(self) -> None:
-        self.table.upsert(self._shape.entity(self.key, self._seeded_row()))
+        self.table.upsert(self._entity(*self.keys.existing(self._seeded)))
 
     def do_replace(self) -> None:
-        self.table.replace(self._shape.entity(self.key, self._seeded_row()))
+        self.table.replace(self._entity(*self.keys.existing(self._seeded)))
 
     def do_update(self) -> None:
-        self.table.update(self._shape.entity(self.key, self._seeded_row()))
+        self.table.update(self._entity(*self.keys.existing(self._seeded)))
+
+    def do_update_etag(self) -> None:
+        """Optimistic concurrency: read, then update only if nobody changed the entity meanwhile."""
+        pk, rk = self.keys.existing(self._seeded)
+        current = self.table.read(pk, rk)
+        if current is not None:
+            self.table.update(self._entity(pk, rk), etag=current.metadata["etag"])
 
     def do_delete(self) -> None:
         if not self._own:
             self.do_insert()
             return
-        self.table.delete(self._own.popleft())
+        self.table.delete(*self._own.popleft())
 
     def do_batch(self) -> None:
-        self.table.batch(self._shape.entity(self.key, self._new_row()) for _ in range(self._batch))
+        """``batch_size`` operations of ``batch_mix`` kinds on one PartitionKey, each entity once."""
+        pk = self.keys.new_partition()
+        seeded = self.keys.seeded_rows(pk, self._seeded)
+        updatable = self.rng.sample(range(seeded), min(seeded, self.settings.batch_size)) if seeded else []
+        mine = [rk for own_pk, rk in self._own if own_pk == pk][: self.settings.batch_size]
+        operations, deleted = [], []
+        for kind in self.rng.choices(self._batch_kinds, cum_weights=self._batch_weights, k=self.settings.batch_size):
+            if kind == "update" and updatable:
+                operations.append(("update", self._entity(pk, row_key(updatable.pop()))))
+            elif kind == "delete" and mine:
+                deleted.append(rk := mine.pop())
+                operations.append(("delete", {"PartitionKey": pk, "RowKey": rk}))
+            else:  # insert, upsert, replace of a new entity (also when nothing is left to update or delete)
+                operations.append((kind if kind in ("insert", "upsert", "replace") else "upsert",
+                                   self._entity(pk, self._new_row())))  # fmt: skip
+        if self.table.batch(operations) is not None:
+            gone = set(deleted)
+            kept = [(p, r) for p, r in self._own if not (p == pk and r in gone)]
+            self._own = deque(kept, maxlen=OWN_ROWS_KEPT)
+            self._own.extend((pk, e["RowKey"]) for kind, e in operations if kind == "insert")
+
+
+def _options(settings: Settings, overrides: dict[str, Any]) -> Any:
+    """The run's settings with a subclass's class attributes over them, as options to validate."""
+    from .config import namespace
+
+    values = {k: v for k, v in settings.public().items() if k != "connection_string"}
+    for name, value in overrides.items():
+        values[name] = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value
+    return namespace(**values, connection_string=settings.connection_string)
 
 
 class HotPartitionUser(TableUser):
-    """Every operation on the run's one PartitionKey: the docs' single-partition stress test."""
+    """The run's key strategy (by default one PartitionKey: the docs' single-partition stress test)."""
+

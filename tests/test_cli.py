@@ -15,6 +15,7 @@ from conftest import ROOT
 
 from loadtest.backend import AZURITE_KEY, TestTable
 from loadtest.entities import EntityShape
+from loadtest.keys import key_strategy
 
 SHORT = ("-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "200")
 
@@ -117,7 +118,7 @@ BAD_INPUTS = [
     (["--entity-size", str(2 * 1024 * 1024)], "1 MiB"),
     (["--properties", "300"], "at most 255"),
     (["--entity-size", "100000", "--properties", "1"], "at most 32768"),
-    (["--mix", "read=1,explode=2"], "valid operations: read, scan, insert, upsert, replace, update, delete, batch"),
+    (["--mix", "read=1,explode=2"], "valid operations: read, scan, filter-scan, partition-scan, table-scan, insert"),
     (["--mix", "read=0,upsert=0"], "at least one operation needs a weight above 0"),
     (["--batch-size", "101"], "from 1 to 100"),
     (["--entity-size", "65536", "--batch-size", "100"], "exceeds the 4 MiB"),
@@ -176,7 +177,7 @@ def test_no_node_for_the_embedded_default_says_how_to_get_it(loadtest):
 
 
 def test_an_existing_table_is_never_written_without_reuse(loadtest, azurite, table):
-    table.seed("hot", 10, EntityShape.for_size(1024), progress=False)
+    table.seed(key_strategy("single"), 10, EntityShape.for_size(1024), progress=False)
     done = loadtest("run", *SHORT, "--table", table.name, "--connection-string", azurite.connection_string)
     assert done.code == 1 and "pass --reuse-table" in done.stderr, done.output
     assert table.count() == 10

@@ -1,8 +1,9 @@
+import pytest
 from synthetic import environment
 
 from loadtest.client import NAMES, TableOperations
 from loadtest.entities import EntityShape
-from loadtest.keys import row_key
+from loadtest.keys import key_strategy, row_key
 from loadtest.metrics import PartitionMetrics
 
 SHAPE = EntityShape.for_size(1024)
@@ -13,13 +14,13 @@ def recorder(target, table):
     events = []
     env.events.request.add_listener(lambda **kw: events.append(kw))
     metrics = PartitionMetrics.register(env)
-    ops = TableOperations(target=target, table=table.name, partition_key="hot", request_event=env.events.request)
+    ops = TableOperations(target=target, table=table.name, request_event=env.events.request)
     return ops, events, metrics
 
 
 def test_a_batch_of_n_is_counted_as_n_entities(target, table):
     ops, events, metrics = recorder(target, table)
-    ops.batch(SHAPE.entity("hot", f"b{i:03d}") for i in range(37))
+    ops.batch([("upsert", SHAPE.entity("hot", f"b{i:03d}")) for i in range(37)])
     (event,) = events
     assert event["request_type"] == "batch" and event["exception"] is None
     assert event["context"]["entities"] == 37 and event["context"]["op_class"] == "PUT"
@@ -28,22 +29,22 @@ def test_a_batch_of_n_is_counted_as_n_entities(target, table):
 
 
 def test_a_row_range_scan_counts_the_entities_it_returned(target, table):
-    table.seed("hot", 50, SHAPE, progress=False)
+    table.seed(key_strategy("single"), 50, SHAPE, progress=False)
     ops, events, _ = recorder(target, table)
-    ops.scan(row_key(10), row_key(30), page_size=7)  # three continuation tokens followed
+    ops.scan("hot", row_key(10), row_key(30), page_size=7)  # three continuation tokens followed
     (event,) = events
     assert event["context"]["entities"] == 20 and event["context"]["op_class"] == "GET"
 
 
 def test_each_operation_fires_one_event_with_context_and_a_low_cardinality_name(target, table):
-    table.seed("hot", 5, SHAPE, progress=False)
+    table.seed(key_strategy("single"), 5, SHAPE, progress=False)
     ops, events, _ = recorder(target, table)
-    ops.read(row_key(1))
+    ops.read("hot", row_key(1))
     ops.insert(SHAPE.entity("hot", "new1"))
     ops.upsert(SHAPE.entity("hot", row_key(2)))
     ops.replace(SHAPE.entity("hot", row_key(3)))
     ops.update(SHAPE.entity("hot", row_key(4)))
-    ops.delete("new1")
+    ops.delete("hot", "new1")
     assert [e["request_type"] for e in events] == ["read", "insert", "upsert", "replace", "update", "delete"]
     for event in events:
         assert event["exception"] is None, event
@@ -55,11 +56,78 @@ def test_each_operation_fires_one_event_with_context_and_a_low_cardinality_name(
 
 def test_failures_are_classified_by_the_service_error_code(target, table):
     ops, events, metrics = recorder(target, table)
-    ops.read("missing")
+    ops.read("hot", "missing")
     ops.insert(SHAPE.entity("hot", "dup"))
     ops.insert(SHAPE.entity("hot", "dup"))
-    codes = [e["context"]["error_code"] for e in events]
+    codes = [e["context"].get("error_code") for e in events]
     assert codes == ["ResourceNotFound", None, "EntityAlreadyExists"]
     assert events[0]["exception"].code == "ResourceNotFound" and events[0]["exception"].status == 404
     errors = sum((b.errors for b in metrics.buckets.values()), start=__import__("collections").Counter())
     assert errors == {"ResourceNotFound": 1, "EntityAlreadyExists": 1}
+
+
+def test_a_mixed_batch_is_counted_operation_by_operation(target, table):
+    table.seed(key_strategy("single"), 10, SHAPE, progress=False)
+    ops, events, metrics = recorder(target, table)
+    ops.insert(SHAPE.entity("hot", "old1"))
+    ops.insert(SHAPE.entity("hot", "old2"))
+    batch = [("insert", SHAPE.entity("hot", "new1")), ("upsert", SHAPE.entity("hot", "new2")),
+             ("replace", SHAPE.entity("hot", row_key(1))), ("update", SHAPE.entity("hot", row_key(2), n=77)),
+             ("delete", {"PartitionKey": "hot", "RowKey": "old1"}),
+             ("delete", {"PartitionKey": "hot", "RowKey": "old2"})]  # fmt: skip
+    ops.batch(batch)
+    event = events[-1]
+    assert event["exception"] is None, event
+    assert event["context"]["entities"] == 6
+    assert event["context"]["operations"] == {"insert": 1, "upsert": 1, "replace": 1, "update": 1, "delete": 2}
+    assert sum(b.entities for (_, _, c), b in metrics.buckets.items() if c == "PUT") == 2 + 6
+    assert table.count("hot") == 10 + 2  # +2 new, the two inserted before are deleted
+    assert target.table(table.name).get_entity("hot", row_key(2))["n"] == 77
+
+
+def test_a_batch_the_service_would_refuse_is_refused_before_sending(target, table):
+    from loadtest.errors import UsageError
+
+    ops, events, _ = recorder(target, table)
+    for bad, rule in [
+        ([("upsert", SHAPE.entity("hot", f"r{i}")) for i in range(101)], "1 to 100"),
+        ([("upsert", SHAPE.entity("a", "1")), ("upsert", SHAPE.entity("b", "2"))], "2 PartitionKeys"),
+        ([("upsert", SHAPE.entity("a", "1")), ("update", SHAPE.entity("a", "1"))], "one entity twice"),
+        ([("upsert", EntityShape.for_size(1_000_000).entity("a", f"{i}")) for i in range(5)], "at most 4 MiB"),
+    ]:
+        with pytest.raises(UsageError, match=rule):
+            ops.batch(bad)
+    assert events == [] and table.count() == 0
+
+
+def test_a_filtered_scan_reports_returned_and_estimated_scanned(target, table):
+    table.seed(key_strategy("single"), 200, SHAPE, progress=False)  # n = index % 100
+    ops, events, metrics = recorder(target, table)
+    ops.scan("hot", row_key(0), row_key(100), where="n lt 10", known_rows=100)
+    context = events[-1]["context"]
+    assert (context["returned"], context["entities"], context["estimated"]) == (10, 100, True)
+    assert events[-1]["request_type"] == "filter-scan"
+    assert sum(b.estimated for b in metrics.buckets.values()) == 100
+
+
+def test_partition_range_and_table_scans_count_per_partition(target, table):
+    table.seed(key_strategy("set:5"), 50, SHAPE, progress=False)
+    ops, events, metrics = recorder(target, table)
+    ops.scan_partitions("k0000001", "k0000003", limit=1000)
+    assert events[-1]["context"]["partitions"] == {"k0000001": 10, "k0000002": 10}
+    ops.scan_partitions("", "", limit=25)
+    assert events[-1]["context"]["entities"] == 25 and events[-1]["request_type"] == "table-scan"
+    per_partition = {}
+    for (_, partition, _), bucket in metrics.buckets.items():
+        per_partition[partition] = per_partition.get(partition, 0) + bucket.entities
+    assert per_partition["k0000001"] == 10 + 10 and sum(per_partition.values()) == 45
+
+
+def test_update_with_an_etag_fails_once_someone_else_changed_the_entity(target, table):
+    table.seed(key_strategy("single"), 3, SHAPE, progress=False)
+    ops, events, _ = recorder(target, table)
+    etag = ops.read("hot", row_key(0)).metadata["etag"]
+    ops.update(SHAPE.entity("hot", row_key(0), n=1), etag=etag)
+    ops.update(SHAPE.entity("hot", row_key(0), n=2), etag=etag)  # stale now
+    assert [e["context"].get("error_code") for e in events[1:]] == [None, "UpdateConditionNotSatisfied"]
+    assert events[-1]["request_type"] == "update-etag"

@@ -40,7 +40,7 @@ def test_mix_parses_weights_and_drops_zeros():
 @pytest.mark.parametrize(
     "text,rule",
     [
-        ("read=60,fly=10", "unknown operation 'fly'; valid operations: read, scan, insert"),
+        ("read=60,fly=10", "unknown operation 'fly'; valid operations: read, scan, filter-scan, partition-scan"),
         ("read=0,upsert=0", "at least one operation needs a weight above 0"),
         ("read", "needs a whole, non-negative weight"),
         ("read=-1", "needs a whole, non-negative weight"),
