@@ -25,7 +25,7 @@ import gevent
 from . import webui
 from .backend import Target, TestTable, redact, resolve_target
 from .config import CONNECTION_STRING_ENV, Settings, namespace
-from .errors import EXIT_OK, ToolError
+from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .metrics import PartitionMetrics
 from .results import Results, RunInfo
 from .verdict import assess, checks_for, exit_code
@@ -198,6 +198,8 @@ def _on_test_stop(run: StressRun, environment: Any) -> None:
 
     if not run.started:
         return
+    # until the outputs are written, this run has failed (a crash below must not exit 0)
+    run.exit_code = environment.process_exit_code = EXIT_RUN_FAILED
     if hasattr(environment.runner, "clients"):  # a master: every worker's last seconds first
         silent = run.metrics.collect_workers(environment.runner, timeout=(environment.stop_timeout or 0) + 15)
         if silent:

@@ -1,36 +1,50 @@
-"""The request listener: per-second buckets of requests, entities, errors and latency per partition.
+"""The request listener: per-second counts of requests, entities and errors per partition.
 
-Buckets are keyed by (second, partition, op_class). Latency goes into an HDR histogram
-(microseconds, 2 significant digits), not Locust's rounded buckets. Workers hand their
-buckets to the master in ``report_to_master`` (and forget them, so none is counted twice);
-the master merges them in ``worker_report``.
+Buckets are keyed by (second, partition, op_class); latency goes into one HDR histogram per
+(second, op_class) (microseconds, 2 significant digits), not Locust's rounded buckets.
+
+Many keys, bounded memory: a frequent-items sketch (Apache DataSketches) follows the heaviest
+PartitionKeys and an HLL sketch estimates how many distinct ones the run touched. Seconds
+older than ``COMPACT_AFTER_S`` keep exact buckets only for the current top ``TOP_K`` keys;
+the rest fold into one ``OTHER`` bucket per second. A key hot from the start is never folded,
+so its counts stay exact.
+
+Workers hand their buckets, histograms and sketches to the master in ``report_to_master``
+(and start afresh, so nothing is counted twice); the master merges them in ``worker_report``.
 """
 
 from __future__ import annotations
 
+import base64
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import datasketches as ds
 import gevent
 from hdrh.histogram import HdrHistogram
 
-__all__ = ["Bucket", "PartitionMetrics", "new_histogram"]
+__all__ = ["Bucket", "OTHER", "PartitionMetrics", "TOP_K", "new_histogram"]
 
 LATENCY_MAX_US = 3_600_000_000  # one hour
 REPORT_KEY = "partition_stress"
 STOP_MESSAGE = "partition_stress_stop"  # master -> worker: stop your users now (the master is quitting)
 FINAL_MESSAGE = "partition_stress_final"  # worker -> master: the last buckets, after the users stopped
+TOP_K = 50  # PartitionKeys kept exactly, per second
+COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
+OTHER = "#other"  # '#' is forbidden in keys: this never collides with a real PartitionKey
+SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
+_COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled")
 
 
 def new_histogram() -> HdrHistogram:
     return HdrHistogram(1, LATENCY_MAX_US, 2)
 
 
-@dataclass
+@dataclass(slots=True)
 class Bucket:
-    """One second of one op class on one partition."""
+    """One second of one op class on one partition (or on the ``OTHER`` partitions together)."""
 
     requests: int = 0
     failures: int = 0
@@ -40,26 +54,18 @@ class Bucket:
     attempts: int = 0
     throttled: int = 0
     errors: Counter[str] = field(default_factory=Counter)
-    latency: HdrHistogram = field(default_factory=new_histogram)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "requests": self.requests,
-            "failures": self.failures,
-            "entities": self.entities,
-            "offered": self.offered,
-            "estimated": self.estimated,
-            "attempts": self.attempts,
-            "throttled": self.throttled,
-            "errors": dict(self.errors),
-            "latency": self.latency.encode().decode("ascii"),
-        }
+        return {**{name: getattr(self, name) for name in _COUNTERS}, "errors": dict(self.errors)}
 
     def merge(self, data: dict[str, Any]) -> None:
-        for name in ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled"):
+        for name in _COUNTERS:
             setattr(self, name, getattr(self, name) + data.get(name, 0))
-        self.errors.update(data["errors"])
-        self.latency.decode_and_add(data["latency"])
+        self.errors.update(data.get("errors", {}))
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
 
 
 class PartitionMetrics:
@@ -69,6 +75,12 @@ class PartitionMetrics:
         self.environment = environment
         self.clock = clock  # seconds since the epoch; tests pass their own
         self.buckets: dict[tuple[int, str, str], Bucket] = {}
+        self.latency: dict[tuple[int, str], HdrHistogram] = {}
+        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
+        self.distinct = ds.hll_union(SKETCH_LG_K)
+        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+        self.folded_before = 0  # seconds before this are compacted
+        self._top: frozenset[str] = frozenset()
         self.load: dict[int, dict[str, float]] = {}  # second -> users, cpu
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -107,7 +119,10 @@ class PartitionMetrics:
         bucket.requests += 1
         bucket.attempts += context.get("attempts", 1)
         bucket.throttled += context.get("throttled", 0)
-        bucket.latency.record_value(max(1, int(response_time * 1000)))
+        hist = self.latency.get((second, op_class))
+        if hist is None:
+            hist = self.latency[(second, op_class)] = new_histogram()
+        hist.record_value(max(1, int(response_time * 1000)))
         if exception is not None:
             bucket.failures += 1
             bucket.errors[context.get("error_code") or type(exception).__name__] += 1
@@ -115,12 +130,16 @@ class PartitionMetrics:
         for partition, entities in (spread.items() if spread else ((context["partition"], context["entities"]),)):
             target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)
             target.offered += entities
+            self.heavy.update(partition, max(1, entities))
+            self._distinct_here.update(partition)
             if exception is None:
                 target.entities += entities
                 if context.get("estimated"):
                     target.estimated += entities
 
     def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
+        if second < self.folded_before and partition not in self._top:
+            partition = OTHER  # a late report for a compacted second
         key = (second, partition, op_class)
         bucket = self.buckets.get(key)
         if bucket is None:
@@ -129,6 +148,12 @@ class PartitionMetrics:
 
     def on_test_start(self, environment: Any, **_: Any) -> None:
         self.buckets.clear()
+        self.latency.clear()
+        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
+        self.distinct = ds.hll_union(SKETCH_LG_K)
+        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+        self.folded_before = 0
+        self._top = frozenset()
         self.load.clear()
         self.lost_workers.clear()
         self.worker_reports.clear()
@@ -152,7 +177,7 @@ class PartitionMetrics:
 
     def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
         self.worker_reports[client_id] = self.clock()
-        self._merge(data.get(REPORT_KEY, ()))
+        self._merge(data.get(REPORT_KEY))
 
     def on_worker_test_stop(self, environment: Any, **_: Any) -> None:
         """On a worker whose users have stopped: hand over what the periodic reports have not."""
@@ -160,7 +185,7 @@ class PartitionMetrics:
 
     def on_final(self, environment: Any, msg: Any, **_: Any) -> None:
         self.worker_reports[msg.node_id] = self.clock()
-        self._merge(msg.data.get(REPORT_KEY, ()))
+        self._merge(msg.data.get(REPORT_KEY))
         self.finals.add(msg.node_id)
 
     def collect_workers(self, runner: Any, timeout: float) -> list[str]:
@@ -185,18 +210,57 @@ class PartitionMetrics:
             gevent.sleep(0.1)
         return waiting
 
-    def _drain(self) -> list[list[Any]]:
-        drained = [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
+    def _drain(self) -> dict[str, Any]:
+        """Everything since the last report, then start afresh (a worker)."""
+        drained = {
+            "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
+            "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
+            "heavy": _b64(self.heavy.serialize()),
+            "distinct": _b64(self._distinct_here.serialize_compact()),
+        }
         self.buckets.clear()
+        self.latency.clear()
+        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
+        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         return drained
 
-    def _merge(self, buckets: Any) -> None:
-        for second, partition, op_class, bucket in buckets:
-            key = (int(second), partition, op_class)
-            mine = self.buckets.get(key)
-            if mine is None:
-                mine = self.buckets[key] = Bucket()
-            mine.merge(bucket)
+    def _merge(self, data: Any) -> None:
+        if not data:
+            return
+        for second, partition, op_class, bucket in data["buckets"]:
+            self._bucket(int(second), partition, op_class).merge(bucket)
+        for second, op_class, encoded in data["latency"]:
+            hist = self.latency.get((int(second), op_class))
+            if hist is None:
+                hist = self.latency[(int(second), op_class)] = new_histogram()
+            hist.decode_and_add(encoded)
+        self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
+        self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
+
+    # --- many keys ------------------------------------------------------------------------
+
+    def top_partitions(self, k: int = TOP_K) -> list[str]:
+        """The k heaviest PartitionKeys by entities (the sketch's estimates; exact below its capacity)."""
+        items = self.heavy.get_frequent_items(ds.frequent_items_error_type.NO_FALSE_NEGATIVES)
+        return [item[0] for item in sorted(items, key=lambda item: (-item[1], item[0]))[:k]]
+
+    def distinct_partitions(self) -> float:
+        union = ds.hll_union(SKETCH_LG_K)
+        union.update(self.distinct.get_result())
+        union.update(self._distinct_here)
+        return union.get_result().get_estimate()
+
+    def compact(self, now: float | None = None) -> None:
+        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``."""
+        cutoff = int(self.clock() if now is None else now) - COMPACT_AFTER_S
+        if cutoff <= self.folded_before:
+            return
+        self._top = frozenset(self.top_partitions())
+        for key in [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]:
+            second, _, op_class = key
+            bucket = self.buckets.pop(key)
+            self._bucket(second, OTHER, op_class).merge(bucket.to_dict())
+        self.folded_before = cutoff
 
     def _sample_load(self) -> None:
         """Once a second: users running, the generator's CPU (ramp, steady, saturation) and lost workers."""
@@ -207,6 +271,7 @@ class PartitionMetrics:
                 continue
             self.load[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
             self._check_workers(runner)
+            self.compact()
 
     def _check_workers(self, runner: Any) -> None:
         """Record a worker that went missing (no heartbeat): its unreported seconds are lost."""

@@ -16,14 +16,14 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .metrics import Bucket, PartitionMetrics, new_histogram
+from .metrics import COMPACT_AFTER_S, OTHER, Bucket, PartitionMetrics, new_histogram
 
 __all__ = ["AccountRow", "Finding", "PartitionRow", "Results", "RunInfo", "moving_average_peak", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 PEAK_WINDOW_S = 10
 TIMESERIES_FIELDS = (
-    "t", "second", "partition", "op_class", "requests", "failures", "entities", "offered", "attempts",
+    "t", "second", "partition", "op_class", "requests", "failures", "entities", "offered", "estimated", "attempts",
     "throttled", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users",
 )  # fmt: skip
 
@@ -66,12 +66,10 @@ class PartitionRow(AccountRow):
     op_class: str  # GET | PUT | ALL (both, the figure the partition's target applies to)
     requests: int
     offered: int = 0
+    estimated: int = 0  # entities counted from what the run knows of the partition (filtered scans)
     failures: int = 0
     attempts: int = 0
     throttled: int = 0
-    p50_ms: float = 0.0
-    p95_ms: float = 0.0
-    p99_ms: float = 0.0
 
 
 @dataclass(kw_only=True)
@@ -110,6 +108,8 @@ class Results:
     timeseries: list[dict[str, Any]] = field(default_factory=list)
     load: list[dict[str, Any]] = field(default_factory=list)  # per second: users, generator cpu %
     workers: dict[str, Any] = field(default_factory=dict)  # distributed runs: reported and lost workers
+    latency: dict[str, dict[str, float]] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
+    keys: dict[str, Any] = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
     schema: int = SCHEMA_VERSION
 
     # --- building -----------------------------------------------------------------------
@@ -117,8 +117,7 @@ class Results:
     @classmethod
     def build(cls, metrics: PartitionMetrics, run: RunInfo) -> Results:
         """Per-partition and account figures from the per-second buckets."""
-        buckets = metrics.buckets
-        seconds = [key[0] for key in buckets]
+        seconds = [key[0] for key in metrics.buckets]
         first = int(metrics.started or min(seconds, default=0))
         last = max(seconds, default=first)
         if metrics.stopped:
@@ -133,6 +132,8 @@ class Results:
         run.steady_seconds = len(steady)
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
         window = run.peak_window_s = max(1, min(PEAK_WINDOW_S, len(steady)))
+        metrics.compact(now=last + COMPACT_AFTER_S + 1)  # only the top keys stay apart from OTHER
+        buckets = metrics.buckets
 
         per_key: dict[tuple[str, str], dict[int, Bucket]] = defaultdict(dict)
         for (second, partition, op_class), bucket in buckets.items():
@@ -149,7 +150,6 @@ class Results:
             for i, value in enumerate(series):
                 account_series[i] += value
                 totals[i] += value
-            hist = new_histogram()
             row = PartitionRow(
                 partition=partition, op_class=op_class, requests=0, entities=0,
                 mean_eps=_mean(series, span, steady), peak_eps=round(moving_average_peak(series, window), 2),
@@ -162,15 +162,22 @@ class Results:
                 row.failures += bucket.failures
                 row.attempts += bucket.attempts
                 row.throttled += bucket.throttled
+                row.estimated += bucket.estimated
                 errors.update(bucket.errors)
-                hist.add(bucket.latency)
             attempts += row.attempts
             row.ratio = round(row.peak_eps / run.partition_target, 4)
-            row.p50_ms, row.p95_ms, row.p99_ms = _pct(hist, 50), _pct(hist, 95), _pct(hist, 99)
             rows.append(row)
+        latency = {}
+        for op_class in sorted({c for _, c in metrics.latency}):
+            hist = new_histogram()
+            for (_, c), h in metrics.latency.items():
+                if c == op_class:
+                    hist.add(h)
+            latency[op_class] = {"p50_ms": _pct(hist, 50), "p95_ms": _pct(hist, 95), "p99_ms": _pct(hist, 99),
+                                 "max_ms": round(hist.get_max_value() / 1000.0, 2)}  # fmt: skip
         for partition, series in sorted(partition_series.items()):
             op_rows = [r for r in rows if r.partition == partition]
-            if len(op_rows) > 1:
+            if len(op_rows) > 1 and partition != OTHER:
                 peak = round(moving_average_peak(series, window), 2)
                 rows.append(PartitionRow(
                     partition=partition, op_class="ALL", requests=sum(r.requests for r in op_rows),
@@ -188,21 +195,24 @@ class Results:
             ratio=round(account_peak / run.account_target, 4),
         )
         timeseries = []
+        percentiles = {key: (_pct(h, 50), _pct(h, 95), _pct(h, 99), round(h.get_max_value() / 1000.0, 2))
+                       for key, h in metrics.latency.items()}  # fmt: skip
         for (second, partition, op_class), bucket in sorted(buckets.items()):
             load = metrics.load.get(second, {})
+            p50, p95, p99, top = percentiles.get((second, op_class), (0.0, 0.0, 0.0, 0.0))
             timeseries.append({
                 "t": second - first, "second": second, "partition": partition, "op_class": op_class,
                 "requests": bucket.requests, "failures": bucket.failures, "entities": bucket.entities,
-                "offered": bucket.offered, "attempts": bucket.attempts, "throttled": bucket.throttled,
-                "errors": dict(bucket.errors), "p50_ms": _pct(bucket.latency, 50), "p95_ms": _pct(bucket.latency, 95),
-                "p99_ms": _pct(bucket.latency, 99), "max_ms": round(bucket.latency.get_max_value() / 1000.0, 2),
-                "users": load.get("users"),
+                "offered": bucket.offered, "estimated": bucket.estimated, "attempts": bucket.attempts,
+                "throttled": bucket.throttled, "errors": dict(bucket.errors),
+                "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "max_ms": top, "users": load.get("users"),
             })  # fmt: skip
         load = [{"t": s - first, **v} for s, v in sorted(metrics.load.items()) if first <= s <= last]
         workers = {"reported": sorted(metrics.worker_reports), "lost": list(metrics.lost_workers.values())}
         return cls(
             run=run, partitions=rows, account=account, errors=dict(errors), attempts=attempts,
             timeseries=timeseries, load=load, workers=workers if metrics.worker_reports else {},
+            latency=latency, keys=_key_figures(rows, metrics, partition_series),
         )  # fmt: skip
 
     # --- the interchange form -------------------------------------------------------------
@@ -225,6 +235,8 @@ class Results:
             timeseries=list(data.get("timeseries", [])),
             load=list(data.get("load", [])),
             workers=dict(data.get("workers", {})),
+            latency=dict(data.get("latency", {})),
+            keys=dict(data.get("keys", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 
@@ -251,6 +263,20 @@ class Results:
 
     def rows(self, op_class: str | None = None) -> list[PartitionRow]:
         return [r for r in self.partitions if op_class is None or r.op_class == op_class]
+
+
+def _key_figures(rows: list[PartitionRow], metrics: PartitionMetrics, series: dict[str, list[float]]) -> dict[str, Any]:
+    """How concentrated the load was: distinct keys (estimated), tracked keys, top-1 and top-10 shares."""
+    totals = sorted(((sum(v), p) for p, v in series.items() if p != OTHER), reverse=True)
+    everything = sum(sum(v) for v in series.values()) or 1.0
+    return {
+        "distinct": round(metrics.distinct_partitions()),
+        "tracked": len(totals),
+        "top": [p for _, p in totals[:10]],
+        "top1_share": round(sum(t for t, _ in totals[:1]) / everything, 4),
+        "top10_share": round(sum(t for t, _ in totals[:10]) / everything, 4),
+        "estimated_entities": sum(r.estimated for r in rows if r.op_class != "ALL"),
+    }
 
 
 def _mean(series: list[float], span: list[int], steady: list[int]) -> float:

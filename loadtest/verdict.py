@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from statistics import mean
 
 from .errors import EXIT_CHECK_FAILED, EXIT_OK
+from .metrics import OTHER
 from .results import Finding, PartitionRow, Results
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level", "saturation"]
@@ -58,11 +59,16 @@ def assess(results: Results) -> Results:
     findings: list[Finding] = []
     worst: dict[str, int] = {}
     for row in results.partitions:
+        if row.partition == OTHER:
+            row.finding = ""  # many partitions together: the per-partition target does not apply
+            continue
         row.finding = level(row.ratio)
         if row.op_class != "ALL":
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
     window = results.run.peak_window_s
     for row in results.partitions:
+        if row.partition == OTHER:
+            continue
         if row.op_class == "ALL" and _ORDER[row.finding] <= worst.get(row.partition, 0):
             continue  # the total says nothing the op classes did not
         what = "GET and PUT together" if row.op_class == "ALL" else row.op_class

@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from .metrics import OTHER
 from .results import PEAK_WINDOW_S, moving_average_peak
 from .verdict import level
 
@@ -46,10 +47,12 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
         return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
     first = int(metrics.started or min(s for cells in per_partition.values() for s in cells))
     span = list(range(first, last + 1))
-    totals = {p: sum(c[0] + c[1] for c in cells.values()) for p, cells in per_partition.items()}
+    totals = {p: sum(c[0] + c[1] for c in cells.values()) for p, cells in per_partition.items() if p != OTHER}
     ranked = sorted(totals, key=totals.get, reverse=True)
     shown, rest = ranked[:top_n], ranked[top_n:]
-    groups = [(p, [p]) for p in shown] + ([(f"other partitions ({len(rest)})", rest)] if rest else [])
+    others = len(rest) + (round(metrics.distinct_partitions()) - len(ranked) if OTHER in per_partition else 0)
+    rest += [OTHER] if OTHER in per_partition else []
+    groups = [(p, [p]) for p in shown] + ([(f"other partitions ({others})", rest)] if rest else [])
     rows, series = [], {}
     for label, members in groups:
         get = [sum(per_partition[p].get(s, (0, 0, 0))[0] for p in members) for s in span]
@@ -58,7 +61,7 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
         both = [g + q for g, q in zip(get, put, strict=True)]
         peak = moving_average_peak(both, PEAK_WINDOW_S)
         if len(members) > 1:
-            peak /= len(members)  # the group's mean partition: the target is per partition
+            peak /= max(1, others)  # the group's mean partition: the target is per partition
         now_get, now_put = _recent(get), _recent(put)
         ratio = max(peak, now_get + now_put) / target
         rows.append({
@@ -71,7 +74,7 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
         "target": target,
         "rows": rows,
         "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": series},
-        "partitions": len(ranked),
+        "partitions": len(ranked) + max(0, others - len(rest) + (1 if OTHER in rest else 0)),
     }
 
 

@@ -1,7 +1,7 @@
 import pytest
 from synthetic import Clock, environment, fire, recorded
 
-from loadtest.metrics import REPORT_KEY, PartitionMetrics
+from loadtest.metrics import OTHER, REPORT_KEY, PartitionMetrics
 
 
 def test_entities_not_requests_are_counted_per_second_partition_and_op_class():
@@ -24,9 +24,9 @@ def test_failures_count_offered_not_served_and_keep_the_error_code():
 
 def test_latency_goes_into_an_hdr_histogram_unrounded():
     metrics = recorded({0: [{"ms": 1.234}] * 99 + [{"ms": 250.0}]})
-    (bucket,) = metrics.buckets.values()
-    assert bucket.latency.get_value_at_percentile(50) / 1000 == pytest.approx(1.234, rel=0.02)
-    assert bucket.latency.get_max_value() / 1000 == pytest.approx(250.0, rel=0.01)
+    (hist,) = metrics.latency.values()
+    assert hist.get_value_at_percentile(50) / 1000 == pytest.approx(1.234, rel=0.02)
+    assert hist.get_max_value() / 1000 == pytest.approx(250.0, rel=0.01)
 
 
 def test_requests_without_partition_context_are_ignored():
@@ -51,7 +51,48 @@ def test_worker_buckets_merge_on_the_master_exactly_once():
         # a second report carries nothing already sent
         again = {}
         worker.environment.events.report_to_master.fire(client_id=f"w{i}", data=again)
-        assert again[REPORT_KEY] == []
+        assert again[REPORT_KEY]["buckets"] == [] and again[REPORT_KEY]["latency"] == []
     (bucket,) = master.buckets.values()
     assert (bucket.requests, bucket.entities) == (30, 30)
-    assert bucket.latency.get_total_count() == 30
+    (hist,) = master.latency.values()
+    assert hist.get_total_count() == 30
+
+
+def test_many_keys_fold_into_other_and_planted_hot_keys_stay_exact():
+    clock = Clock()
+    metrics = PartitionMetrics.register(environment(), clock=clock)
+    metrics.on_test_start(environment=metrics.environment)
+    metrics.on_test_stop(environment=metrics.environment)  # no sampler in a unit test
+    for second in range(20):
+        clock.now = 1_000_000 + second + 0.5
+        for i in range(500):  # 10,000 distinct cold keys, 1 entity each
+            fire(metrics.environment, partition=f"cold{second * 500 + i}", entities=1)
+        fire(metrics.environment, partition="hot-a", entities=300)
+        fire(metrics.environment, partition="hot-b", op="upsert", op_class="PUT", entities=200)
+        metrics.compact()
+    partitions = {key[1] for key in metrics.buckets}
+    assert len(partitions) < 60 * 20 // 20 + 500 * 6  # folded: old seconds keep only top keys and OTHER
+    assert {"hot-a", "hot-b", OTHER} <= partitions
+    metrics.compact(now=clock.now + 100)
+    assert {key[1] for key in metrics.buckets} <= {*metrics.top_partitions(), OTHER}
+    exact = lambda p: sum(b.entities for (_, q, _), b in metrics.buckets.items() if q == p)  # noqa: E731
+    assert (exact("hot-a"), exact("hot-b")) == (300 * 20, 200 * 20)
+    assert sum(b.entities for b in metrics.buckets.values()) == 10_000 + 500 * 20
+    assert metrics.distinct_partitions() == pytest.approx(10_002, rel=0.05)
+    assert metrics.top_partitions(2) == ["hot-a", "hot-b"]
+
+
+def test_worker_sketches_merge_on_the_master():
+    clock = Clock()
+    worker_env, master_env = environment(), environment()
+    PartitionMetrics.register(worker_env, clock=clock)
+    master = PartitionMetrics.register(master_env, clock=clock)
+    for round_ in range(3):
+        for i in range(100):
+            fire(worker_env, partition=f"k{round_}-{i}")
+        fire(worker_env, partition="hot", entities=1000)
+        data = {}
+        worker_env.events.report_to_master.fire(client_id="w", data=data)
+        master_env.events.worker_report.fire(client_id="w", data=data)
+    assert master.top_partitions(1) == ["hot"]
+    assert master.distinct_partitions() == pytest.approx(301, rel=0.05)
