@@ -49,6 +49,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
     run.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
     add_options(run)
+    compare = commands.add_parser(
+        "compare",
+        help="run the same workload once per PartitionKey strategy and rank them",
+        description="Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "
+        "option given here, and writes comparison.html. Use --rate for the same offered load in each run.",
+    )
+    compare.add_argument("--strategies", required=True, help="comma list, e.g. single,hash-prefix:16,guid,append-only")
+    compare.add_argument(
+        "--out", default="", help="folder for comparison.html and one folder per run (default reports/compare-<id>)"
+    )
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
     return parser
@@ -101,6 +111,20 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     sys.exit(EXIT_OK)  # main() exits itself; this is never reached
 
 
+def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
+    from .compare import compare
+    from .lifecycle import new_run_id
+    from .report import render_comparison
+
+    strategies = [s.strip() for s in ns.strategies.split(",") if s.strip()]
+    if "--key-strategy" in run_args:
+        raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
+    out = Path(ns.out or Path("reports") / f"compare-{new_run_id()}")
+    comparison = compare(strategies, run_args, out)
+    print(f"Comparison: {render_comparison(comparison, out)}\n  {comparison.recommendation}")
+    return EXIT_OK
+
+
 def report(ns: argparse.Namespace) -> int:
     from .report import render
     from .results import Results
@@ -123,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if ns.command == "run":
             run(ns, extra)
+        if ns.command == "compare":
+            return compare_strategies(ns, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "report":

@@ -122,6 +122,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, action="store_true"),
     Option(("--keep-table",), "keep the test table after the run", False, action="store_true"),
     Option(("--retries",), "SDK retries per operation (each attempt is counted)", 3, int),
+    Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", "0"),
 )
 
 
@@ -211,6 +212,7 @@ class Settings:
     reuse_table: bool = False
     keep_table: bool = False
     retries: int = 3
+    rate: float = 0.0
 
     @classmethod
     def from_options(cls, options: Any) -> Settings:
@@ -266,6 +268,12 @@ class Settings:
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
         retries = _int("retries", get("retries", 3), minimum=0, maximum=20)
+        try:
+            rate = float(str(get("rate", 0) or 0))
+        except ValueError:
+            rate = -1.0
+        if rate < 0:
+            raise UsageError(f"--rate {get('rate')!r}: operations/s per user, 0 or more (0 = closed loop)")
         return cls(
             partition_key=partition_key,
             key_strategy=strategy_spec,
@@ -290,6 +298,7 @@ class Settings:
             reuse_table=reuse_table,
             keep_table=bool(get("keep_table", False)),
             retries=retries,
+            rate=rate,
         )
 
     def keys(self, stream: int = 0) -> KeyStrategy:
@@ -323,6 +332,7 @@ class Settings:
             "reuse_table": self.reuse_table,
             "keep_table": self.keep_table,
             "retries": self.retries,
+            "rate": self.rate,
         }
 
 

@@ -100,6 +100,7 @@ class PartitionMetrics:
         events.test_stop.add_listener(metrics.on_test_stop)
         events.report_to_master.add_listener(metrics.on_report_to_master)
         events.worker_report.add_listener(metrics.on_worker_report)
+        events.quit.add_listener(lambda **_: metrics.close())
         runner = environment.runner
         if _is_worker(environment):
             runner.register_message(STOP_MESSAGE, lambda **_: runner.stop(), concurrent=True)
@@ -236,6 +237,10 @@ class PartitionMetrics:
             hist.decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
+
+    def close(self) -> None:
+        """Free the sketches before the interpreter exits (nanobind reports objects still alive then)."""
+        self.heavy = self.distinct = self._distinct_here = None  # type: ignore[assignment]
 
     # --- many keys ------------------------------------------------------------------------
 

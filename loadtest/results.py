@@ -264,6 +264,18 @@ class Results:
     def rows(self, op_class: str | None = None) -> list[PartitionRow]:
         return [r for r in self.partitions if op_class is None or r.op_class == op_class]
 
+    def hottest_rows(self, n: int = 10) -> list[PartitionRow]:
+        """The ``n`` hottest partitions' rows (by peak, GET, PUT, ALL), then the other partitions' aggregate."""
+        peaks: dict[str, float] = {}
+        for row in self.partitions:
+            if row.partition != OTHER:
+                peaks[row.partition] = max(peaks.get(row.partition, 0.0), row.peak_eps)
+        shown = set(sorted(peaks, key=lambda p: (-peaks[p], p))[:n])
+        order = {"GET": 0, "PUT": 1, "ALL": 2}
+        rows = sorted((r for r in self.partitions if r.partition in shown),
+                      key=lambda r: (-peaks[r.partition], r.partition, order.get(r.op_class, 3)))  # fmt: skip
+        return rows + [r for r in self.partitions if r.partition == OTHER]
+
 
 def _key_figures(rows: list[PartitionRow], metrics: PartitionMetrics, series: dict[str, list[float]]) -> dict[str, Any]:
     """How concentrated the load was: distinct keys (estimated), tracked keys, top-1 and top-10 shares."""

@@ -16,9 +16,10 @@ import random
 import secrets
 from collections import deque
 from itertools import accumulate, count
+from types import MethodType
 from typing import Any, ClassVar
 
-from locust import User, constant, task
+from locust import User, constant, constant_throughput, task
 
 from .client import TableOperations
 from .config import Settings
@@ -83,6 +84,8 @@ class TableUser(User):
         self._cum_weights = list(accumulate(settings.mix.values()))
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self.settings = settings
+        if settings.rate > 0 and type(self).wait_time is TableUser.wait_time:
+            self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
         self._seeded = max(1, run.seeded)
         self._select = list(settings.select) or None
         self._new_row = row_key_maker(settings.row_key_strategy, prefix=f"u{secrets.token_hex(4)}-", seed=stream)

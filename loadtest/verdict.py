@@ -66,11 +66,15 @@ def assess(results: Results) -> Results:
         if row.op_class != "ALL":
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
     window = results.run.peak_window_s
+    hottest = max(worst, key=lambda p: (worst[p], max(r.peak_eps for r in results.partitions if r.partition == p)),
+                  default=None)  # fmt: skip
     for row in results.partitions:
         if row.partition == OTHER:
             continue
         if row.op_class == "ALL" and _ORDER[row.finding] <= worst.get(row.partition, 0):
             continue  # the total says nothing the op classes did not
+        if row.finding == "COOL" and row.partition != hottest:
+            continue  # the hottest partition is COOL: so is every other, no need to list them
         what = "GET and PUT together" if row.op_class == "ALL" else row.op_class
         findings.append(_finding(row.finding, (
             f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({window}-s average), "

@@ -20,7 +20,7 @@ def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
     seconds[3].append({"error": "ResourceNotFound"})
     results = assess(Results.build(recorded(seconds, steady_from=2), run_info(partition_target=50)))
     html = render(results, tmp_path).read_text()
-    assert html.count('src="data:image/png;base64,') == 4
+    assert html.count('src="data:image/png;base64,') == 5
     assert "http://" not in html.replace("http://127.0.0.1", "") and "https://" not in html
     for finding in results.findings:
         assert finding.remedy in html
@@ -47,7 +47,7 @@ def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_rep
         page.goto((measured_report / "report.html").as_uri())
         page.wait_for_load_state("load")
         widths = page.eval_on_selector_all("img.chart", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-        assert len(widths) == 4 and all(w > 300 for w in widths), widths
+        assert len(widths) == 5 and all(w > 300 for w in widths), widths  # heat map included
         kinds = page.eval_on_selector_all("#findings-table tr.finding", "rows => rows.map(r => r.dataset.kind)")
         assert kinds == [f["kind"] for f in results["findings"]] and kinds
         partitions = page.inner_text("#partitions-table")

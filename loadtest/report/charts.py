@@ -16,6 +16,7 @@ matplotlib.use("Agg")  # no display: the report is rendered headless
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ..metrics import OTHER  # noqa: E402
 from ..results import Results  # noqa: E402
 
 __all__ = ["all_charts", "timeseries_frame"]
@@ -72,7 +73,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
 
 
 def partition_peaks(results: Results) -> str:
-    rows = [r for r in results.partitions if r.op_class in ("GET", "PUT", "ALL")]
+    rows = [r for r in results.hottest_rows() if r.partition != OTHER]
     fig, ax = plt.subplots(figsize=(9, max(2.0, 0.45 * len(rows) + 1.2)))
     labels = [f"{r.partition} {r.op_class}" for r in rows]
     ax.barh(labels, [r.peak_eps for r in rows], color=[COLORS.get(r.op_class, "#888") for r in rows])
@@ -111,6 +112,51 @@ def errors_and_attempts(frame: pd.DataFrame) -> str:
     return _time_axes(fig, ax, "Operations, attempts and errors per second")
 
 
+def strategy_peaks(comparison: Any) -> str:
+    """Each strategy's hottest partition against the target, best first."""
+    order = {name: i for i, name in enumerate(comparison.ranking)}
+    outcomes = sorted(comparison.strategies, key=lambda o: order.get(o.strategy, len(order)))
+    fig, ax = plt.subplots(figsize=(9, max(2.0, 0.5 * len(outcomes) + 1.2)))
+    colors = ["#c62828" if o.ratio > 1 else "#ef6c00" if o.ratio >= 0.8 else "#2e7d32" for o in outcomes]
+    ax.barh([o.strategy for o in outcomes], [o.hottest_peak_eps for o in outcomes], color=colors)
+    ax.axvline(comparison.partition_target, color="red", linestyle="--", label=f"target {comparison.partition_target:,}/s")
+    for i, o in enumerate(outcomes):
+        label = f" {o.hottest_peak_eps:,.0f}/s ({o.ratio:.0%}), {o.partitions:,} keys"
+        ax.text(o.hottest_peak_eps, i, label, va="center", fontsize=8)
+    ax.set_xlabel("hottest partition's peak entities/s (10-second moving average)")
+    ax.set_title("Hottest partition per strategy (best first)")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3, axis="x")
+    return _png(fig)
+
+
+def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20) -> str:
+    """Key Visualizer-style: time across, the busiest partitions down, colour = share of the per-partition target.
+
+    The partitions beyond the tracked top keys are one row: their mean partition (entities over the
+    estimated distinct count).
+    """
+    fig, ax = plt.subplots(figsize=(9, 0.28 * (rows + 1) + 1.6))
+    target = results.run.partition_target
+    if not frame.empty:
+        table = _per_second(frame, "entities", "partition")
+        others = table.pop(OTHER) if OTHER in table.columns else None
+        busiest = table.sum().sort_values(ascending=False).index[:rows]
+        table = table[busiest]
+        if others is not None:
+            untracked = max(1, int(results.keys.get("distinct", 0)) - int(results.keys.get("tracked", 0)))
+            table[f"other ({untracked:,} keys, mean)"] = others / untracked
+        shares = (table / target).T.to_numpy()
+        image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=max(1.5, float(shares.max())),
+                          interpolation="nearest")  # fmt: skip
+        ax.set_yticks(range(len(table.columns)), [str(c)[:28] for c in table.columns], fontsize=7)
+        fig.colorbar(image, ax=ax, label="share of the per-partition target (1.0 = target)")
+    ax.set_xlabel("seconds since start")
+    ax.set_title("Key heat map: entities/s per partition as a share of the target")
+    return _png(fig)
+
+
 def all_charts(results: Results) -> dict[str, str]:
     frame = timeseries_frame(results)
     return {
@@ -118,4 +164,5 @@ def all_charts(results: Results) -> dict[str, str]:
         "peaks": partition_peaks(results),
         "latency": latency_over_time(frame),
         "errors": errors_and_attempts(frame),
+        "heat": heat_map(results, frame),
     }

@@ -1,0 +1,140 @@
+"""``loadtest compare``: the same workload once per PartitionKey strategy, then one ranked comparison.
+
+Each strategy runs as its own ``loadtest run`` (a child process): a fresh table, and a fresh
+embedded Azurite when no target is given, since Azurite slows as it fills. The comparison
+reads only the runs' results.json files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import RunError, UsageError
+from .keys import key_strategy
+from .metrics import OTHER
+from .results import Results
+
+__all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]
+
+#: What the docs say that Azurite cannot show: it has no range partitions.
+INFERRED = {
+    "append-only": "Inferred from the docs, not measured: append-only keys always insert into the last range "
+    "partition, so one partition server takes every insert however many keys there are.",
+    "prepend-only": "Inferred from the docs, not measured: prepend-only keys always insert into the first range "
+    "partition, so one partition server takes every insert however many keys there are.",
+    "timestamp": "Inferred from the docs, not measured: time-ordered keys put the current period's inserts on one "
+    "range partition; seconds-first formats (ssyyyyMMdd…) spread them over 60.",
+}
+
+
+@dataclass(kw_only=True)
+class StrategyOutcome:
+    strategy: str
+    run_dir: str
+    exit_code: int
+    hottest_partition: str = ""
+    hottest_peak_eps: float = 0.0
+    ratio: float = 0.0
+    partitions: int = 0
+    top1_share: float = 0.0
+    top10_share: float = 0.0
+    entities: int = 0
+    findings: list[str] = field(default_factory=list)
+    inferred: str = ""
+
+
+@dataclass(kw_only=True)
+class Comparison:
+    strategies: list[StrategyOutcome]
+    partition_target: int
+    settings: dict[str, Any]
+    ranking: list[str] = field(default_factory=list)
+    recommendation: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", spec).strip("-") or "strategy"
+
+
+def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
+    """One strategy's line of the comparison, from its results.json."""
+    outcome = StrategyOutcome(strategy=spec, run_dir=str(run_dir), exit_code=exit_code,
+                              inferred=INFERRED.get(spec.partition(":")[0], ""))  # fmt: skip
+    path = run_dir / "results.json"
+    if not path.exists():
+        return outcome
+    results = Results.load_file(path)
+    # a partition's figure against its target: GET and PUT together where it had both
+    totals = {row.partition: row for row in results.partitions if row.partition != OTHER and row.op_class != "ALL"}
+    totals.update({row.partition: row for row in results.partitions if row.op_class == "ALL"})
+    if totals:
+        hottest = max(totals.values(), key=lambda r: r.peak_eps)
+        outcome.hottest_partition, outcome.hottest_peak_eps = hottest.partition, hottest.peak_eps
+        outcome.ratio = hottest.ratio
+    outcome.partitions = int(results.keys.get("distinct", len(totals)))
+    outcome.top1_share = results.keys.get("top1_share", 0.0)
+    outcome.top10_share = results.keys.get("top10_share", 0.0)
+    outcome.entities = results.account.entities
+    outcome.findings = sorted({f.kind for f in results.findings})
+    return outcome
+
+
+def rank(outcomes: list[StrategyOutcome]) -> tuple[list[str], str]:
+    """Best first: the lowest hottest-partition ratio, then the least concentrated load."""
+    done = [o for o in outcomes if o.exit_code in (0, 3) and o.entities]
+    ordered = sorted(done, key=lambda o: (o.ratio, o.top1_share, o.strategy))
+    if not ordered:
+        return [], "No strategy completed a run: see each run's output."
+    best, worst = ordered[0], ordered[-1]
+    text = (
+        f"{best.strategy} spreads the load best: its hottest partition peaked at {best.hottest_peak_eps:,.0f} entities/s "
+        f"({best.ratio:.0%} of the target) with {best.top1_share:.0%} of the entities on its busiest key"
+    )
+    if worst is not best:
+        text += (
+            f"; {worst.strategy} is the worst: {worst.hottest_peak_eps:,.0f} entities/s ({worst.ratio:.0%}) on one key "
+            f"with {worst.top1_share:.0%} of the entities"
+        )
+    return [o.strategy for o in ordered], text + "."
+
+
+def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: float = 3600) -> Comparison:
+    """Run ``loadtest run`` once per strategy with the same ``run_args``, then compare."""
+    if len(strategies) < 2:
+        raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
+    for spec in strategies:
+        key_strategy(spec)  # every one valid before the first run starts
+    outcomes = []
+    for spec in strategies:
+        run_dir = out / _slug(spec)
+        print(f"compare: running {spec} -> {run_dir}", flush=True)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "loadtest", "run", *run_args, "--key-strategy", spec, "--out", str(run_dir)],
+                stdin=subprocess.DEVNULL, timeout=timeout,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as err:
+            raise RunError(f"compare: the {spec} run took over {timeout:.0f} s") from err
+        if done.returncode == 2:
+            raise UsageError(f"compare: the {spec} run refused its options (exit 2); see above")
+        outcomes.append(summarise(spec, run_dir, done.returncode))
+    measured = [Path(o.run_dir) / "results.json" for o in outcomes if (Path(o.run_dir) / "results.json").exists()]
+    first = Results.load_file(measured[0]) if measured else None
+    comparison = Comparison(
+        strategies=outcomes,
+        partition_target=first.run.partition_target if first else 0,
+        settings={k: v for k, v in (first.run.settings.items() if first else []) if k not in ("key_strategy", "table")},
+    )
+    comparison.ranking, comparison.recommendation = rank(outcomes)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "comparison.json").write_text(comparison.to_json(), encoding="utf-8")
+    return comparison

@@ -1,0 +1,59 @@
+"""``loadtest compare``: the same offered load per strategy against a real Azurite, one ranked report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser import chromium_page
+
+from loadtest.compare import StrategyOutcome, rank
+
+WORKLOAD = ("-t", "8s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
+
+
+def outcome(name, ratio, top1, entities=100):
+    return StrategyOutcome(strategy=name, run_dir="x", exit_code=0, ratio=ratio, hottest_peak_eps=ratio * 10,
+                           top1_share=top1, entities=entities)  # fmt: skip
+
+
+def test_rank_puts_the_coolest_hottest_partition_first_and_skips_failed_runs():
+    ranking, text = rank([outcome("single", 4.0, 1.0), outcome("guid", 0.06, 0.01), outcome("hash", 0.3, 0.08),
+                          StrategyOutcome(strategy="broken", run_dir="x", exit_code=1)])  # fmt: skip
+    assert ranking == ["guid", "hash", "single"]
+    assert text.startswith("guid spreads the load best") and "single is the worst" in text
+
+
+@pytest.mark.browser
+def test_single_is_hot_and_guid_cool_under_the_same_offered_load(loadtest, azurite, tmp_path, artifacts):
+    done = loadtest("compare", "--strategies", "single,guid", "--out", str(tmp_path), *WORKLOAD,
+                    "--partition-target", "10", "--connection-string", azurite.connection_string, timeout=300)  # fmt: skip
+    assert done.code == 0, done.output
+    comparison = json.loads((tmp_path / "comparison.json").read_text())
+    by_name = {s["strategy"]: s for s in comparison["strategies"]}
+    single, guid = by_name["single"], by_name["guid"]
+    assert single["entities"] == pytest.approx(guid["entities"], rel=0.15)  # the same offered load
+    assert single["hottest_peak_eps"] > 10 > guid["hottest_peak_eps"]
+    assert "HOT" in single["findings"] and "HOT" not in guid["findings"] and "COOL" in guid["findings"]
+    assert single["partitions"] == 1 and guid["partitions"] > 100 and single["top1_share"] == 1.0
+    assert comparison["ranking"] == ["guid", "single"]
+    with chromium_page() as page:
+        page.goto((tmp_path / "comparison.html").as_uri())
+        verdicts = dict(page.eval_on_selector_all(
+            "#strategies-table tr.strategy", "rows => rows.map(r => [r.dataset.strategy, r.dataset.verdict])"))
+        assert verdicts == {"single": "HOT", "guid": "COOL"}
+        assert page.inner_text("#recommendation").startswith("guid spreads the load best")
+        assert page.eval_on_selector("#chart-strategies", "i => i.complete && i.naturalWidth") > 300
+        page.click("#strategies-table tr[data-strategy=guid] a")
+        page.wait_for_selector("#chart-heat")
+        assert page.eval_on_selector("#chart-heat", "i => i.complete && i.naturalWidth") > 300
+        page.go_back()
+        page.screenshot(path=str(artifacts / "compare.png"), full_page=True)
+
+
+def test_compare_needs_two_valid_strategies_before_running_anything(loadtest, tmp_path):
+    one = loadtest("compare", "--strategies", "single", "--out", str(tmp_path))
+    assert one.code == 2 and "at least two" in one.stderr
+    bad = loadtest("compare", "--strategies", "single,sideways", "--out", str(tmp_path))
+    assert bad.code == 2 and "valid strategies" in bad.stderr and "Traceback" not in bad.output
+    assert not (tmp_path / "single").exists()
