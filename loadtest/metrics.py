@@ -81,6 +81,7 @@ class PartitionMetrics:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         self.folded_before = 0  # seconds before this are compacted
         self._top: frozenset[str] = frozenset()
+        self.ranges: dict[tuple[int, str], int] = {}  # (second, first key character) -> folded entities
         self.load: dict[int, dict[str, float]] = {}  # second -> users, cpu
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -155,6 +156,7 @@ class PartitionMetrics:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         self.folded_before = 0
         self._top = frozenset()
+        self.ranges.clear()
         self.load.clear()
         self.lost_workers.clear()
         self.worker_reports.clear()
@@ -262,9 +264,11 @@ class PartitionMetrics:
             return
         self._top = frozenset(self.top_partitions())
         for key in [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]:
-            second, _, op_class = key
+            second, partition, op_class = key
             bucket = self.buckets.pop(key)
             self._bucket(second, OTHER, op_class).merge(bucket.to_dict())
+            span = (second, partition[:1])  # the key range it falls in, for the heat map
+            self.ranges[span] = self.ranges.get(span, 0) + bucket.entities
         self.folded_before = cutoff
 
     def _sample_load(self) -> None:

@@ -110,6 +110,7 @@ class Results:
     workers: dict[str, Any] = field(default_factory=dict)  # distributed runs: reported and lost workers
     latency: dict[str, dict[str, float]] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
     keys: dict[str, Any] = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
+    key_ranges: list[dict[str, Any]] = field(default_factory=list)  # per second: entities of untracked keys by range
     schema: int = SCHEMA_VERSION
 
     # --- building -----------------------------------------------------------------------
@@ -213,6 +214,8 @@ class Results:
             run=run, partitions=rows, account=account, errors=dict(errors), attempts=attempts,
             timeseries=timeseries, load=load, workers=workers if metrics.worker_reports else {},
             latency=latency, keys=_key_figures(rows, metrics, partition_series),
+            key_ranges=[{"t": second - first, "range": start, "entities": n}
+                        for (second, start), n in sorted(metrics.ranges.items()) if n],
         )  # fmt: skip
 
     # --- the interchange form -------------------------------------------------------------
@@ -237,6 +240,7 @@ class Results:
             workers=dict(data.get("workers", {})),
             latency=dict(data.get("latency", {})),
             keys=dict(data.get("keys", {})),
+            key_ranges=list(data.get("key_ranges", [])),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

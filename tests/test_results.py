@@ -4,6 +4,7 @@ import json
 import pytest
 from synthetic import recorded
 
+from loadtest.metrics import OTHER
 from loadtest.results import Results, RunInfo, moving_average_peak
 
 
@@ -92,3 +93,15 @@ def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
 def test_from_json_refuses_what_is_not_results(broken):
     with pytest.raises((KeyError, TypeError, AttributeError)):
         Results.from_json(broken)
+
+
+def test_untracked_keys_land_in_key_ranges_that_add_up():
+    seconds = {t: [{"partition": f"{c}{t}-{i}", "entities": 1} for c in "ab" for i in range(100)]
+               + [{"partition": "hot", "entities": 500}] for t in range(12)}  # fmt: skip
+    results = Results.build(recorded(seconds, steady_from=1), run_info())
+    ranges = {}
+    for row in results.key_ranges:
+        ranges[row["range"]] = ranges.get(row["range"], 0) + row["entities"]
+    tracked = sum(r.entities for r in results.partitions if r.partition != OTHER and r.op_class == "GET")
+    assert set(ranges) <= {"a", "b"} and sum(ranges.values()) + tracked == 12 * (200 + 500)
+    assert results.keys["top"][0] == "hot" and results.keys["top1_share"] == pytest.approx(500 / 700, abs=0.001)

@@ -131,29 +131,37 @@ def strategy_peaks(comparison: Any) -> str:
     return _png(fig)
 
 
-def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20) -> str:
-    """Key Visualizer-style: time across, the busiest partitions down, colour = share of the per-partition target.
+def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int = 16) -> str:
+    """Key Visualizer-style: time across, partitions down, colour = share of the per-partition target.
 
-    The partitions beyond the tracked top keys are one row: their mean partition (entities over the
-    estimated distinct count).
+    First the busiest tracked partitions (exact counts), then the untracked keys in key-range
+    buckets by their first character, in key order: the way range partitions group them.
     """
-    fig, ax = plt.subplots(figsize=(9, 0.28 * (rows + 1) + 1.6))
     target = results.run.partition_target
+    table = pd.DataFrame()
     if not frame.empty:
         table = _per_second(frame, "entities", "partition")
-        others = table.pop(OTHER) if OTHER in table.columns else None
-        busiest = table.sum().sort_values(ascending=False).index[:rows]
-        table = table[busiest]
-        if others is not None:
-            untracked = max(1, int(results.keys.get("distinct", 0)) - int(results.keys.get("tracked", 0)))
-            table[f"other ({untracked:,} keys, mean)"] = others / untracked
+        table = table.drop(columns=[OTHER], errors="ignore")
+        table = table[table.sum().sort_values(ascending=False).index[:rows]]
+    if results.key_ranges:
+        spans = pd.DataFrame(results.key_ranges).pivot_table(index="t", columns="range", values="entities",
+                                                             aggfunc="sum", fill_value=0)  # fmt: skip
+        spans = spans[sorted(spans.columns)]
+        if len(spans.columns) > ranges:  # adjacent ranges together, still in key order
+            size = -(-len(spans.columns) // ranges)
+            groups = [list(spans.columns[i:i + size]) for i in range(0, len(spans.columns), size)]
+            spans = pd.DataFrame({f"{g[0]}…{g[-1]}": spans[g].sum(axis=1) for g in groups})
+        spans.columns = [f"keys '{c}…' (untracked)" if len(str(c)) == 1 else f"keys '{c}' (untracked)" for c in spans.columns]
+        table = table.join(spans, how="outer").fillna(0) if not table.empty else spans
+    fig, ax = plt.subplots(figsize=(9, 0.28 * (len(table.columns) + 1) + 1.6))
+    if not table.empty:
+        table = table.reindex(range(0, int(table.index.max()) + 1), fill_value=0)
         shares = (table / target).T.to_numpy()
-        image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=max(1.5, float(shares.max())),
-                          interpolation="nearest")  # fmt: skip
-        ax.set_yticks(range(len(table.columns)), [str(c)[:28] for c in table.columns], fontsize=7)
-        fig.colorbar(image, ax=ax, label="share of the per-partition target (1.0 = target)")
+        image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=2.0, interpolation="nearest")
+        ax.set_yticks(range(len(table.columns)), [str(c)[:34] for c in table.columns], fontsize=7)
+        fig.colorbar(image, ax=ax, label="share of the per-partition target (1.0 = target; 2x and above: brightest)")
     ax.set_xlabel("seconds since start")
-    ax.set_title("Key heat map: entities/s per partition as a share of the target")
+    ax.set_title("Key heat map: entities/s per partition (and per key range) as a share of the target")
     return _png(fig)
 
 
