@@ -8,6 +8,7 @@ reads only the runs' results.json files.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .config import CONNECTION_STRING_ENV
 from .errors import RunError, UsageError
 from .keys import key_strategy
 from .metrics import OTHER
@@ -107,12 +109,26 @@ def rank(outcomes: list[StrategyOutcome]) -> tuple[list[str], str]:
     return [o.strategy for o in ordered], text + "."
 
 
+def _secrets_to_environment(run_args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """A connection string goes to the runs through the environment, never a command line (``ps`` shows those)."""
+    env, args, items = dict(os.environ), [], iter(run_args)
+    for arg in items:
+        if arg == "--connection-string":
+            env[CONNECTION_STRING_ENV] = next(items, "")
+        elif arg.startswith("--connection-string="):
+            env[CONNECTION_STRING_ENV] = arg.split("=", 1)[1]
+        else:
+            args.append(arg)
+    return args, env
+
+
 def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: float = 3600) -> Comparison:
     """Run ``loadtest run`` once per strategy with the same ``run_args``, then compare."""
     if len(strategies) < 2:
         raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
     for spec in strategies:
         key_strategy(spec)  # every one valid before the first run starts
+    run_args, env = _secrets_to_environment(run_args)
     outcomes = []
     for spec in strategies:
         run_dir = out / _slug(spec)
@@ -120,7 +136,7 @@ def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: f
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "loadtest", "run", *run_args, "--key-strategy", spec, "--out", str(run_dir)],
-                stdin=subprocess.DEVNULL, timeout=timeout,
+                stdin=subprocess.DEVNULL, timeout=timeout, env=env,
             )  # fmt: skip
         except subprocess.TimeoutExpired as err:
             raise RunError(f"compare: the {spec} run took over {timeout:.0f} s") from err

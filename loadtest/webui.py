@@ -49,9 +49,9 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
     span = list(range(first, last + 1))
     totals = {p: sum(c[0] + c[1] for c in cells.values()) for p, cells in per_partition.items() if p != OTHER}
     ranked = sorted(totals, key=totals.get, reverse=True)
-    shown, rest = ranked[:top_n], ranked[top_n:]
-    others = len(rest) + (round(metrics.distinct_partitions()) - len(ranked) if OTHER in per_partition else 0)
-    rest += [OTHER] if OTHER in per_partition else []
+    untracked = max(0, round(metrics.distinct_partitions()) - len(ranked)) if OTHER in per_partition else 0
+    shown, rest = ranked[:top_n], ranked[top_n:] + ([OTHER] if untracked else [])
+    others = len(rest) - (1 if untracked else 0) + untracked  # partitions behind the "other" row
     groups = [(p, [p]) for p in shown] + ([(f"other partitions ({others})", rest)] if rest else [])
     rows, series = [], {}
     for label, members in groups:
@@ -74,7 +74,7 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
         "target": target,
         "rows": rows,
         "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": series},
-        "partitions": len(ranked) + max(0, others - len(rest) + (1 if OTHER in rest else 0)),
+        "partitions": len(ranked) + untracked,
     }
 
 
