@@ -83,6 +83,7 @@ class TableUser(User):
         self._ops = [getattr(self, "do_" + name.replace("-", "_")) for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
+        self._batch_deletes = "delete" in settings.batch_mix
         self.settings = settings
         if settings.rate > 0 and type(self).wait_time is TableUser.wait_time:
             self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
@@ -166,7 +167,8 @@ class TableUser(User):
         pk = self.keys.new_partition()
         seeded = self.keys.seeded_rows(pk, self._seeded)
         updatable = self.rng.sample(range(seeded), min(seeded, self.settings.batch_size)) if seeded else []
-        mine = [rk for own_pk, rk in self._own if own_pk == pk][: self.settings.batch_size]
+        # rows of this partition the user inserted itself: only looked up when the batch mix deletes
+        mine = [rk for own_pk, rk in self._own if own_pk == pk][: self.settings.batch_size] if self._batch_deletes else []
         operations, deleted = [], []
         for kind in self.rng.choices(self._batch_kinds, cum_weights=self._batch_weights, k=self.settings.batch_size):
             if kind == "update" and updatable:
@@ -178,9 +180,9 @@ class TableUser(User):
                 operations.append((kind if kind in ("insert", "upsert", "replace") else "upsert",
                                    self._entity(pk, self._new_row())))  # fmt: skip
         if self.table.batch(operations) is not None:
-            gone = set(deleted)
-            kept = [(p, r) for p, r in self._own if not (p == pk and r in gone)]
-            self._own = deque(kept, maxlen=OWN_ROWS_KEPT)
+            if deleted:
+                gone = set(deleted)
+                self._own = deque(((p, r) for p, r in self._own if not (p == pk and r in gone)), maxlen=OWN_ROWS_KEPT)
             self._own.extend((pk, e["RowKey"]) for kind, e in operations if kind == "insert")
 
 

@@ -192,3 +192,20 @@ def test_report_re_renders_from_results_without_re_running(loadtest, azurite, tm
     assert "partitions-table" in (tmp_path / "report.html").read_text()
     missing = loadtest("report", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no results.json there" in missing.stderr
+
+
+ALL_OPERATIONS = "read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,update-etag=5,delete=5,batch=10"
+
+
+@pytest.mark.parametrize("strategy", ["hash-prefix:4", "guid", "template:{event:3}__{day:2}"])
+def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_path, strategy):
+    done = loadtest(
+        "run", "-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "120", "--key-strategy", strategy, "--skew", "zipfian",
+        "--mix", ALL_OPERATIONS, "--batch-size", "8", "--batch-mix", "insert=30,upsert=30,update=20,delete=20",
+        "--scan-size", "20", "--select", "n", "--out", str(tmp_path), "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    data = results_of(tmp_path)
+    assert data["errors"] == {}, data["errors"]  # no 404s, conflicts or refused batches: the users keep their books
+    assert data["keys"]["distinct"] >= 3 and data["keys"]["estimated_entities"] > 0
+    assert {r["op_class"] for r in data["partitions"]} >= {"GET", "PUT"}
