@@ -194,7 +194,8 @@ def test_report_re_renders_from_results_without_re_running(loadtest, azurite, tm
     assert missing.code == 2 and "no results.json there" in missing.stderr
 
 
-ALL_OPERATIONS = "read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,update-etag=5,delete=5,batch=10"
+ALL_OPERATIONS = ("read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,"
+                  "update-etag=5,delete=5,batch=10")
 
 
 @pytest.mark.parametrize("strategy", ["hash-prefix:4", "guid", "template:{event:3}__{day:2}"])
