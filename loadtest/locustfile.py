@@ -1,26 +1,12 @@
-"""The ``locust -f loadtest/locustfile.py`` entry: the users, the tool's options, its listeners.
+"""The ``locust -f loadtest/locustfile.py`` entry: the tool's options and listeners, and its user.
 
-``loadtest run`` runs this same file through Locust's own runner.
+``loadtest run`` runs this same file through Locust's own runner. For your own users, write
+a locustfile that imports ``loadtest.plugin`` and subclasses ``loadtest.users.TableUser``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from locust import events
-
-from loadtest.config import add_options
-from loadtest.lifecycle import register
+import loadtest.plugin  # noqa: F401  (registers the options and listeners)
 from loadtest.users import HotPartitionUser
 
 __all__ = ["HotPartitionUser"]
-
-
-@events.init_command_line_parser.add_listener
-def _options(parser: Any, **_: Any) -> None:
-    add_options(parser)
-
-
-@events.init.add_listener
-def _init(environment: Any, **_: Any) -> None:
-    register(environment)

@@ -1,0 +1,30 @@
+"""Import this in a locustfile to get the tool's options and listeners (the users are yours)::
+
+    import loadtest.plugin  # noqa: F401
+    from loadtest.users import TableUser
+
+    class OrdersUser(TableUser):
+        key_strategy = "hash-prefix:16"
+        mix = {"read": 80, "upsert": 20}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locust import events
+
+from .config import add_options
+from .lifecycle import register
+
+__all__: list[str] = []
+
+
+@events.init_command_line_parser.add_listener
+def _options(parser: Any, **_: Any) -> None:
+    add_options(parser)
+
+
+@events.init.add_listener
+def _init(environment: Any, **_: Any) -> None:
+    register(environment)
