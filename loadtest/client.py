@@ -20,8 +20,9 @@ from azure.core.exceptions import HttpResponseError, ServiceRequestError, Servic
 from azure.data.tables import TableClient, UpdateMode
 
 from .backend import Target
-from .config import OP_CLASS
+from .config import DEFAULT_RETRY, OP_CLASS
 from .entities import check_batch
+from .retry import RetryStrategy, StrategyRetryPolicy, is_throttling, parse_retry, with_retry
 
 #: Batch operations as the SDK's submit_transaction takes them: (its name, its keyword arguments).
 _SDK_BATCH_OP: dict[str, tuple[str, dict[str, Any]]] = {
@@ -87,9 +88,6 @@ class ServiceError(Exception):
         self.status = status
 
 
-def _is_throttled(status: int, error_code: str | None) -> bool:
-    return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
-
 
 class TableOperations:
     """One user's table client: each method is one operation, timed, counted and fired.
@@ -98,16 +96,25 @@ class TableOperations:
     throttled answers are counted per attempt, not per call.
     """
 
-    def __init__(self, *, target: Target, table: str, request_event: Any, retries: int = 3) -> None:
+    def __init__(self, *, target: Target, table: str, request_event: Any, retry: RetryStrategy | None = None,
+                 seed: Any = None) -> None:  # fmt: skip
         self._fire = request_event.fire
-        self._attempts = 0
-        self._throttled = 0
-        self.client: TableClient = target.table(table, retries=retries, raw_response_hook=self._on_attempt)
+        self._attempts = self._throttled = 0
+        self._backoff = 0.0
+        self._started = 0.0
+        self._first_ms: float | None = None
+        policy = StrategyRetryPolicy(retry or parse_retry(DEFAULT_RETRY), seed=seed, on_backoff=self._on_backoff)
+        self.client: TableClient = with_retry(lambda **kw: target.table(table, **kw), policy, raw_response_hook=self._on_attempt)
+
+    def _on_backoff(self, seconds: float) -> None:
+        self._backoff += seconds
 
     def _on_attempt(self, pipeline_response: Any) -> None:
         self._attempts += 1
+        if self._first_ms is None:
+            self._first_ms = (time.perf_counter() - self._started) * 1000.0
         response = pipeline_response.http_response
-        if response.status_code >= 500 and _is_throttled(response.status_code, response.headers.get("x-ms-error-code")):
+        if response.status_code >= 500 and is_throttling(response.status_code, response.headers.get("x-ms-error-code")):
             self._throttled += 1
 
     def _run(self, op: str, partition: str, entities: int, call: Callable[[], Any],
@@ -117,8 +124,9 @@ class TableOperations:
         ``counted`` turns the result into context fields known only afterwards (a scan's entities).
         """
         self._attempts = self._throttled = 0
+        self._backoff, self._first_ms = 0.0, None
         context = {"partition": partition, "op_class": OP_CLASS[op], "entities": entities, **extra}
-        start = time.perf_counter()
+        start = self._started = time.perf_counter()
         result = exception = None
         try:
             result = call()
@@ -131,6 +139,8 @@ class TableOperations:
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         context["attempts"] = max(self._attempts, 1)
         context["throttled"] = self._throttled
+        context["backoff_s"] = self._backoff
+        context["first_ms"] = elapsed_ms if self._first_ms is None else self._first_ms
         self._fire(
             request_type=op, name=NAMES[op], response_time=elapsed_ms, response_length=context["entities"],
             exception=exception, context=context,

@@ -19,6 +19,7 @@ from locust.util.timespan import parse_timespan
 from .entities import EntityShape, batch_bytes
 from .errors import UsageError
 from .keys import KeyStrategy, key_strategy, row_key_maker, validate_key
+from .retry import RETRY_FORMS, RetryStrategy, parse_retry
 
 __all__ = [
     "BATCH_OPERATIONS",
@@ -57,6 +58,7 @@ PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500
 FINDING_KINDS_FOR_FAIL_ON = ("hot", "warm", "throttled", "errors", "emulator_bound")
 
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
+DEFAULT_RETRY = "exponential:3,0.2,0.05,2"  # the docs' formula, with waits sized for a load test
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
 
 
@@ -121,7 +123,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--table",), "test table name (default: a new, unique one)", ""),
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, action="store_true"),
     Option(("--keep-table",), "keep the test table after the run", False, action="store_true"),
-    Option(("--retries",), "SDK retries per operation (each attempt is counted)", 3, int),
+    Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY),
     Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", "0"),
 )
 
@@ -211,7 +213,7 @@ class Settings:
     table: str = ""
     reuse_table: bool = False
     keep_table: bool = False
-    retries: int = 3
+    retry: RetryStrategy = field(default_factory=lambda: parse_retry(DEFAULT_RETRY))
     rate: float = 0.0
 
     @classmethod
@@ -267,7 +269,7 @@ class Settings:
             raise UsageError(
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
-        retries = _int("retries", get("retries", 3), minimum=0, maximum=20)
+        retry = parse_retry(str(get("retry", DEFAULT_RETRY) or DEFAULT_RETRY))
         try:
             rate = float(str(get("rate", 0) or 0))
         except ValueError:
@@ -297,7 +299,7 @@ class Settings:
             table=table,
             reuse_table=reuse_table,
             keep_table=bool(get("keep_table", False)),
-            retries=retries,
+            retry=retry,
             rate=rate,
         )
 
@@ -331,7 +333,7 @@ class Settings:
             "table": self.table,
             "reuse_table": self.reuse_table,
             "keep_table": self.keep_table,
-            "retries": self.retries,
+            "retry": self.retry.spec(),
             "rate": self.rate,
         }
 

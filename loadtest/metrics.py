@@ -35,7 +35,7 @@ TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 OTHER = "#other"  # '#' is forbidden in keys: this never collides with a real PartitionKey
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
-_COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled")
+_COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled", "backoff_ms")
 
 
 def new_histogram() -> HdrHistogram:
@@ -53,6 +53,7 @@ class Bucket:
     estimated: int = 0  # of the entities, those counted from what the run knows (filtered scans)
     attempts: int = 0
     throttled: int = 0
+    backoff_ms: int = 0  # time the retry strategy spent waiting
     errors: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class PartitionMetrics:
         self.clock = clock  # seconds since the epoch; tests pass their own
         self.buckets: dict[tuple[int, str, str], Bucket] = {}
         self.latency: dict[tuple[int, str], HdrHistogram] = {}
+        self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -121,6 +123,11 @@ class PartitionMetrics:
         bucket.requests += 1
         bucket.attempts += context.get("attempts", 1)
         bucket.throttled += context.get("throttled", 0)
+        bucket.backoff_ms += int(context.get("backoff_s", 0.0) * 1000)
+        first = self.first_attempt.get(op_class)
+        if first is None:
+            first = self.first_attempt[op_class] = new_histogram()
+        first.record_value(max(1, int(context.get("first_ms", response_time) * 1000)))
         hist = self.latency.get((second, op_class))
         if hist is None:
             hist = self.latency[(second, op_class)] = new_histogram()
@@ -151,6 +158,7 @@ class PartitionMetrics:
     def on_test_start(self, environment: Any, **_: Any) -> None:
         self.buckets.clear()
         self.latency.clear()
+        self.first_attempt.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -218,11 +226,13 @@ class PartitionMetrics:
         drained = {
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
+            "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(self._distinct_here.serialize_compact()),
         }
         self.buckets.clear()
         self.latency.clear()
+        self.first_attempt.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         return drained
@@ -237,6 +247,8 @@ class PartitionMetrics:
             if hist is None:
                 hist = self.latency[(int(second), op_class)] = new_histogram()
             hist.decode_and_add(encoded)
+        for op_class, encoded in data.get("first_attempt", ()):
+            self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
 

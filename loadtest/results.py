@@ -24,7 +24,7 @@ SCHEMA_VERSION = 1
 PEAK_WINDOW_S = 10
 TIMESERIES_FIELDS = (
     "t", "second", "partition", "op_class", "requests", "failures", "entities", "offered", "estimated", "attempts",
-    "throttled", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users",
+    "throttled", "backoff_ms", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users",
 )  # fmt: skip
 
 
@@ -111,6 +111,7 @@ class Results:
     latency: dict[str, dict[str, float]] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
     keys: dict[str, Any] = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
     key_ranges: list[dict[str, Any]] = field(default_factory=list)  # per second: entities of untracked keys by range
+    retry: dict[str, Any] = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
     schema: int = SCHEMA_VERSION
 
     # --- building -----------------------------------------------------------------------
@@ -144,7 +145,7 @@ class Results:
         account_series = [0.0] * len(span)
         partition_series: dict[str, list[float]] = {}
         errors: Counter[str] = Counter()
-        attempts = 0
+        attempts = backoff_ms = 0
         for (partition, op_class), by_second in sorted(per_key.items()):
             series = [float(by_second[s].entities) if s in by_second else 0.0 for s in span]
             totals = partition_series.setdefault(partition, [0.0] * len(span))
@@ -164,6 +165,7 @@ class Results:
                 row.attempts += bucket.attempts
                 row.throttled += bucket.throttled
                 row.estimated += bucket.estimated
+                backoff_ms += bucket.backoff_ms
                 errors.update(bucket.errors)
             attempts += row.attempts
             row.ratio = round(row.peak_eps / run.partition_target, 4)
@@ -174,8 +176,12 @@ class Results:
             for (_, c), h in metrics.latency.items():
                 if c == op_class:
                     hist.add(h)
-            latency[op_class] = {"p50_ms": _pct(hist, 50), "p95_ms": _pct(hist, 95), "p99_ms": _pct(hist, 99),
-                                 "max_ms": round(hist.get_max_value() / 1000.0, 2)}  # fmt: skip
+            first_try = metrics.first_attempt.get(op_class, new_histogram())
+            latency[op_class] = {
+                "p50_ms": _pct(hist, 50), "p95_ms": _pct(hist, 95), "p99_ms": _pct(hist, 99),
+                "max_ms": round(hist.get_max_value() / 1000.0, 2),
+                "first_attempt_p50_ms": _pct(first_try, 50), "first_attempt_p99_ms": _pct(first_try, 99),
+            }  # fmt: skip
         for partition, series in sorted(partition_series.items()):
             op_rows = [r for r in rows if r.partition == partition]
             if len(op_rows) > 1 and partition != OTHER:
@@ -205,7 +211,7 @@ class Results:
                 "t": second - first, "second": second, "partition": partition, "op_class": op_class,
                 "requests": bucket.requests, "failures": bucket.failures, "entities": bucket.entities,
                 "offered": bucket.offered, "estimated": bucket.estimated, "attempts": bucket.attempts,
-                "throttled": bucket.throttled, "errors": dict(bucket.errors),
+                "throttled": bucket.throttled, "backoff_ms": bucket.backoff_ms, "errors": dict(bucket.errors),
                 "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "max_ms": top, "users": load.get("users"),
             })  # fmt: skip
         load = [{"t": s - first, **v} for s, v in sorted(metrics.load.items()) if first <= s <= last]
@@ -214,6 +220,8 @@ class Results:
             run=run, partitions=rows, account=account, errors=dict(errors), attempts=attempts,
             timeseries=timeseries, load=load, workers=workers if metrics.worker_reports else {},
             latency=latency, keys=_key_figures(rows, metrics, partition_series),
+            retry={"strategy": run.settings.get("retry", ""), "backoff_s": round(backoff_ms / 1000.0, 3),
+                   "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in rows if r.op_class != "ALL")), 4)},
             key_ranges=[{"t": second - first, "range": start, "entities": n}
                         for (second, start), n in sorted(metrics.ranges.items()) if n],
         )  # fmt: skip
@@ -241,6 +249,7 @@ class Results:
             latency=dict(data.get("latency", {})),
             keys=dict(data.get("keys", {})),
             key_ranges=list(data.get("key_ranges", [])),
+            retry=dict(data.get("retry", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

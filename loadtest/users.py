@@ -92,7 +92,8 @@ class TableUser(User):
         self._new_row = row_key_maker(settings.row_key_strategy, prefix=f"u{secrets.token_hex(4)}-", seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
         self.table = TableOperations(
-            target=run.target, table=run.table.name, request_event=environment.events.request, retries=settings.retries
+            target=run.target, table=run.table.name, request_event=environment.events.request, retry=settings.retry,
+            seed=f"{settings.key_seed}:retry:{stream}",
         )
 
     def on_stop(self) -> None:
@@ -150,7 +151,11 @@ class TableUser(User):
         self.table.update(self._entity(*self.keys.existing(self._seeded)))
 
     def do_update_etag(self) -> None:
-        """Optimistic concurrency: read, then update only if nobody changed the entity meanwhile."""
+        """Optimistic concurrency: read, then update only if nobody changed the entity meanwhile.
+
+        Under contention some updates fail with 412 UpdateConditionNotSatisfied: that is the
+        design's conflict rate, reported under ERRORS.
+        """
         pk, rk = self.keys.existing(self._seeded)
         current = self.table.read(pk, rk)
         if current is not None:

@@ -105,3 +105,17 @@ def test_untracked_keys_land_in_key_ranges_that_add_up():
     tracked = sum(r.entities for r in results.partitions if r.partition != OTHER and r.op_class == "GET")
     assert set(ranges) <= {"a", "b"} and sum(ranges.values()) + tracked == 12 * (200 + 500)
     assert results.keys["top"][0] == "hot" and results.keys["top1_share"] == pytest.approx(500 / 700, abs=0.001)
+
+
+def test_retry_amplification_backoff_and_first_attempt_latency():
+    metrics = recorded({0: [{"ms": 10.0}] * 3})
+    for ms, first_ms, attempts, backoff in ((900.0, 8.0, 3, 0.4), (700.0, 5.0, 2, 0.2)):
+        metrics.environment.events.request.fire(
+            request_type="read", name="GET point read", response_time=ms, response_length=1, exception=None,
+            context={"partition": "hot", "op_class": "GET", "entities": 1, "attempts": attempts, "throttled": attempts - 1,
+                     "backoff_s": backoff, "first_ms": first_ms},
+        )  # fmt: skip
+    results = Results.build(metrics, run_info(settings={"retry": "fixed:3,0.6"}))
+    assert results.retry == {"strategy": "fixed:3,0.6", "backoff_s": 0.6, "attempts_per_operation": (3 + 3 + 2) / 5}
+    latency = results.latency["GET"]
+    assert latency["p99_ms"] > 800 and latency["first_attempt_p99_ms"] < 11  # end to end vs first attempt
