@@ -173,6 +173,18 @@ class EmbeddedAzurite:
         self.stop()
 
 
+class EmulatorProcess(EmbeddedAzurite):
+    """``loadtest emulator`` in a child process, stopped by PID like Azurite."""
+
+    def __init__(self, *, upstream: str, partition_rate: float, account_rate: float, timeout_share: float) -> None:
+        super().__init__()
+        self.args = ["--upstream", upstream, "--partition-rate", str(partition_rate), "--account-rate", str(account_rate),
+                     "--timeout-share", str(timeout_share)]  # fmt: skip
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "loadtest", "emulator", "--host", self.host, "--port", str(self.port), *self.args]
+
+
 @dataclass(kw_only=True)
 class Target:
     """A table service to test, and how to sign in. ``endpoint`` is safe to show; the secret is not."""
@@ -182,6 +194,7 @@ class Target:
     connection_string: str = field(default="", repr=False)
     account_url: str = ""
     azurite: EmbeddedAzurite | None = field(default=None, repr=False)
+    emulator: EmulatorProcess | None = field(default=None, repr=False)
     _credential: Any = field(default=None, repr=False)
 
     @property
@@ -214,8 +227,22 @@ class Target:
         return self._credential
 
     def close(self) -> None:
+        if self.emulator:
+            self.emulator.stop()
         if self.azurite:
             self.azurite.stop()
+
+    def behind_emulator(self, *, partition_rate: float, account_rate: float, timeout_share: float = 0.0) -> Target:
+        """This target with the throttling emulator in front (a child process on a free loopback port)."""
+        if not self.is_emulator or not self.connection_string:
+            raise RunError("--emulate-throttling goes in front of Azurite only (embedded, or a loopback connection string)")
+        upstream = self.endpoint.rsplit("/", 1)[0]
+        emulator = EmulatorProcess(upstream=upstream, partition_rate=partition_rate, account_rate=account_rate,
+                                   timeout_share=timeout_share).start()  # fmt: skip
+        endpoint = f"http://127.0.0.1:{emulator.port}/{self.endpoint.rsplit('/', 1)[1]}"
+        connection_string = re.sub(r"TableEndpoint=[^;]*", f"TableEndpoint={endpoint}", self.connection_string)
+        return Target(kind=self.kind, endpoint=endpoint, connection_string=connection_string, azurite=self.azurite,
+                      emulator=emulator)  # fmt: skip
 
 
 def _endpoint_of(connection_string: str) -> str:

@@ -59,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--out", default="", help="folder for comparison.html and one folder per run (default reports/compare-<id>)"
     )
+    emulator = commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
+    emulator.add_argument("--upstream", required=True, help="the table service, e.g. http://127.0.0.1:10002")
+    emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    emulator.add_argument("--port", default="10102", help="port to listen on (default 10102)")
+    emulator.add_argument("--partition-rate", default="2000", help="entities/s per PartitionKey (default 2000)")
+    emulator.add_argument("--account-rate", default="20000", help="entities/s per account (default 20000)")
+    emulator.add_argument("--timeout-share", default="0", help="share of throttled answers as 500 OperationTimedOut")
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
     return parser
@@ -125,6 +132,20 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     return EXIT_OK
 
 
+def emulate(ns: argparse.Namespace) -> int:
+    from .emulator import serve
+
+    share = float(_positive("timeout-share", ns.timeout_share, float)) if ns.timeout_share not in ("0", "0.0") else 0.0
+    if share > 1:
+        raise UsageError(f"--timeout-share {ns.timeout_share!r}: a share from 0 to 1")
+    serve(
+        ns.upstream, ns.host, int(_positive("port", ns.port)),
+        partition_rate=float(_positive("partition-rate", ns.partition_rate, float)),
+        account_rate=float(_positive("account-rate", ns.account_rate, float)), timeout_share=share,
+    )  # fmt: skip
+    return EXIT_OK
+
+
 def report(ns: argparse.Namespace) -> int:
     from .report import render
     from .results import Results
@@ -153,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "report":
             return report(ns)
+        if ns.command == "emulator":
+            return emulate(ns)
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     except ToolError as err:

@@ -124,6 +124,11 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, action="store_true"),
     Option(("--keep-table",), "keep the test table after the run", False, action="store_true"),
     Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY),
+    Option(("--emulate-throttling",), "put the throttling emulator (token buckets per PartitionKey and account) "
+           "in front of the table service", False, action="store_true"),  # fmt: skip
+    Option(("--emulator-partition-rate",), "the emulator's budget per PartitionKey, entities/s", 2000, int),
+    Option(("--emulator-account-rate",), "the emulator's budget per account, entities/s", 20000, int),
+    Option(("--emulator-timeout-share",), "share of throttled answers given as 500 OperationTimedOut (0-1)", "0"),
     Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", "0"),
 )
 
@@ -214,6 +219,7 @@ class Settings:
     reuse_table: bool = False
     keep_table: bool = False
     retry: RetryStrategy = field(default_factory=lambda: parse_retry(DEFAULT_RETRY))
+    emulator: dict[str, float] = field(default_factory=dict)  # budgets when --emulate-throttling, else empty
     rate: float = 0.0
 
     @classmethod
@@ -270,6 +276,20 @@ class Settings:
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
         retry = parse_retry(str(get("retry", DEFAULT_RETRY) or DEFAULT_RETRY))
+        emulator: dict[str, float] = {}
+        if get("emulate_throttling", False):
+            share = str(get("emulator_timeout_share", "0") or "0")
+            try:
+                timeout_share = float(share)
+            except ValueError:
+                timeout_share = -1.0
+            if not 0 <= timeout_share <= 1:
+                raise UsageError(f"--emulator-timeout-share {share!r}: a share from 0 to 1")
+            emulator = {
+                "partition_rate": _int("emulator-partition-rate", get("emulator_partition_rate", 2000), minimum=1),
+                "account_rate": _int("emulator-account-rate", get("emulator_account_rate", 20000), minimum=1),
+                "timeout_share": timeout_share,
+            }
         try:
             rate = float(str(get("rate", 0) or 0))
         except ValueError:
@@ -300,6 +320,7 @@ class Settings:
             reuse_table=reuse_table,
             keep_table=bool(get("keep_table", False)),
             retry=retry,
+            emulator=emulator,
             rate=rate,
         )
 
@@ -334,6 +355,8 @@ class Settings:
             "reuse_table": self.reuse_table,
             "keep_table": self.keep_table,
             "retry": self.retry.spec(),
+            "emulate_throttling": bool(self.emulator),
+            **{f"emulator_{k}": v for k, v in self.emulator.items()},
             "rate": self.rate,
         }
 

@@ -111,6 +111,9 @@ def register(environment: Any) -> StressRun | None:
     try:
         settings = Settings.from_options(environment.parsed_options)
         target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
+        if settings.emulator:
+            target = target.behind_emulator(**settings.emulator)
+            log.info("Throttling emulator on %s (pid %s)", target.endpoint, target.emulator.pid)
         table = TestTable.open(target, name=settings.table, reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
         table.seed(settings.keys(), settings.seed_entities, settings.shape)

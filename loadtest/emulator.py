@@ -1,0 +1,172 @@
+"""A throttling emulator in front of Azurite: token buckets of entities/s per PartitionKey and per account.
+
+Azurite never throttles. This HTTP proxy (gevent's WSGI server, loopback only) counts each
+request's entities as the docs count them (a batch = its operations; a query = the entities
+it returns, charged when the answer comes back) against a token bucket per PartitionKey and
+one for the account. Over budget it answers as Azure does: 503 with ``x-ms-error-code:
+ServerBusy`` and the JSON ``odata.error`` body (a configurable share as 500
+OperationTimedOut), so azure-data-tables raises what it raises against Azure. All else passes
+through to Azurite untouched (SharedKey signatures do not cover the host, so they hold).
+
+Not modelled yet: range partitions, load balancing (split/move with offline seconds) and
+errors inside batch responses; a throttled batch is refused whole, before it reaches Azurite.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+import urllib3
+
+__all__ = ["Budget", "ThrottlingProxy", "charge_of"]
+
+_POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
+_FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
+_BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
+_BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection", "content-length", "host",
+               "content-encoding"}  # fmt: skip
+
+
+@dataclass
+class Budget:
+    """A token bucket: ``rate`` entities/s, holding at most one second's worth."""
+
+    rate: float
+    tokens: float = field(init=False)
+    updated: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.rate
+
+    def refill(self, now: float) -> None:
+        self.tokens = min(self.rate, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+
+    def has(self, now: float) -> bool:
+        self.refill(now)
+        return self.tokens > 0
+
+    def take(self, amount: float) -> None:
+        self.tokens -= amount  # may go negative: a big scan is paid off before the next request
+
+
+def charge_of(method: str, path: str, query: str, body: bytes) -> tuple[str | None, int]:
+    """(PartitionKey, entities) a request costs before it runs; queries are charged on their answer."""
+    path = unquote(path)
+    if "$batch" in path:
+        operations = _BATCH_OP.findall(body)
+        keys = _BODY_PK.findall(body)
+        pk = keys[0].decode() if keys else None
+        if pk is None:
+            for _, url in operations:
+                found = _POINT.search(unquote(url.decode()))
+                if found:
+                    pk = found.group(1).replace("''", "'")
+                    break
+        return pk, len(operations)
+    point = _POINT.search(path)
+    if point:
+        return point.group(1).replace("''", "'"), 1
+    if method == "POST" and not path.rstrip("/").endswith("Tables"):
+        found = _BODY_PK.search(body)
+        return (found.group(1).decode() if found else None), 1
+    if method == "GET":
+        found = _FILTER_PK.search(unquote(query))
+        return (found.group(1).replace("''", "'") if found else None), 0
+    return None, 0
+
+
+class ThrottlingProxy:
+    """The WSGI app: budgets, the 503/500 answers, and pass-through to ``upstream``."""
+
+    def __init__(self, upstream: str, *, partition_rate: float = 2000, account_rate: float = 20000,
+                 timeout_share: float = 0.0, seed: int | None = None) -> None:  # fmt: skip
+        self.upstream = upstream.rstrip("/")
+        self.partition_rate, self.account = partition_rate, Budget(account_rate)
+        self.partitions: dict[str, Budget] = {}
+        self.timeout_share = timeout_share
+        self.rng = random.Random(seed)
+        self.http = urllib3.PoolManager(maxsize=64, retries=False)
+        self.lock = threading.Lock()
+        self.throttled: dict[str, int] = {}
+
+    def _over(self, pk: str | None, entities: int) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            partition = self.partitions.setdefault(pk, Budget(self.partition_rate)) if pk is not None else None
+            if not self.account.has(now) or (partition is not None and not partition.has(now)):
+                return True
+            self.account.take(entities)
+            if partition is not None:
+                partition.take(entities)
+            return False
+
+    def _charge(self, pk: str | None, entities: int) -> None:
+        with self.lock:
+            self.account.take(entities)
+            if pk is not None:
+                self.partitions.setdefault(pk, Budget(self.partition_rate)).take(entities)
+
+    def _busy(self, start_response: Any, pk: str | None) -> Iterable[bytes]:
+        timeout = self.rng.random() < self.timeout_share
+        code, status = ("OperationTimedOut", "500 Internal Server Error") if timeout else \
+            ("ServerBusy", "503 Service Unavailable")
+        message = "Operation could not be completed within the specified time." if timeout else "The server is busy."
+        body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
+        with self.lock:
+            self.throttled[pk or "(account)"] = self.throttled.get(pk or "(account)", 0) + 1
+        start_response(status, [("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"),
+                                ("x-ms-error-code", code), ("Content-Length", str(len(body)))])  # fmt: skip
+        return [body]
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        method, path, query = environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", "")
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        pk, entities = charge_of(method, path, query, body)
+        if (entities or method == "GET") and self._over(pk, entities):
+            return self._busy(start_response, pk)
+        headers = {k[5:].replace("_", "-").title(): v for k, v in environ.items() if k.startswith("HTTP_")}
+        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            if environ.get(name):
+                headers[name.replace("_", "-").title()] = environ[name]
+        headers = {k: v for k, v in headers.items() if k.lower() not in _HOP_BY_HOP or k.lower() == "content-length"}
+        headers["Accept-Encoding"] = "identity"
+        url = self.upstream + environ.get("RAW_URI", path + (f"?{query}" if query else ""))
+        answer = self.http.request(method, url, body=body or None, headers=headers, preload_content=True, redirect=False)
+        data = answer.data
+        if method == "GET" and pk is not None and answer.status == 200 and not _POINT.search(unquote(path)):
+            try:
+                self._charge(pk, len(json.loads(data).get("value", [])))  # a query: charged what it scanned
+            except (ValueError, AttributeError):
+                pass
+        out = [(k, v) for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP]
+        out.append(("Content-Length", str(len(data))))
+        start_response(f"{answer.status} {answer.reason or ''}".strip(), out)
+        return [data]
+
+
+def serve(upstream: str, host: str, port: int, **budgets: Any) -> None:
+    """Run the proxy until killed (``loadtest emulator``)."""
+    import socket
+
+    from gevent.pywsgi import WSGIServer
+
+    proxy = ThrottlingProxy(upstream, **budgets)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # Nagle off (inherited by accepted sockets)
+    listener.bind((host, port))
+    listener.listen(1024)
+    print(f"emulator: http://{host}:{port} -> {upstream} (partition {proxy.partition_rate:g}/s, "
+          f"account {proxy.account.rate:g}/s)", flush=True)  # fmt: skip
+    WSGIServer(listener, proxy, log=None).serve_forever()

@@ -1,0 +1,89 @@
+"""The throttling emulator in front of a real Azurite: Azure's answers over budget, and retries that cope."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from azure.core.exceptions import HttpResponseError
+from azure.data.tables import TableClient
+
+from loadtest.backend import TestTable, resolve_target
+from loadtest.emulator import Budget, charge_of
+
+
+def test_requests_are_charged_as_the_docs_count_entities():
+    assert charge_of("GET", "/devstoreaccount1/t(PartitionKey='hot',RowKey='1')", "", b"") == ("hot", 1)
+    assert charge_of("DELETE", "/devstoreaccount1/t(PartitionKey='o''k',RowKey='1')", "", b"") == ("o'k", 1)
+    assert charge_of("POST", "/devstoreaccount1/t", "", b'{"PartitionKey":"p1","RowKey":"r"}') == ("p1", 1)
+    query = "$filter=PartitionKey%20eq%20%27hot%27%20and%20RowKey%20ge%20%270%27"
+    assert charge_of("GET", "/devstoreaccount1/t()", query, b"") == ("hot", 0)  # charged on its answer
+    part = b'--changeset\r\nPOST http://h/devstoreaccount1/t HTTP/1.1\r\n\r\n{"PartitionKey":"b","RowKey":"%d"}\r\n'
+    batch = b"".join(part % i for i in range(37))
+    assert charge_of("POST", "/devstoreaccount1/$batch", "", batch) == ("b", 37)
+    assert charge_of("POST", "/devstoreaccount1/Tables", "", b'{"TableName":"x"}') == (None, 0)
+
+
+def test_a_token_bucket_holds_one_second_and_refills_at_its_rate():
+    budget = Budget(100)
+    now = budget.updated
+    budget.take(150)
+    assert not budget.has(now) and not budget.has(now + 0.4)
+    assert budget.has(now + 0.6) and budget.tokens == pytest.approx(10, abs=1)
+    assert budget.has(now + 10) and budget.tokens == 100
+
+
+@pytest.fixture
+def throttled(azurite):
+    """A 20 entities/s per-partition budget in front of the session's Azurite."""
+    direct = resolve_target(connection_string=azurite.connection_string)
+    target = direct.behind_emulator(partition_rate=20, account_rate=10_000)
+    table = TestTable.open(target)
+    yield target, table
+    table.drop()
+    pid = target.emulator.pid
+    target.emulator.stop()
+    with pytest.raises(ProcessLookupError):
+        __import__("os").kill(pid, 0)
+
+
+def test_the_sdk_with_its_own_retry_policy_raises_what_azure_raises(throttled):
+    target, table = throttled
+    client = TableClient.from_connection_string(target.connection_string, table_name=table.name,
+                                                retry_total=2, retry_backoff_factor=0.01)  # the SDK's policy, short waits
+    client.upsert_entity({"PartitionKey": "hot", "RowKey": "1"})
+    attempts = []
+    with pytest.raises(HttpResponseError) as caught:
+        for _ in range(200):
+            client.get_entity("hot", "1", raw_response_hook=lambda r: attempts.append(r.http_response.status_code))
+    err = caught.value
+    assert err.status_code == 503 and getattr(err.error_code, "value", err.error_code) == "ServerBusy"
+    assert attempts[-3:] == [503, 503, 503]  # retried as retryable, then raised
+    time.sleep(1.2)
+    assert client.get_entity("hot", "1")["RowKey"] == "1"  # the budget refills
+
+
+@pytest.mark.parametrize("retry,failures_expected", [("none", True), ("exponential:8,0.2,0.05,2", False)])
+def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_complete(
+    loadtest, azurite, tmp_path, retry, failures_expected
+):
+    done = loadtest(
+        "run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100", "--mix", "read=70,upsert=20,insert=10",
+        "--emulate-throttling", "--emulator-partition-rate", "50", "--retry", retry, "--out", str(tmp_path),
+        "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    data = json.loads((tmp_path / "results.json").read_text())
+    throttled_seconds = {row["t"] for row in data["timeseries"] if row["partition"] == "hot" and row["throttled"]}
+    assert len(throttled_seconds) >= 3
+    assert "THROTTLED" in {f["kind"] for f in data["findings"]}
+    failures = sum(r["failures"] for r in data["partitions"] if r["op_class"] != "ALL")
+    if failures_expected:
+        assert failures > 0 and data["errors"].get("ServerBusy") == failures
+        assert data["retry"]["attempts_per_operation"] == 1.0
+    else:
+        assert failures == 0 and data["errors"] == {}
+        assert data["retry"]["attempts_per_operation"] > 1.0 and data["retry"]["backoff_s"] > 0
+    report = (tmp_path / "report.html").read_text()
+    assert "THROTTLED" in report and "retry-figures" in report
