@@ -46,6 +46,7 @@ __all__ = [
     "Target",
     "TestTable",
     "azurite_connection_string",
+    "free_port",
     "redact",
     "resolve_target",
 ]
@@ -80,7 +81,7 @@ def azurite_connection_string(port: int, host: str = "127.0.0.1") -> str:
     )
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -100,7 +101,7 @@ class EmbeddedAzurite:
     def __init__(self, *, root: Path = PROJECT_ROOT, host: str = "127.0.0.1", port: int | None = None) -> None:
         self.root = root
         self.host = host
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

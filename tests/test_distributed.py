@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 from conftest import ROOT
 
-from loadtest.backend import TestTable
+from loadtest.backend import TestTable, free_port
 
 WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
 
@@ -42,14 +41,9 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
     assert put["requests"] == locust_requests
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
     locust = [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py"]
     master_log = tmp_path / "master.log"

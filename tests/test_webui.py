@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from browser import chromium_page
 from conftest import ROOT
 from synthetic import recorded
 
-from loadtest.backend import AZURITE_KEY
+from loadtest.backend import AZURITE_KEY, free_port
 from loadtest.webui import live_view
 
 
@@ -43,16 +42,11 @@ def test_live_view_leaves_out_the_second_still_filling():
     assert view["chart"]["series"]["hot"] == [10, 10]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 @pytest.fixture
 def web_ui(azurite, tmp_path):
     """``locust -f loadtest/locustfile.py`` with its web UI on a free loopback port, stopped by PID."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "locust.log"
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
     with log.open("w") as out:
