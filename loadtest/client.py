@@ -92,14 +92,15 @@ class ServiceError(Exception):
 class TableOperations:
     """One user's table client: each method is one operation, timed, counted and fired.
 
-    ``raw_response_hook`` fires once per attempt (retries included), so attempts and
-    throttled answers are counted per attempt, not per call.
+    ``raw_response_hook`` fires once per HTTP response (retries and result pages included), so
+    throttled answers are counted per attempt; the retry policy reports each retry, so attempts
+    = 1 + retries, whatever the number of pages.
     """
 
     def __init__(self, *, target: Target, table: str, request_event: Any, retry: RetryStrategy | None = None,
                  seed: Any = None) -> None:  # fmt: skip
         self._fire = request_event.fire
-        self._attempts = self._throttled = 0
+        self._retries = self._throttled = 0
         self._backoff = 0.0
         self._started = 0.0
         self._first_ms: float | None = None
@@ -107,10 +108,10 @@ class TableOperations:
         self.client: TableClient = with_retry(lambda **kw: target.table(table, **kw), policy, raw_response_hook=self._on_attempt)
 
     def _on_backoff(self, seconds: float) -> None:
+        self._retries += 1
         self._backoff += seconds
 
     def _on_attempt(self, pipeline_response: Any) -> None:
-        self._attempts += 1
         if self._first_ms is None:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
         response = pipeline_response.http_response
@@ -123,7 +124,7 @@ class TableOperations:
 
         ``counted`` turns the result into context fields known only afterwards (a scan's entities).
         """
-        self._attempts = self._throttled = 0
+        self._retries = self._throttled = 0
         self._backoff, self._first_ms = 0.0, None
         context = {"partition": partition, "op_class": OP_CLASS[op], "entities": entities, **extra}
         start = self._started = time.perf_counter()
@@ -137,10 +138,11 @@ class TableOperations:
             exception = ServiceError(code, getattr(err, "status_code", None))
             exception.__cause__ = err
         elapsed_ms = (time.perf_counter() - start) * 1000.0
-        context["attempts"] = max(self._attempts, 1)
+        context["attempts"] = 1 + self._retries
         context["throttled"] = self._throttled
         context["backoff_s"] = self._backoff
-        context["first_ms"] = elapsed_ms if self._first_ms is None else self._first_ms
+        # the first attempt's latency: the whole operation unless it was retried
+        context["first_ms"] = elapsed_ms if not self._retries or self._first_ms is None else self._first_ms
         self._fire(
             request_type=op, name=NAMES[op], response_time=elapsed_ms, response_length=context["entities"],
             exception=exception, context=context,

@@ -95,9 +95,9 @@ class StrategyRetryPolicy(TablesRetryPolicy):
         return is_throttling(http.status_code, http.headers.get("x-ms-error-code"))
 
     def sleep(self, settings: dict[str, Any], transport: Any, response: Any = None) -> None:
-        if response is None:
-            return  # a connection error: retried at once
-        seconds = self.strategy.backoff(len(settings["history"]), self.rng)
+        """Called before every retry: report it (``on_backoff``) and wait as the strategy says."""
+        # a connection error (no response) is retried at once
+        seconds = 0.0 if response is None else self.strategy.backoff(len(settings["history"]), self.rng)
         if self.on_backoff is not None:
             self.on_backoff(seconds)
         if seconds > 0:
