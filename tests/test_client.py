@@ -34,6 +34,7 @@ def test_a_row_range_scan_counts_the_entities_it_returned(target, table):
     ops.scan("hot", row_key(10), row_key(30), page_size=7)  # three continuation tokens followed
     (event,) = events
     assert event["context"]["entities"] == 20 and event["context"]["op_class"] == "GET"
+    assert event["context"]["attempts"] == 1  # three pages, no retry
 
 
 def test_each_operation_fires_one_event_with_context_and_a_low_cardinality_name(target, table):
