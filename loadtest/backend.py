@@ -367,6 +367,11 @@ class TestTable:
                 rows = client.query_entities("PartitionKey eq @pk", parameters={"pk": partition_key}, select=["RowKey"])
             return sum(1 for _ in rows)
 
+    def keys(self) -> set[tuple[str, str]]:
+        """Every (PartitionKey, RowKey) in the table: one read, for the integrity check."""
+        with self.target.table(self.name, retries=3) as client:
+            return {(row["PartitionKey"], row["RowKey"]) for row in client.list_entities(select=["PartitionKey", "RowKey"])}
+
     def drop(self) -> None:
         """Delete the table if this run created it."""
         if not self.created:

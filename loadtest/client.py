@@ -79,6 +79,11 @@ def _code_in_response(response: Any) -> str | None:
         return None
 
 
+def _written(kind: str, entity: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    """What the integrity ledger records once the service acknowledges the write."""
+    return ((kind, entity["PartitionKey"], entity["RowKey"]),)
+
+
 class ServiceError(Exception):
     """A failed table operation, classified by the service's error code (kept on the error)."""
 
@@ -134,9 +139,13 @@ class TableOperations:
             if counted is not None:
                 context.update(counted(result))
         except (HttpResponseError, ServiceRequestError, ServiceResponseError) as err:
-            context["error_code"] = code = error_code_of(err)
-            exception = ServiceError(code, getattr(err, "status_code", None))
-            exception.__cause__ = err
+            code = error_code_of(err)
+            if op == "insert" and code == "EntityAlreadyExists" and self._retries:
+                context["succeeded_earlier"] = 1  # the first attempt had landed; its answer was lost
+            else:
+                context["error_code"] = code
+                exception = ServiceError(code, getattr(err, "status_code", None))
+                exception.__cause__ = err
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         context["attempts"] = 1 + self._retries
         context["throttled"] = self._throttled
@@ -155,14 +164,16 @@ class TableOperations:
         return self._run("read", pk, 1, lambda: self.client.get_entity(pk, rk, select=select))
 
     def insert(self, entity: dict[str, Any]) -> Any:
-        return self._run("insert", entity["PartitionKey"], 1, lambda: self.client.create_entity(entity))
+        return self._run("insert", entity["PartitionKey"], 1, lambda: self.client.create_entity(entity),
+                         written=_written("insert", entity))  # fmt: skip
 
     def upsert(self, entity: dict[str, Any]) -> Any:
-        return self._run("upsert", entity["PartitionKey"], 1, lambda: self.client.upsert_entity(entity, mode=UpdateMode.MERGE))
+        call = lambda: self.client.upsert_entity(entity, mode=UpdateMode.MERGE)  # noqa: E731
+        return self._run("upsert", entity["PartitionKey"], 1, call, written=_written("upsert", entity))
 
     def replace(self, entity: dict[str, Any]) -> Any:
         call = lambda: self.client.upsert_entity(entity, mode=UpdateMode.REPLACE)  # noqa: E731
-        return self._run("replace", entity["PartitionKey"], 1, call)
+        return self._run("replace", entity["PartitionKey"], 1, call, written=_written("replace", entity))
 
     def update(self, entity: dict[str, Any], etag: str | None = None) -> Any:
         """Merge into an existing entity: unconditionally (If-Match *) or only if ``etag`` still matches."""
@@ -170,10 +181,10 @@ class TableOperations:
         if etag is not None:
             op, kwargs = "update-etag", {"etag": etag, "match_condition": MatchConditions.IfNotModified}
         call = lambda: self.client.update_entity(entity, mode=UpdateMode.MERGE, **kwargs)  # noqa: E731
-        return self._run(op, entity["PartitionKey"], 1, call)
+        return self._run(op, entity["PartitionKey"], 1, call, written=_written("update", entity))
 
     def delete(self, pk: str, rk: str) -> Any:
-        return self._run("delete", pk, 1, lambda: self.client.delete_entity(pk, rk))
+        return self._run("delete", pk, 1, lambda: self.client.delete_entity(pk, rk) or True, written=(("delete", pk, rk),))
 
     def batch(self, operations: list[tuple[str, dict[str, Any]]]) -> Any:
         """One entity group transaction, counted operation by operation (a batch of N = N entities).
@@ -184,7 +195,9 @@ class TableOperations:
         counts = Counter(kind for kind, _ in operations)
         sdk_ops = [(_SDK_BATCH_OP[kind][0], entity, _SDK_BATCH_OP[kind][1]) for kind, entity in operations]
         pk = operations[0][1]["PartitionKey"]
-        return self._run("batch", pk, len(operations), lambda: self.client.submit_transaction(sdk_ops), operations=dict(counts))
+        written = tuple((kind, e["PartitionKey"], e["RowKey"]) for kind, e in operations)
+        return self._run("batch", pk, len(operations), lambda: self.client.submit_transaction(sdk_ops),
+                         operations=dict(counts), written=written)  # fmt: skip
 
     def scan(self, pk: str, low: str, high: str, *, page_size: int = 1000, select: list[str] | None = None,
              where: str | None = None, known_rows: int | None = None) -> Any:  # fmt: skip

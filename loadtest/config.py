@@ -129,6 +129,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--emulator-partition-rate",), "the emulator's budget per PartitionKey, entities/s", 2000, int),
     Option(("--emulator-account-rate",), "the emulator's budget per account, entities/s", 20000, int),
     Option(("--emulator-timeout-share",), "share of throttled answers given as 500 OperationTimedOut (0-1)", "0"),
+    Option(("--skip-verify",), "do not read the table back after the run to check every acknowledged write", False,
+           action="store_true"),  # fmt: skip
     Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", "0"),
 )
 
@@ -221,6 +223,7 @@ class Settings:
     retry: RetryStrategy = field(default_factory=lambda: parse_retry(DEFAULT_RETRY))
     emulator: dict[str, float] = field(default_factory=dict)  # budgets when --emulate-throttling, else empty
     rate: float = 0.0
+    verify: bool = True
 
     @classmethod
     def from_options(cls, options: Any) -> Settings:
@@ -322,6 +325,7 @@ class Settings:
             retry=retry,
             emulator=emulator,
             rate=rate,
+            verify=not bool(get("skip_verify", False)),
         )
 
     def keys(self, stream: int = 0) -> KeyStrategy:
@@ -358,6 +362,7 @@ class Settings:
             "emulate_throttling": bool(self.emulator),
             **{f"emulator_{k}": v for k, v in self.emulator.items()},
             "rate": self.rate,
+            "skip_verify": not self.verify,
         }
 
 

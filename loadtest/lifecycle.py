@@ -26,6 +26,7 @@ from . import webui
 from .backend import Target, TestTable, redact, resolve_target
 from .config import CONNECTION_STRING_ENV, Settings, namespace
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
+from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .results import Results, RunInfo
 from .verdict import assess, checks_for, exit_code
@@ -35,6 +36,7 @@ __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 log = logging.getLogger("loadtest")
 STOP_TIMEOUT_S = 10.0
 RUN_MESSAGE = "partition_stress_run"
+LEDGER_MESSAGE = "partition_stress_ledger"
 _RUNS: WeakKeyDictionary[Any, StressRun] = WeakKeyDictionary()
 
 
@@ -50,6 +52,7 @@ class StressRun:
     target: Target
     table: TestTable
     metrics: PartitionMetrics
+    ledger: Ledger = field(default_factory=Ledger)
     run_id: str = field(default_factory=new_run_id)
     out: Path | None = None
     started: float = 0.0
@@ -100,10 +103,15 @@ def register(environment: Any) -> StressRun | None:
     # Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising
     # KeyboardInterrupt inside whichever user greenlet happens to run.
     gevent.signal_handler(signal.SIGINT, _interrupted)
-    metrics = PartitionMetrics.register(environment)
     from locust.runners import MasterRunner, WorkerRunner
 
     runner = environment.runner
+    ledger = Ledger.register(environment)
+    if isinstance(runner, WorkerRunner):  # sent before the metrics' last buckets, which the master waits for
+        environment.events.test_stop.add_listener(lambda **_: runner.send_message(LEDGER_MESSAGE, ledger.to_dict()))
+    elif isinstance(runner, MasterRunner):
+        runner.register_message(LEDGER_MESSAGE, lambda msg, **_: ledger.merge(msg.data))
+    metrics = PartitionMetrics.register(environment)
     if isinstance(runner, WorkerRunner):
         runner.register_message(RUN_MESSAGE, lambda msg, **_: _join_run(environment, metrics, msg.data))
         return None
@@ -119,7 +127,7 @@ def register(environment: Any) -> StressRun | None:
         table.seed(settings.keys(), settings.seed_entities, settings.shape)
     except ToolError as err:
         _fail(err, target, table)
-    run = StressRun(settings=settings, target=target, table=table, metrics=metrics)
+    run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
     _RUNS[environment] = run
     environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
     events = environment.events
@@ -223,7 +231,10 @@ def _on_test_stop(run: StressRun, environment: Any) -> None:
         users=getattr(environment.runner, "target_user_count", 0) or 0,
         settings=settings.public(),
     )
-    results = assess(Results.build(run.metrics, info))
+    results = Results.build(run.metrics, info)
+    if settings.verify:
+        results.integrity = verify(run.ledger, run.table.keys())
+    results = assess(results)
     out = run.output_dir()
     results.write(out)
     render(results, out)

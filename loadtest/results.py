@@ -112,6 +112,7 @@ class Results:
     keys: dict[str, Any] = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
     key_ranges: list[dict[str, Any]] = field(default_factory=list)  # per second: entities of untracked keys by range
     retry: dict[str, Any] = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
+    integrity: dict[str, Any] = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
     schema: int = SCHEMA_VERSION
 
     # --- building -----------------------------------------------------------------------
@@ -250,6 +251,7 @@ class Results:
             keys=dict(data.get("keys", {})),
             key_ranges=list(data.get("key_ranges", [])),
             retry=dict(data.get("retry", {})),
+            integrity=dict(data.get("integrity", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

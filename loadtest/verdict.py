@@ -31,6 +31,8 @@ REMEDIES = {
     "come from the workload itself and must not be retried.",
     "EMULATOR_BOUND": "The emulator, not the design, capped this figure (a lower bound): run against a real account "
     "(--connection-string or --account-url) to measure beyond Azurite's ceiling.",
+    "LOST_WRITES": "Acknowledged writes are missing from the table: check retries of non-idempotent operations and "
+    "the client's handling of timeouts before trusting this design with data.",
     "WORKER_LOST": "Rerun for complete figures: the lost worker's unreported seconds are missing, so entities/s "
     "after its last report are too low; check the worker's machine (memory, CPU, network).",
     "GENERATOR_BOUND": "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
@@ -122,6 +124,12 @@ def assess(results: Results) -> Results:
             f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
             + (f" (last report at {since} s): seconds from {since} s on lack its share" if since is not None
                else ": it never reported, so the whole run lacks its share")
+        )))  # fmt: skip
+    integrity = results.integrity
+    if integrity.get("lost"):
+        findings.append(_finding("LOST_WRITES", (
+            f"{integrity['lost']:,} of {integrity['acknowledged_writes']:,} acknowledged writes are not in the table as "
+            f"acknowledged, e.g. {integrity['lost_examples'][:2]}"
         )))  # fmt: skip
     results.findings = findings
     return results

@@ -85,5 +85,8 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
     else:
         assert failures == 0 and data["errors"] == {}
         assert data["retry"]["attempts_per_operation"] > 1.0 and data["retry"]["backoff_s"] > 0
+    # read back: every acknowledged write is in the table, whatever the retry strategy
+    assert data["integrity"]["checked"] and data["integrity"]["acknowledged_writes"] > 0
+    assert data["integrity"]["lost"] == 0 and data["integrity"]["unacknowledged"] == 0
     report = (tmp_path / "report.html").read_text()
     assert "THROTTLED" in report and "retry-figures" in report

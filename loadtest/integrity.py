@@ -1,0 +1,79 @@
+"""After the run, check every acknowledged write against the table.
+
+A listener keeps the ledger from the request events: entities whose creation the service
+acknowledged (inserts; batch inserts and upserts of new rows) and those whose deletion it
+acknowledged. Workers send their ledgers to the master with their last buckets. At the end
+the table is read once: an acknowledged entity that is missing is a lost write; a row the
+users wrote (their RowKeys carry a user prefix) that no acknowledgement covers is a write the
+service made but never confirmed (a timeout that had in fact succeeded). An insert retried
+after such a timeout answers 409 EntityAlreadyExists: the client reports it as "succeeded
+earlier", not as a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Ledger", "verify"]
+
+LEDGER_KEY = "partition_stress_ledger"
+
+
+@dataclass
+class Ledger:
+    created: set[tuple[str, str]] = field(default_factory=set)
+    deleted: set[tuple[str, str]] = field(default_factory=set)
+    succeeded_earlier: int = 0
+
+    @classmethod
+    def register(cls, environment: Any) -> Ledger:
+        ledger = cls()
+        environment.events.request.add_listener(ledger.on_request)
+        environment.events.test_start.add_listener(lambda **_: ledger.clear())
+        return ledger
+
+    def clear(self) -> None:
+        self.created.clear()
+        self.deleted.clear()
+        self.succeeded_earlier = 0
+
+    def on_request(self, exception: BaseException | None = None, context: dict[str, Any] | None = None, **_: Any) -> None:
+        if exception is not None or not context:
+            return
+        written = context.get("written")
+        if written:
+            for kind, pk, rk in written:
+                key = (pk, rk)
+                if kind == "delete":
+                    self.created.discard(key)
+                    self.deleted.add(key)
+                else:
+                    self.created.add(key)
+                    self.deleted.discard(key)
+        self.succeeded_earlier += context.get("succeeded_earlier", 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"created": sorted(self.created), "deleted": sorted(self.deleted), "succeeded_earlier": self.succeeded_earlier}
+
+    def merge(self, data: dict[str, Any]) -> None:
+        self.created |= {tuple(k) for k in data.get("created", ())}
+        self.deleted |= {tuple(k) for k in data.get("deleted", ())}
+        self.created -= self.deleted
+        self.succeeded_earlier += data.get("succeeded_earlier", 0)
+
+
+def verify(ledger: Ledger, rows: set[tuple[str, str]], *, user_prefix: str = "u") -> dict[str, Any]:
+    """Compare the ledger with the table's (PartitionKey, RowKey) pairs."""
+    missing = ledger.created - rows
+    resurrected = ledger.deleted & rows
+    acknowledged = ledger.created | ledger.deleted
+    unacknowledged = {key for key in rows if key[1].startswith(user_prefix) and key not in acknowledged}
+    return {
+        "checked": True,
+        "acknowledged_writes": len(ledger.created) + len(ledger.deleted),
+        "lost": len(missing) + len(resurrected),
+        "lost_examples": [list(k) for k in sorted(missing | resurrected)[:5]],
+        "unacknowledged": len(unacknowledged),
+        "succeeded_earlier": ledger.succeeded_earlier,
+    }
