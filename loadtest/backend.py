@@ -98,6 +98,8 @@ def _die_with_parent() -> None:
 class EmbeddedAzurite:
     """Azurite's table service from node_modules, in memory, on a free loopback port."""
 
+    name = "Azurite table service"
+
     def __init__(self, *, root: Path = PROJECT_ROOT, host: str = "127.0.0.1", port: int | None = None) -> None:
         self.root = root
         self.host = host
@@ -144,15 +146,15 @@ class EmbeddedAzurite:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = (self.process.stderr.read() if self.process.stderr else b"").decode(errors="replace")
-                raise RunError(f"Azurite exited at start (code {self.process.returncode}): {err.strip()[:300]}")
+                raise RunError(f"{self.name} exited at start (code {self.process.returncode}): {err.strip()[:300]}")
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.5):
-                    log.info("Azurite table service on %s:%s (pid %s)", self.host, self.port, self.pid)
+                    log.info("%s on %s:%s (pid %s)", self.name, self.host, self.port, self.pid)
                     return self
             except OSError:
                 time.sleep(0.1)
         self.stop()
-        raise RunError(f"Azurite did not answer on {self.host}:{self.port} within {timeout:.0f} s")
+        raise RunError(f"{self.name} did not answer on {self.host}:{self.port} within {timeout:.0f} s")
 
     def stop(self) -> None:
         """Stop by PID: SIGTERM, then SIGKILL after 5 s."""
@@ -165,7 +167,7 @@ class EmbeddedAzurite:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
-        log.info("Azurite (pid %s) stopped", process.pid)
+        log.info("%s (pid %s) stopped", self.name, process.pid)
 
     def __enter__(self) -> EmbeddedAzurite:
         return self.start()
@@ -177,10 +179,14 @@ class EmbeddedAzurite:
 class EmulatorProcess(EmbeddedAzurite):
     """``loadtest emulator`` in a child process, stopped by PID like Azurite."""
 
-    def __init__(self, *, upstream: str, partition_rate: float, account_rate: float, timeout_share: float) -> None:
+    name = "Throttling emulator"
+
+    def __init__(self, *, upstream: str, partition_rate: float, account_rate: float, timeout_share: float,
+                 server_rate: float = 0, lb_delay: float = 180.0, lb_offline: float = 5.0) -> None:  # fmt: skip
         super().__init__()
         self.args = ["--upstream", upstream, "--partition-rate", str(partition_rate), "--account-rate", str(account_rate),
-                     "--timeout-share", str(timeout_share)]  # fmt: skip
+                     "--timeout-share", str(timeout_share), "--server-rate", str(server_rate), "--lb-delay", str(lb_delay),
+                     "--lb-offline", str(lb_offline)]  # fmt: skip
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "loadtest", "emulator", "--host", self.host, "--port", str(self.port), *self.args]
@@ -196,6 +202,7 @@ class Target:
     account_url: str = ""
     azurite: EmbeddedAzurite | None = field(default=None, repr=False)
     emulator: EmulatorProcess | None = field(default=None, repr=False)
+    direct: Target | None = field(default=None, repr=False)  # behind an emulator: the service itself
     _credential: Any = field(default=None, repr=False)
 
     @property
@@ -227,23 +234,30 @@ class Target:
             self._credential = DefaultAzureCredential()
         return self._credential
 
+    @property
+    def admin(self) -> Target:
+        """Where the table is created, seeded, read back and deleted: past any emulator (that is not the load)."""
+        return self.direct or self
+
     def close(self) -> None:
         if self.emulator:
             self.emulator.stop()
         if self.azurite:
             self.azurite.stop()
 
-    def behind_emulator(self, *, partition_rate: float, account_rate: float, timeout_share: float = 0.0) -> Target:
+    def behind_emulator(self, *, partition_rate: float, account_rate: float, timeout_share: float = 0.0,
+                        server_rate: float = 0, lb_delay: float = 180.0, lb_offline: float = 5.0) -> Target:  # fmt: skip
         """This target with the throttling emulator in front (a child process on a free loopback port)."""
         if not self.is_emulator or not self.connection_string:
             raise RunError("--emulate-throttling goes in front of Azurite only (embedded, or a loopback connection string)")
         upstream = self.endpoint.rsplit("/", 1)[0]
         emulator = EmulatorProcess(upstream=upstream, partition_rate=partition_rate, account_rate=account_rate,
-                                   timeout_share=timeout_share).start()  # fmt: skip
+                                   timeout_share=timeout_share, server_rate=server_rate, lb_delay=lb_delay,
+                                   lb_offline=lb_offline).start()  # fmt: skip
         endpoint = f"http://127.0.0.1:{emulator.port}/{self.endpoint.rsplit('/', 1)[1]}"
         connection_string = re.sub(r"TableEndpoint=[^;]*", f"TableEndpoint={endpoint}", self.connection_string)
         return Target(kind=self.kind, endpoint=endpoint, connection_string=connection_string, azurite=self.azurite,
-                      emulator=emulator)  # fmt: skip
+                      emulator=emulator, direct=self)  # fmt: skip
 
 
 def _endpoint_of(connection_string: str) -> str:
@@ -307,7 +321,7 @@ class TestTable:
     def open(cls, target: Target, *, name: str = "", reuse: bool = False) -> TestTable:
         """Create a new table (a unique name, or ``name`` if free) or open ``name`` with ``reuse``."""
         table = cls(target=target, name=name or unique_table_name())
-        service = target.service()
+        service = target.admin.service()
         try:
             if reuse:
                 try:
@@ -339,7 +353,7 @@ class TestTable:
             by_partition[pk].append((rk, i))
         batches = [(pk, rows[start:start + per_batch]) for pk, rows in by_partition.items()
                    for start in range(0, len(rows), per_batch)]  # fmt: skip
-        client = self.target.table(self.name, retries=3)
+        client = self.target.admin.table(self.name, retries=3)
         self.seeded = 0
 
         def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
@@ -360,7 +374,7 @@ class TestTable:
 
     def count(self, partition_key: str | None = None) -> int:
         """Entities in the table (or one partition), read back through the service."""
-        with self.target.table(self.name, retries=3) as client:
+        with self.target.admin.table(self.name, retries=3) as client:
             if partition_key is None:
                 rows = client.list_entities(select=["RowKey"])
             else:
@@ -369,7 +383,7 @@ class TestTable:
 
     def keys(self) -> set[tuple[str, str]]:
         """Every (PartitionKey, RowKey) in the table: one read, for the integrity check."""
-        with self.target.table(self.name, retries=3) as client:
+        with self.target.admin.table(self.name, retries=3) as client:
             return {(row["PartitionKey"], row["RowKey"]) for row in client.list_entities(select=["PartitionKey", "RowKey"])}
 
     def drop(self) -> None:
@@ -377,7 +391,7 @@ class TestTable:
         if not self.created:
             return
         try:
-            self.target.service().delete_table(self.name)
+            self.target.admin.service().delete_table(self.name)
             self.created = False
         except (HttpResponseError, ServiceRequestError) as err:
             log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))

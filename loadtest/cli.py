@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     emulator.add_argument("--partition-rate", default="2000", help="entities/s per PartitionKey (default 2000)")
     emulator.add_argument("--account-rate", default="20000", help="entities/s per account (default 20000)")
     emulator.add_argument("--timeout-share", default="0", help="share of throttled answers as 500 OperationTimedOut")
+    emulator.add_argument("--server-rate", default="0", help="entities/s per simulated partition server (0 = no range model)")
+    emulator.add_argument("--lb-delay", default="180", help="seconds over budget before a range is split and moved")
+    emulator.add_argument("--lb-offline", default="5", help="seconds a moved range is offline")
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
     return parser
@@ -78,6 +81,16 @@ def _positive(name: str, text: str, kind: type = int) -> int | float:
         value = 0
     if value <= 0:
         raise UsageError(f"--{name} {text!r}: must be a positive {'whole ' if kind is int else ''}number")
+    return value
+
+
+def _non_negative(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise UsageError(f"--{name} {text!r}: must be a number, 0 or more")
     return value
 
 
@@ -142,6 +155,8 @@ def emulate(ns: argparse.Namespace) -> int:
         ns.upstream, ns.host, int(_positive("port", ns.port)),
         partition_rate=float(_positive("partition-rate", ns.partition_rate, float)),
         account_rate=float(_positive("account-rate", ns.account_rate, float)), timeout_share=share,
+        server_rate=_non_negative("server-rate", ns.server_rate), lb_delay=_non_negative("lb-delay", ns.lb_delay),
+        lb_offline=_non_negative("lb-offline", ns.lb_offline),
     )  # fmt: skip
     return EXIT_OK
 

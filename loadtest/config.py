@@ -129,6 +129,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--emulator-partition-rate",), "the emulator's budget per PartitionKey, entities/s", 2000, int),
     Option(("--emulator-account-rate",), "the emulator's budget per account, entities/s", 20000, int),
     Option(("--emulator-timeout-share",), "share of throttled answers given as 500 OperationTimedOut (0-1)", "0"),
+    Option(("--emulator-server-rate",), "model range partitions on partition servers of this many entities/s "
+           "(0 = per-key and account budgets only)", 0, int),  # fmt: skip
+    Option(("--emulator-lb-delay",), "seconds a range stays over budget before it is split and moved", "180"),
+    Option(("--emulator-lb-offline",), "seconds a moved range is offline (503s)", "5"),
     Option(("--skip-verify",), "do not read the table back after the run to check every acknowledged write", False,
            action="store_true"),  # fmt: skip
     Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", "0"),
@@ -192,6 +196,16 @@ def _int(name: str, value: Any, *, minimum: int, maximum: int | None = None, uni
         bound = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
         raise UsageError(f"--{name} {number}: must be {bound}{unit}")
     return number
+
+
+def _seconds(name: str, value: Any) -> float:
+    try:
+        seconds = float(str(value).strip())
+    except ValueError:
+        seconds = -1.0
+    if seconds < 0:
+        raise UsageError(f"--{name} {value!r}: seconds, 0 or more (fractions allowed)")
+    return seconds
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,6 +306,9 @@ class Settings:
                 "partition_rate": _int("emulator-partition-rate", get("emulator_partition_rate", 2000), minimum=1),
                 "account_rate": _int("emulator-account-rate", get("emulator_account_rate", 20000), minimum=1),
                 "timeout_share": timeout_share,
+                "server_rate": _int("emulator-server-rate", get("emulator_server_rate", 0), minimum=0),
+                "lb_delay": _seconds("emulator-lb-delay", get("emulator_lb_delay", "180")),
+                "lb_offline": _seconds("emulator-lb-offline", get("emulator_lb_offline", "5")),
             }
         try:
             rate = float(str(get("rate", 0) or 0))

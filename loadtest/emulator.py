@@ -8,8 +8,15 @@ ServerBusy`` and the JSON ``odata.error`` body (a configurable share as 500
 OperationTimedOut), so azure-data-tables raises what it raises against Azure. All else passes
 through to Azurite untouched (SharedKey signatures do not cover the host, so they hold).
 
-Not modelled yet: range partitions, load balancing (split/move with offline seconds) and
-errors inside batch responses; a throttled batch is refused whole, before it reaches Azurite.
+With ``server_rate``, the partition layer of Calder et al. (SOSP 2011) is modelled too: the
+key space starts as one RangePartition on one simulated partition server (``server_rate``
+entities/s); a range over its budget for ``lb_delay`` seconds is split where its load halves
+and the halves go to their own servers, both offline for ``lb_offline`` seconds meanwhile
+(503s). One PartitionKey is never split, so a single hot key stays throttled while spread
+keys recover. One key space for the account (the test uses one table).
+
+Not modelled: merges of cold ranges, and errors inside batch responses (a throttled batch is
+refused whole, before it reaches Azurite).
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import random
 import re
 import threading
 import time
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +35,7 @@ from urllib.parse import unquote
 
 import urllib3
 
-__all__ = ["Budget", "ThrottlingProxy", "charge_of"]
+__all__ = ["Budget", "PartitionLayer", "RangePartition", "ThrottlingProxy", "charge_of"]
 
 _POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
 _FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
@@ -85,12 +94,77 @@ def charge_of(method: str, path: str, query: str, body: bytes) -> tuple[str | No
     return None, 0
 
 
+@dataclass
+class RangePartition:
+    """Keys from ``low`` up to the next range's ``low``, served by one partition server."""
+
+    low: str
+    budget: Budget
+    load: Counter[str] = field(default_factory=Counter)  # entities per key, since its last split
+    over_since: float | None = None
+    last_refused: float = 0.0
+    offline_until: float = 0.0
+
+
+class PartitionLayer:
+    """RangePartitions on simulated partition servers, split and moved when they stay over budget."""
+
+    def __init__(self, server_rate: float, lb_delay: float, lb_offline: float) -> None:
+        self.server_rate, self.lb_delay, self.lb_offline = server_rate, lb_delay, lb_offline
+        self.ranges = [RangePartition("", Budget(server_rate))]
+        self.splits: list[tuple[float, str]] = []  # (monotonic time, key where a range was cut)
+
+    def find(self, pk: str) -> RangePartition:
+        return self.ranges[bisect_right([r.low for r in self.ranges], pk) - 1]
+
+    def admit(self, pk: str, entities: int, now: float) -> bool:
+        part = self.find(pk)
+        if now < part.offline_until:
+            return False  # being moved to another server
+        if not part.budget.has(now):
+            part.last_refused = now
+            if part.over_since is None:
+                part.over_since = now
+            elif now - part.over_since >= self.lb_delay:
+                self._split(part, now)
+            return False
+        if part.over_since is not None and now - part.last_refused > 1.0:
+            part.over_since = None  # a second without refusals: no longer over
+        self.charge(pk, entities)
+        return True
+
+    def charge(self, pk: str, entities: int) -> None:
+        part = self.find(pk)
+        part.budget.take(entities)
+        part.load[pk] += entities
+
+    def _split(self, part: RangePartition, now: float) -> None:
+        keys = sorted(part.load)
+        if len(keys) < 2:
+            part.over_since = now  # one PartitionKey: the unit of atomicity is never split
+            return
+        half, seen, at = sum(part.load.values()) / 2, 0, keys[-1]
+        for i, key in enumerate(keys[:-1]):
+            seen += part.load[key]
+            if seen >= half:
+                at = keys[i + 1]
+                break
+        new = RangePartition(at, Budget(self.server_rate, updated=now), Counter({k: v for k, v in part.load.items() if k >= at}))
+        part.load = Counter({k: v for k, v in part.load.items() if k < at})
+        part.budget, part.over_since = Budget(self.server_rate, updated=now), None
+        part.offline_until = new.offline_until = now + self.lb_offline
+        self.ranges.insert(self.ranges.index(part) + 1, new)
+        self.splits.append((now, at))
+
+
 class ThrottlingProxy:
     """The WSGI app: budgets, the 503/500 answers, and pass-through to ``upstream``."""
 
     def __init__(self, upstream: str, *, partition_rate: float = 2000, account_rate: float = 20000,
-                 timeout_share: float = 0.0, seed: int | None = None) -> None:  # fmt: skip
+                 timeout_share: float = 0.0, seed: int | None = None, server_rate: float = 0,
+                 lb_delay: float = 180.0, lb_offline: float = 5.0) -> None:  # fmt: skip
         self.upstream = upstream.rstrip("/")
+        self.layer = PartitionLayer(server_rate, lb_delay, lb_offline) if server_rate else None
         self.partition_rate, self.account = partition_rate, Budget(account_rate)
         self.partitions: dict[str, Budget] = {}
         self.timeout_share = timeout_share
@@ -105,6 +179,8 @@ class ThrottlingProxy:
             partition = self.partitions.setdefault(pk, Budget(self.partition_rate)) if pk is not None else None
             if not self.account.has(now) or (partition is not None and not partition.has(now)):
                 return True
+            if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
+                return True
             self.account.take(entities)
             if partition is not None:
                 partition.take(entities)
@@ -115,6 +191,8 @@ class ThrottlingProxy:
             self.account.take(entities)
             if pk is not None:
                 self.partitions.setdefault(pk, Budget(self.partition_rate)).take(entities)
+                if self.layer is not None:
+                    self.layer.charge(pk, entities)
 
     def _busy(self, start_response: Any, pk: str | None) -> Iterable[bytes]:
         timeout = self.rng.random() < self.timeout_share

@@ -126,6 +126,7 @@ def register(environment: Any) -> StressRun | None:
         log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
         table.seed(settings.keys(), settings.seed_entities, settings.shape)
     except ToolError as err:
+        metrics.close()
         _fail(err, target, table)
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
     _RUNS[environment] = run

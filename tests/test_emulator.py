@@ -90,3 +90,65 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
     assert data["integrity"]["lost"] == 0 and data["integrity"]["unacknowledged"] == 0
     report = (tmp_path / "report.html").read_text()
     assert "THROTTLED" in report and "retry-figures" in report
+
+
+def test_load_balancing_splits_spread_keys_but_never_one_key():
+    """The partition layer alone, on a synthetic clock: 120 entities/s offered, servers of 40/s."""
+    from loadtest.emulator import PartitionLayer
+
+    def offer(layer, keys, seconds, start=0.0):
+        refused_per_second = []
+        for second in range(seconds):
+            refused = 0
+            for i in range(120):  # 120 point operations a second, round robin over the keys
+                now = start + second + i / 120
+                refused += not layer.admit(keys[i % len(keys)], 1, now)
+            refused_per_second.append(refused)
+        return refused_per_second
+
+    start = time.monotonic()  # budgets start full at creation time
+    hot = PartitionLayer(server_rate=40, lb_delay=1.0, lb_offline=0.3)
+    refused = offer(hot, ["hot"], 12, start)
+    assert len(hot.ranges) == 1 and hot.splits == []  # one PartitionKey is never split
+    assert min(refused[-4:]) >= 70  # and it stays throttled: 120 offered, 40 served
+
+    start = time.monotonic()
+    spread = PartitionLayer(server_rate=40, lb_delay=1.0, lb_offline=0.3)
+    refused = offer(spread, [f"{i:03d}" for i in range(16)], 12, start)
+    assert len(spread.ranges) >= 4  # 120/s over 40/s servers: split until each range fits
+    assert refused[-4:] == [0, 0, 0, 0]  # recovered
+    assert refused[1] > 0  # throttled before the first split
+
+
+def test_against_azurite_a_hot_key_stays_throttled_while_hash_prefixed_keys_recover(loadtest, azurite, tmp_path):
+    tail = {}
+    for strategy in ("single", "hash-prefix:16"):
+        out = tmp_path / strategy.replace(":", "-")
+        done = loadtest(
+            "run", "-t", "14s", "-u", "4", "-r", "4", "--rate", "30", "--mix", "read=100", "--seed-entities", "160",
+            "--key-strategy", strategy, "--emulate-throttling", "--emulator-server-rate", "40", "--emulator-lb-delay", "1",
+            "--emulator-lb-offline", "0.3", "--retry", "none", "--out", str(out),
+            "--connection-string", azurite.connection_string,
+        )  # fmt: skip
+        assert done.code == 0, done.output
+        data = json.loads((out / "results.json").read_text())
+        last = max(row["t"] for row in data["timeseries"])
+        tail[strategy] = sum(row["throttled"] for row in data["timeseries"] if last - 4 <= row["t"] < last)
+        assert "THROTTLED" in {f["kind"] for f in data["findings"]}  # both were throttled at first
+    assert tail["single"] > 40 and tail["hash-prefix:16"] == 0, tail
+
+
+def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
+    target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
+        partition_rate=5, account_rate=10_000, timeout_share=1.0)
+    try:
+        table = TestTable.open(target)
+        client = TableClient.from_connection_string(target.connection_string, table_name=table.name, retry_total=0)
+        with pytest.raises(HttpResponseError) as caught:
+            for i in range(50):
+                client.upsert_entity({"PartitionKey": "hot", "RowKey": str(i)})
+        assert caught.value.status_code == 500
+        assert getattr(caught.value.error_code, "value", caught.value.error_code) == "OperationTimedOut"
+        table.drop()
+    finally:
+        target.close()
