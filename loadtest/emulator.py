@@ -171,7 +171,6 @@ class ThrottlingProxy:
         self.rng = random.Random(seed)
         self.http = urllib3.PoolManager(maxsize=64, retries=False)
         self.lock = threading.Lock()
-        self.throttled: dict[str, int] = {}
 
     def _over(self, pk: str | None, entities: int) -> bool:
         now = time.monotonic()
@@ -194,14 +193,12 @@ class ThrottlingProxy:
                 if self.layer is not None:
                     self.layer.charge(pk, entities)
 
-    def _busy(self, start_response: Any, pk: str | None) -> Iterable[bytes]:
+    def _busy(self, start_response: Any) -> Iterable[bytes]:
         timeout = self.rng.random() < self.timeout_share
         code, status = ("OperationTimedOut", "500 Internal Server Error") if timeout else \
             ("ServerBusy", "503 Service Unavailable")
         message = "Operation could not be completed within the specified time." if timeout else "The server is busy."
         body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
-        with self.lock:
-            self.throttled[pk or "(account)"] = self.throttled.get(pk or "(account)", 0) + 1
         start_response(status, [("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"),
                                 ("x-ms-error-code", code), ("Content-Length", str(len(body)))])  # fmt: skip
         return [body]
@@ -212,7 +209,7 @@ class ThrottlingProxy:
         body = environ["wsgi.input"].read(length) if length else b""
         pk, entities = charge_of(method, path, query, body)
         if (entities or method == "GET") and self._over(pk, entities):
-            return self._busy(start_response, pk)
+            return self._busy(start_response)
         headers = {k[5:].replace("_", "-").title(): v for k, v in environ.items() if k.startswith("HTTP_")}
         for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
             if environ.get(name):
