@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .config import CONNECTION_STRING_ENV, OPTIONS, Settings, add_options, parse_duration
+from .config import CONNECTION_STRING_ENV, FROM_FLAG_ENV, OPTIONS, Settings, add_options, parse_duration
 from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
 
 __all__ = ["main"]
@@ -123,6 +123,7 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     Settings.from_options(ns)  # every rule checked before anything starts
     if ns.connection_string:
         os.environ[CONNECTION_STRING_ENV] = ns.connection_string
+        os.environ[FROM_FLAG_ENV] = "1"  # so the log names where the target came from
     argv = _locust_argv(ns, extra)
     import locust.main
 

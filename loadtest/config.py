@@ -60,6 +60,7 @@ FINDING_KINDS_FOR_FAIL_ON = ("hot", "warm", "throttled", "errors", "emulator_bou
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
 DEFAULT_RETRY = "exponential:3,0.2,0.05,2"  # the docs' formula, with waits sized for a load test
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
+FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import gevent
 
 from . import webui
 from .backend import Target, TestTable, redact, resolve_target
-from .config import CONNECTION_STRING_ENV, Settings, namespace
+from .config import CONNECTION_STRING_ENV, FROM_FLAG_ENV, Settings, namespace
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
@@ -118,6 +118,7 @@ def register(environment: Any) -> StressRun | None:
     target = table = None
     try:
         settings = Settings.from_options(environment.parsed_options)
+        log.info("Target: %s", _target_source(environment.parsed_options, settings))
         target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
         if settings.emulator:
             target = target.behind_emulator(**settings.emulator)
@@ -140,6 +141,16 @@ def register(environment: Any) -> StressRun | None:
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     webui.register(environment, run)
     return run
+
+
+def _target_source(options: Any, settings: Settings) -> str:
+    """Which target the settings name, and where that came from (never the secret itself)."""
+    if settings.connection_string:
+        given = getattr(options, "connection_string", "") or os.environ.get(FROM_FLAG_ENV)
+        return "the connection string " + ("given with --connection-string" if given else f"from ${CONNECTION_STRING_ENV}")
+    if settings.account_url:
+        return f"{settings.account_url} with Azure AD (DefaultAzureCredential)"
+    return "an embedded Azurite (no --connection-string, --account-url or $" + CONNECTION_STRING_ENV + ")"
 
 
 def _for_workers(run: StressRun) -> dict[str, Any]:

@@ -11,16 +11,18 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 
-locks=(requirements.lock)
-[ "${1:-}" = "test" ] && locks+=(requirements-test.lock)
-stamp=.venv/.partition-stress-installed
-want=$(cat "${locks[@]}" pyproject.toml | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  for lock in "${locks[@]}"; do
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$lock"
-  done
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
-  echo "$want" > "$stamp"
+# one stamp per lock file: installing the test set never invalidates the runtime set, and back
+install() {  # lock file, stamp
+  local want; want=$(cat "$1" pyproject.toml | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$2" 2>/dev/null)" != "$want" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$1"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+    echo "$want" > "$2"
+  fi
+}
+install requirements.lock .venv/.installed-runtime
+if [ "${1:-}" = "test" ]; then
+  install requirements-test.lock .venv/.installed-test
 fi
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

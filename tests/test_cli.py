@@ -35,6 +35,7 @@ def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, tar
         "--connection-string", azurite.connection_string,
     )  # fmt: skip
     assert done.code == 0, done.output
+    assert "Target: the connection string given with --connection-string" in done.stderr
     data = results_of(tmp_path)
     put = [row for row in data["partitions"] if row["op_class"] == "PUT"]
     assert len(put) == 1 and put[0]["entities"] > 0
@@ -73,6 +74,7 @@ def test_default_embedded_run_reports_get_and_put_and_keeps_secrets_out(loadtest
     done = loadtest("run", "-t", "6s", "-u", "4", "-r", "4", "--out", str(tmp_path))
     assert done.code == 0, done.output
     assert f"Report: {tmp_path / 'report.html'}" in done.stdout
+    assert "Target: an embedded Azurite" in done.stderr
     data = results_of(tmp_path)
     assert data["run"]["target_kind"] == "azurite-embedded"
     eps = {r["op_class"]: r["mean_eps"] for r in data["partitions"] if r["partition"] == "hot"}
@@ -166,6 +168,7 @@ def test_wrong_account_key_exits_1_and_never_shows_the_key(loadtest, azurite):
     done = loadtest("run", *SHORT, env={"AZURE_STORAGE_CONNECTION_STRING": wrong})
     assert done.code == 1, done.output
     assert "refused the credentials (403" in done.stderr
+    assert "Target: the connection string from $AZURE_STORAGE_CONNECTION_STRING" in done.stderr
     assert wrong_key not in done.output and "Traceback" not in done.output
 
 

@@ -94,3 +94,12 @@ def test_generator_bound_when_the_client_cpu_is_pegged():
     metrics = recorded(steady(10))
     metrics.load = {1_000_000 + t: {"users": 4, "cpu": 99.0} for t in range(12)}
     assert "GENERATOR_BOUND" in kinds(assess(Results.build(metrics, run_info())))
+
+
+def test_cpu_zeros_before_locusts_first_sample_are_no_readings():
+    metrics = recorded(steady(10))
+    # 0 % until Locust's first sample, then pegged half the time
+    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else (95.0 if t % 2 else 70.0)} for t in range(12)}
+    assert "GENERATOR_BOUND" in kinds(assess(Results.build(metrics, run_info())))
+    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else 60.0} for t in range(12)}
+    assert "GENERATOR_BOUND" not in kinds(assess(Results.build(metrics, run_info())))
