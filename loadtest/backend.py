@@ -19,7 +19,6 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -419,8 +418,3 @@ class _progress:
         if self.bar:
             self.bar.stop()
 
-
-def iter_rows(target: Target, table: str, partition_key: str) -> Iterator[dict[str, Any]]:
-    """Every entity of one partition (tests and read-back checks)."""
-    with target.table(table, retries=3) as client:
-        yield from client.query_entities("PartitionKey eq @pk", parameters={"pk": partition_key})

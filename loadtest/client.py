@@ -33,7 +33,7 @@ _SDK_BATCH_OP: dict[str, tuple[str, dict[str, Any]]] = {
     "delete": ("delete", {}),
 }
 
-__all__ = ["ServiceError", "TableOperations", "THROTTLING_CODES", "error_code_of", "NAMES"]
+__all__ = ["ServiceError", "TableOperations", "error_code_of", "NAMES"]
 
 #: Low-cardinality request names, one per operation.
 NAMES = {
@@ -50,8 +50,6 @@ NAMES = {
     "delete": "PUT delete",
     "batch": "PUT batch upsert",
 }
-#: The service's answers when a partition or account is over its target.
-THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
 
 
 def error_code_of(err: BaseException) -> str:

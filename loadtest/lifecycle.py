@@ -52,7 +52,7 @@ class StressRun:
     target: Target
     table: TestTable
     metrics: PartitionMetrics
-    ledger: Ledger = field(default_factory=Ledger)
+    ledger: Ledger
     run_id: str = field(default_factory=new_run_id)
     out: Path | None = None
     started: float = 0.0
@@ -113,7 +113,7 @@ def register(environment: Any) -> StressRun | None:
         runner.register_message(LEDGER_MESSAGE, lambda msg, **_: ledger.merge(msg.data))
     metrics = PartitionMetrics.register(environment)
     if isinstance(runner, WorkerRunner):
-        runner.register_message(RUN_MESSAGE, lambda msg, **_: _join_run(environment, metrics, msg.data))
+        runner.register_message(RUN_MESSAGE, lambda msg, **_: _join_run(environment, metrics, ledger, msg.data))
         return None
     target = table = None
     try:
@@ -129,6 +129,7 @@ def register(environment: Any) -> StressRun | None:
     except ToolError as err:
         metrics.close()
         _fail(err, target, table)
+    ledger.enabled = settings.verify
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
     _RUNS[environment] = run
     environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
@@ -167,7 +168,7 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
     }
 
 
-def _join_run(environment: Any, metrics: PartitionMetrics, data: dict[str, Any]) -> None:
+def _join_run(environment: Any, metrics: PartitionMetrics, ledger: Ledger, data: dict[str, Any]) -> None:
     """On a worker: the master's table and settings, with this worker's own credentials."""
     own = getattr(environment.parsed_options, "connection_string", "") or os.environ.get(CONNECTION_STRING_ENV, "")
     options = namespace(**{**data["options"], "connection_string": own or data["embedded"]})
@@ -178,7 +179,8 @@ def _join_run(environment: Any, metrics: PartitionMetrics, data: dict[str, Any])
         return
     target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
-    _RUNS[environment] = StressRun(settings=settings, target=target, table=table, metrics=metrics)
+    ledger.enabled = settings.verify
+    _RUNS[environment] = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
 
@@ -192,6 +194,7 @@ def _on_test_start(run: StressRun, environment: Any) -> None:
     if run.tests > 1:
         run.run_id = new_run_id()
     _apply_form(run, environment)
+    run.ledger.enabled = run.settings.verify
     run.started = time.time()
 
 

@@ -20,8 +20,10 @@ from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry pol
 
 from .errors import UsageError
 
-__all__ = ["RetryStrategy", "StrategyRetryPolicy", "is_throttling", "parse_retry"]
+__all__ = ["THROTTLING_CODES", "RetryStrategy", "StrategyRetryPolicy", "is_throttling", "parse_retry"]
 
+#: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
+THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
 RETRY_FORMS = "none, fixed:N,DELAY or exponential:N,z,zmin,zmax (seconds)"
 
 

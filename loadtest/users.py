@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from locust import User, constant, constant_throughput, task
 
 from .client import TableOperations
-from .config import Settings
+from .config import Settings, namespace
 from .keys import row_key, row_key_maker
 from .lifecycle import current_run
 
@@ -193,8 +193,6 @@ class TableUser(User):
 
 def _options(settings: Settings, overrides: dict[str, Any]) -> Any:
     """The run's settings with a subclass's class attributes over them, as options to validate."""
-    from .config import namespace
-
     values = {k: v for k, v in settings.public().items() if k != "connection_string"}
     for name, value in overrides.items():
         values[name] = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value

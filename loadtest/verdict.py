@@ -12,12 +12,12 @@ from statistics import mean
 from .errors import EXIT_CHECK_FAILED, EXIT_OK
 from .metrics import OTHER
 from .results import Finding, PartitionRow, Results
+from .retry import THROTTLING_CODES
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level", "saturation"]
 
 WARM_RATIO = 0.8
 GENERATOR_CPU_PERCENT = 90.0
-THROTTLING = ("ServerBusy", "OperationTimedOut", "GatewayTimeout")
 
 REMEDIES = {
     "HOT": "Spread the load over more PartitionKeys: finer keys, a 3-digit hash prefix or GUIDs, and no append-only "
@@ -95,7 +95,7 @@ def assess(results: Results) -> Results:
             continue
         throttled_errors = sum(
             n for t in results.timeseries if (t["partition"], t["op_class"]) == (row.partition, row.op_class)
-            for code, n in t["errors"].items() if code in THROTTLING
+            for code, n in t["errors"].items() if code in THROTTLING_CODES
         )  # fmt: skip
         if row.throttled or throttled_errors:
             findings.append(_finding("THROTTLED", (
@@ -143,7 +143,7 @@ def _codes_for(results: Results, row: PartitionRow) -> str:
     for t in results.timeseries:
         if (t["partition"], t["op_class"]) == (row.partition, row.op_class):
             for code, n in t["errors"].items():
-                if code not in THROTTLING:
+                if code not in THROTTLING_CODES:
                     codes[code] = codes.get(code, 0) + n
     return ", ".join(f"{code} x{n:,}" for code, n in sorted(codes.items(), key=lambda kv: -kv[1]))
 

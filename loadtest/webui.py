@@ -42,7 +42,7 @@ def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int
             continue
         cell = per_partition[partition].setdefault(second, [0, 0, 0])
         cell[0 if op_class == "GET" else 1] += bucket.entities
-        cell[2] += bucket.throttled + sum(bucket.errors.get(c, 0) for c in ("ServerBusy", "OperationTimedOut"))
+        cell[2] += bucket.throttled  # every throttled answer is a throttled attempt, failed or retried
     if not per_partition:
         return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
     first = int(metrics.started or min(s for cells in per_partition.values() for s in cells))

@@ -33,3 +33,11 @@ def test_worker_ledgers_merge():
     master = Ledger(created={("p", "a")})
     master.merge(Ledger(created={("p", "b")}, deleted={("p", "a")}, succeeded_earlier=2).to_dict())
     assert master.created == {("p", "b")} and master.deleted == {("p", "a")} and master.succeeded_earlier == 2
+
+
+def test_a_disabled_ledger_keeps_nothing():
+    env = environment()
+    ledger = Ledger.register(env)
+    ledger.enabled = False  # --skip-verify: no read-back, so no memory spent on it
+    fire(env, (("insert", "p", "u1"),))
+    assert ledger.created == set()

@@ -10,7 +10,6 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from ..backend import redact
 from ..metrics import OTHER
 from ..results import Results
-from ..verdict import REMEDIES
 
 __all__ = ["render", "render_comparison"]
 
@@ -28,8 +27,6 @@ def render(results: Results, out: Path) -> Path:
         hidden=len(results.partitions) - len(rows),
         other=OTHER,
         charts=all_charts(results),
-        remedies=REMEDIES,
-        kinds=sorted({f.kind for f in results.findings}),
     )
     path = Path(out) / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -41,8 +38,6 @@ def render_comparison(comparison: Any, out: Path) -> Path:
     """Write ``out/comparison.html``: the strategies side by side, ranked, each linked to its run's report."""
     from .charts import strategy_peaks
 
-    for outcome in comparison.strategies:
-        outcome.link = f"{Path(outcome.run_dir).name}/report.html"
     page = _templates.get_template("compare.html.j2").render(c=comparison, chart=strategy_peaks(comparison))
     path = Path(out) / "comparison.html"
     path.write_text(redact(page), encoding="utf-8")
