@@ -19,8 +19,9 @@ import tracemalloc
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.metrics import OTHER, PartitionMetrics
-from loadtest.results import Results, RunInfo
+from loadtest.metrics import PartitionMetrics
+from loadtest.results import OTHER, RunInfo
+from loadtest.summary import build
 
 LIMIT_MB = 100
 
@@ -53,20 +54,42 @@ def main() -> int:
         clock.now = 1_000_000 + second + 0.5
         for i in range(per_second):
             key = f"{second * per_second + i:012x}"  # a GUID-like strategy: every key new
-            fire(request_type="insert", name="PUT insert", response_time=3.0, response_length=1, exception=None,
-                 context={"partition": key, "op_class": "PUT", "entities": 1, "attempts": 1, "throttled": 0})
+            fire(
+                request_type="insert",
+                name="PUT insert",
+                response_time=3.0,
+                response_length=1,
+                exception=None,
+                context={"partition": key, "op_class": "PUT", "entities": 1, "attempts": 1, "throttled": 0},
+            )
         for key, entities in planted.items():
-            fire(request_type="batch", name="PUT batch upsert", response_time=40.0, response_length=entities,
-                 exception=None, context={"partition": key, "op_class": "PUT", "entities": entities, "attempts": 1,
-                                          "throttled": 0})
+            fire(
+                request_type="batch",
+                name="PUT batch upsert",
+                response_time=40.0,
+                response_length=entities,
+                exception=None,
+                context={"partition": key, "op_class": "PUT", "entities": entities, "attempts": 1, "throttled": 0},
+            )
             truth[key] += entities
         metrics.compact()
     metrics.stopped = clock.now + 0.5
     elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
-    results = Results.build(metrics, RunInfo(id="bench", started="", duration_s=args.seconds, target_kind="bench",
-                                             table="", seeded=0, partition_target=2000, account_target=20000,
-                                             profile="current"))
+    results = build(
+        metrics,
+        RunInfo(
+            id="bench",
+            started="",
+            duration_s=args.seconds,
+            target_kind="bench",
+            table="",
+            seeded=0,
+            partition_target=2000,
+            account_target=20000,
+            profile="current",
+        ),
+    )
     tracemalloc.stop()
 
     counted = {row.partition: row.entities for row in results.partitions if row.op_class == "PUT"}

@@ -13,7 +13,10 @@ import argparse
 import statistics
 import time
 
-from loadtest.backend import EmbeddedAzurite, TestTable, resolve_target
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.emulator import Budgets
+from loadtest.table import TestTable
+from loadtest.target import resolve_target
 
 
 def timed_reads(client, reads: int) -> list[float]:
@@ -32,7 +35,7 @@ def main() -> int:
     args = parser.parse_args()
     with EmbeddedAzurite() as azurite:
         direct = resolve_target(connection_string=azurite.connection_string)
-        proxied = direct.behind_emulator(partition_rate=10**9, account_rate=10**9)
+        proxied = direct.behind_emulator(Budgets(partition_rate=10**9, account_rate=10**9))
         try:
             table = TestTable.open(direct)
             clients = {"direct": direct.table(table.name), "emulator": proxied.table(table.name)}
@@ -49,8 +52,10 @@ def main() -> int:
     medians = {name: statistics.median(values) for name, values in samples.items()}
     for name, value in medians.items():
         print(f"{name:<9} median point read {value:.3f} ms over {len(samples[name]):,} reads")
-    print(f"emulator / direct: {medians['emulator'] / medians['direct']:.2f}x "
-          f"(+{medians['emulator'] - medians['direct']:.3f} ms per request)")  # fmt: skip
+    print(
+        f"emulator / direct: {medians['emulator'] / medians['direct']:.2f}x "
+        f"(+{medians['emulator'] - medians['direct']:.3f} ms per request)"
+    )
     return 0
 
 

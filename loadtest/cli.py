@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .config import CONNECTION_STRING_ENV, FROM_FLAG_ENV, OPTIONS, Settings, add_options, parse_duration
+from .config import Settings
 from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
+from .options import CONNECTION_STRING_ENV, EMULATOR_OPTIONS, FROM_FLAG_ENV, OPTIONS, add_options
+from .parsers import parse_duration, positive, whole
 
 __all__ = ["main"]
 
@@ -63,42 +65,18 @@ def _parser() -> argparse.ArgumentParser:
     emulator.add_argument("--upstream", required=True, help="the table service, e.g. http://127.0.0.1:10002")
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     emulator.add_argument("--port", default="10102", help="port to listen on (default 10102)")
-    emulator.add_argument("--partition-rate", default="2000", help="entities/s per PartitionKey (default 2000)")
-    emulator.add_argument("--account-rate", default="20000", help="entities/s per account (default 20000)")
-    emulator.add_argument("--timeout-share", default="0", help="share of throttled answers as 500 OperationTimedOut")
-    emulator.add_argument("--server-rate", default="0", help="entities/s per simulated partition server (0 = no range model)")
-    emulator.add_argument("--lb-delay", default="180", help="seconds over budget before a range is split and moved")
-    emulator.add_argument("--lb-offline", default="5", help="seconds a moved range is offline")
+    add_options(emulator, EMULATOR_OPTIONS)
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
     return parser
 
 
-def _positive(name: str, text: str, kind: type = int) -> int | float:
-    try:
-        value = kind(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise UsageError(f"--{name} {text!r}: must be a positive {'whole ' if kind is int else ''}number")
-    return value
-
-
-def _non_negative(name: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if value < 0:
-        raise UsageError(f"--{name} {text!r}: must be a number, 0 or more")
-    return value
-
-
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     """Locust's command line for this run. The connection string travels in the environment, not argv."""
     argv = ["locust", "-f", str(LOCUSTFILE), "-u", str(ns.users), "-r", str(ns.spawn_rate)]
-    if int(ns.workers):
-        argv += ["--processes", str(int(ns.workers))]
+    workers = whole()("--workers", ns.workers)
+    if workers:
+        argv += ["--processes", str(workers)]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
@@ -107,7 +85,7 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
         value = getattr(ns, opt.dest)
         if opt.secret:
             continue
-        if opt.action == "store_true":
+        if opt.is_switch:
             argv += [opt.flags[0]] if value else []
         elif value not in (None, ""):
             argv += [opt.flags[0], str(value)]
@@ -115,10 +93,9 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
 
 
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
-    _positive("users", ns.users)
-    _positive("spawn-rate", ns.spawn_rate, float)
-    if ns.workers != "0":
-        _positive("workers", ns.workers)
+    whole(minimum=1)("--users", ns.users)
+    positive("--spawn-rate", ns.spawn_rate)
+    whole()("--workers", ns.workers)
     parse_duration(ns.duration)
     Settings.from_options(ns)  # every rule checked before anything starts
     if ns.connection_string:
@@ -147,18 +124,10 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
 
 
 def emulate(ns: argparse.Namespace) -> int:
-    from .emulator import serve
+    from .emulator import Budgets, serve
 
-    share = float(_positive("timeout-share", ns.timeout_share, float)) if ns.timeout_share not in ("0", "0.0") else 0.0
-    if share > 1:
-        raise UsageError(f"--timeout-share {ns.timeout_share!r}: a share from 0 to 1")
-    serve(
-        ns.upstream, ns.host, int(_positive("port", ns.port)),
-        partition_rate=float(_positive("partition-rate", ns.partition_rate, float)),
-        account_rate=float(_positive("account-rate", ns.account_rate, float)), timeout_share=share,
-        server_rate=_non_negative("server-rate", ns.server_rate), lb_delay=_non_negative("lb-delay", ns.lb_delay),
-        lb_offline=_non_negative("lb-offline", ns.lb_offline),
-    )  # fmt: skip
+    budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
+    serve(ns.upstream, ns.host, whole(minimum=1, maximum=65535)("--port", ns.port), budgets)
     return EXIT_OK
 
 

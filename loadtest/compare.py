@@ -16,10 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import CONNECTION_STRING_ENV
 from .errors import RunError, UsageError
 from .keys import key_strategy
-from .metrics import OTHER
+from .options import CONNECTION_STRING_ENV
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]
@@ -69,20 +68,18 @@ def _slug(spec: str) -> str:
 
 def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
     """One strategy's line of the comparison, from its results.json."""
-    outcome = StrategyOutcome(strategy=spec, run_dir=str(run_dir), exit_code=exit_code,
-                              inferred=INFERRED.get(spec.partition(":")[0], ""))  # fmt: skip
+    outcome = StrategyOutcome(
+        strategy=spec, run_dir=str(run_dir), exit_code=exit_code, inferred=INFERRED.get(spec.partition(":")[0], "")
+    )
     path = run_dir / "results.json"
     if not path.exists():
         return outcome
     results = Results.load_file(path)
-    # a partition's figure against its target: GET and PUT together where it had both
-    totals = {row.partition: row for row in results.partitions if row.partition != OTHER and row.op_class != "ALL"}
-    totals.update({row.partition: row for row in results.partitions if row.op_class == "ALL"})
-    if totals:
-        hottest = max(totals.values(), key=lambda r: r.peak_eps)
-        outcome.hottest_partition, outcome.hottest_peak_eps = hottest.partition, hottest.peak_eps
-        outcome.ratio = hottest.ratio
-    outcome.partitions = int(results.keys.get("distinct", len(totals)))
+    hottest = results.hottest()
+    if hottest:
+        row = results.headline(hottest[0])
+        outcome.hottest_partition, outcome.hottest_peak_eps, outcome.ratio = row.partition, row.peak_eps, row.ratio
+    outcome.partitions = int(results.keys.get("distinct", len(results.peaks())))
     outcome.top1_share = results.keys.get("top1_share", 0.0)
     outcome.top10_share = results.keys.get("top10_share", 0.0)
     outcome.entities = results.account.entities
@@ -136,8 +133,10 @@ def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: f
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "loadtest", "run", *run_args, "--key-strategy", spec, "--out", str(run_dir)],
-                stdin=subprocess.DEVNULL, timeout=timeout, env=env,
-            )  # fmt: skip
+                stdin=subprocess.DEVNULL,
+                timeout=timeout,
+                env=env,
+            )
         except subprocess.TimeoutExpired as err:
             raise RunError(f"compare: the {spec} run took over {timeout:.0f} s") from err
         if done.returncode == 2:

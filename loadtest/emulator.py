@@ -29,20 +29,45 @@ import time
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-import urllib3
-
-__all__ = ["Budget", "PartitionLayer", "RangePartition", "ThrottlingProxy", "charge_of"]
+__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "ThrottlingProxy", "charge_of"]
 
 _POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
 _FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
 _BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
 _BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection", "content-length", "host",
-               "content-encoding"}  # fmt: skip
+_HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "proxy-connection",
+    "content-length",
+    "host",
+    "content-encoding",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budgets:
+    """The emulator's settings. Each default is declared here once: ``loadtest emulator --partition-rate``
+    and ``loadtest run --emulator-partition-rate`` both read it (the docs' targets, Azure's load balancing).
+    """
+
+    partition_rate: float = 2000  # entities/s per PartitionKey
+    account_rate: float = 20000  # entities/s per account
+    timeout_share: float = 0.0  # of throttled answers, given as 500 OperationTimedOut
+    server_rate: float = 0  # entities/s per simulated partition server; 0 = no range model
+    lb_delay: float = 180.0  # seconds over budget before a range is split and moved ("a few minutes")
+    lb_offline: float = 5.0  # seconds a moved range is offline ("a few seconds")
+
+    def to_args(self) -> list[str]:
+        """The ``loadtest emulator`` flags that give these budgets to a child process."""
+        return [arg for name, value in asdict(self).items() for arg in (f"--{name.replace('_', '-')}", f"{value:g}")]
 
 
 @dataclass
@@ -160,15 +185,16 @@ class PartitionLayer:
 class ThrottlingProxy:
     """The WSGI app: budgets, the 503/500 answers, and pass-through to ``upstream``."""
 
-    def __init__(self, upstream: str, *, partition_rate: float = 2000, account_rate: float = 20000,
-                 timeout_share: float = 0.0, seed: int | None = None, server_rate: float = 0,
-                 lb_delay: float = 180.0, lb_offline: float = 5.0) -> None:  # fmt: skip
+    def __init__(self, upstream: str, budgets: Budgets, *, seed: int | None = None) -> None:
         self.upstream = upstream.rstrip("/")
-        self.layer = PartitionLayer(server_rate, lb_delay, lb_offline) if server_rate else None
-        self.partition_rate, self.account = partition_rate, Budget(account_rate)
+        b = budgets
+        self.layer = PartitionLayer(b.server_rate, b.lb_delay, b.lb_offline) if b.server_rate else None
+        self.partition_rate, self.account = b.partition_rate, Budget(b.account_rate)
         self.partitions: dict[str, Budget] = {}
-        self.timeout_share = timeout_share
+        self.timeout_share = b.timeout_share
         self.rng = random.Random(seed)
+        import urllib3  # here, not at the top: the budgets above are imported before Locust patches ssl
+
         self.http = urllib3.PoolManager(maxsize=64, retries=False)
         self.lock = threading.Lock()
 
@@ -195,12 +221,19 @@ class ThrottlingProxy:
 
     def _busy(self, start_response: Any) -> Iterable[bytes]:
         timeout = self.rng.random() < self.timeout_share
-        code, status = ("OperationTimedOut", "500 Internal Server Error") if timeout else \
-            ("ServerBusy", "503 Service Unavailable")
+        code, status = (
+            ("OperationTimedOut", "500 Internal Server Error") if timeout else ("ServerBusy", "503 Service Unavailable")
+        )
         message = "Operation could not be completed within the specified time." if timeout else "The server is busy."
         body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
-        start_response(status, [("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"),
-                                ("x-ms-error-code", code), ("Content-Length", str(len(body)))])  # fmt: skip
+        start_response(
+            status,
+            [
+                ("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"),
+                ("x-ms-error-code", code),
+                ("Content-Length", str(len(body))),
+            ],
+        )
         return [body]
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
@@ -230,18 +263,20 @@ class ThrottlingProxy:
         return [data]
 
 
-def serve(upstream: str, host: str, port: int, **budgets: Any) -> None:
+def serve(upstream: str, host: str, port: int, budgets: Budgets) -> None:
     """Run the proxy until killed (``loadtest emulator``)."""
     import socket
 
     from gevent.pywsgi import WSGIServer
 
-    proxy = ThrottlingProxy(upstream, **budgets)
+    proxy = ThrottlingProxy(upstream, budgets)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # Nagle off (inherited by accepted sockets)
     listener.bind((host, port))
     listener.listen(1024)
-    print(f"emulator: http://{host}:{port} -> {upstream} (partition {proxy.partition_rate:g}/s, "
-          f"account {proxy.account.rate:g}/s)", flush=True)  # fmt: skip
+    print(
+        f"emulator: http://{host}:{port} -> {upstream} (partition {proxy.partition_rate:g}/s, account {proxy.account.rate:g}/s)",
+        flush=True,
+    )
     WSGIServer(listener, proxy, log=None).serve_forever()

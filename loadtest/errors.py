@@ -1,8 +1,21 @@
-"""The two ways a run ends before it measures anything, each with the contract's exit code."""
+"""How a run ends before it measures anything (with the contract's exit codes), and the service's
+error codes: one map of what each means, whichever client met it (like azure-data-tables' ``_error.py``).
+"""
 
 from __future__ import annotations
 
-__all__ = ["ToolError", "UsageError", "RunError", "EXIT_OK", "EXIT_RUN_FAILED", "EXIT_USAGE", "EXIT_CHECK_FAILED"]
+__all__ = [
+    "EXIT_CHECK_FAILED",
+    "EXIT_OK",
+    "EXIT_RUN_FAILED",
+    "EXIT_USAGE",
+    "THROTTLING_CODES",
+    "RunError",
+    "ServiceError",
+    "ToolError",
+    "UsageError",
+    "is_throttling",
+]
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
@@ -26,3 +39,23 @@ class RunError(ToolError):
     """The run could not be done: unreachable target, refused credentials, missing Azurite."""
 
     exit_code = EXIT_RUN_FAILED
+
+
+#: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
+THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
+#: What a client calls a failure that never got an answer (refused, reset, timed out).
+CONNECTION_ERROR = "ConnectionError"
+
+
+def is_throttling(status: int, error_code: str | None) -> bool:
+    """503, 504, and 500 only with OperationTimedOut: what the service answers over its targets."""
+    return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
+
+
+class ServiceError(Exception):
+    """A failed table operation, classified by the service's error code (kept on the error)."""
+
+    def __init__(self, code: str, status: int | None) -> None:
+        super().__init__(f"{status or '-'} {code}")
+        self.code = code
+        self.status = status

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from locust.env import Environment
+
 __all__ = ["Ledger", "verify"]
 
 
@@ -26,7 +28,7 @@ class Ledger:
     enabled: bool = True  # off with --skip-verify: the ledger grows with every new entity written
 
     @classmethod
-    def register(cls, environment: Any) -> Ledger:
+    def register(cls, environment: Environment) -> Ledger:
         ledger = cls()
         environment.events.request.add_listener(ledger.on_request)
         environment.events.test_start.add_listener(lambda **_: ledger.clear())

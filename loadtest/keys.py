@@ -14,9 +14,15 @@ from .errors import UsageError
 from .skew import Skew, parse_skew
 
 __all__ = [
-    "MAX_KEY_BYTES", "ROW_KEY_STRATEGIES", "STRATEGIES", "KeyStrategy", "key_strategy", "row_key", "row_key_maker",
+    "MAX_KEY_BYTES",
+    "ROW_KEY_STRATEGIES",
+    "STRATEGIES",
+    "KeyStrategy",
+    "key_strategy",
+    "row_key",
+    "row_key_maker",
     "validate_key",
-]  # fmt: skip
+]
 
 #: Keys are strings of at most 1 KiB; the service stores them as UTF-16 (512 BMP characters).
 MAX_KEY_BYTES = 1024
@@ -29,9 +35,7 @@ def validate_key(key: str, what: str = "PartitionKey") -> str:
         raise UsageError(f"{what} must be a string; empty is allowed, null is not")
     bad = _FORBIDDEN.search(key)
     if bad:
-        raise UsageError(
-            f"{what} {key[:40]!r} contains {bad.group()!r}: keys may not contain / \\ # ? or control characters"
-        )
+        raise UsageError(f"{what} {key[:40]!r} contains {bad.group()!r}: keys may not contain / \\ # ? or control characters")
     size = len(key.encode("utf-16-le"))
     if size > MAX_KEY_BYTES:
         raise UsageError(f"{what} is {size} bytes in UTF-16: keys hold at most 1 KiB (512 characters)")
@@ -64,7 +68,7 @@ class KeyStrategy:
 
     per_entity = False  # True: every new entity gets a PartitionKey of its own
 
-    def __init__(self, spec: str, *, seed: int | None = None, skew: str = "uniform", stream: int = 0) -> None:
+    def __init__(self, spec: str, *, seed: int | str | None = None, skew: str = "uniform", stream: int | str = 0) -> None:
         self.spec = spec
         self.seed = seed  # fixes the seeded keys
         self.skew_spec = skew
@@ -227,12 +231,21 @@ def _template_keys(spec: str, template: str) -> list[str]:
     return keys
 
 
-STRATEGIES = ("single[:KEY]", "set:N", "hash-prefix:N", "guid", "append-only", "prepend-only",
-              "timestamp:FORMAT", "template:TEXT")  # fmt: skip
+STRATEGIES = (
+    "single[:KEY]",
+    "set:N",
+    "hash-prefix:N",
+    "guid",
+    "append-only",
+    "prepend-only",
+    "timestamp:FORMAT",
+    "template:TEXT",
+)
 
 
-def key_strategy(spec: str, *, default_key: str = "hot", seed: int | None = None, skew: str = "uniform",
-                 stream: int = 0) -> KeyStrategy:  # fmt: skip
+def key_strategy(
+    spec: str, *, default_key: str = "hot", seed: int | str | None = None, skew: str = "uniform", stream: int | str = 0
+) -> KeyStrategy:
     """Parse ``--key-strategy``; raises ``UsageError`` naming the valid strategies."""
     name, _, param = spec.strip().partition(":")
     kw: dict[str, Any] = {"seed": seed, "skew": skew, "stream": stream}
@@ -262,7 +275,7 @@ def key_strategy(spec: str, *, default_key: str = "hot", seed: int | None = None
 ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
 
 
-def row_key_maker(spec: str, *, prefix: str = "", seed: int | None = None) -> Callable[[], str]:
+def row_key_maker(spec: str, *, prefix: str = "", seed: int | str | None = None) -> Callable[[], str]:
     """RowKeys for new entities, unique per maker: ``sequential`` (prefix + counter) or a key strategy's form."""
     counter = count(1)
     if spec == "sequential":

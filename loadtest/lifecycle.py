@@ -8,6 +8,7 @@ table unless kept, stop Azurite, and set the exit code.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import secrets
@@ -16,28 +17,33 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from itertools import count
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
 import gevent
+from locust.env import Environment
+from locust.runners import WorkerRunner
 
-from . import webui
-from .backend import Target, TestTable, redact, resolve_target
-from .config import CONNECTION_STRING_ENV, FROM_FLAG_ENV, Settings, namespace
+from . import summary, webui
+from .config import Settings
+from .distributed import Cluster
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
+from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, namespace
+from .redact import redact
 from .results import Results, RunInfo
+from .table import TestTable
+from .target import Target, TargetKind, resolve_target
 from .verdict import assess, checks_for, exit_code
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
 log = logging.getLogger("loadtest")
 STOP_TIMEOUT_S = 10.0
-RUN_MESSAGE = "partition_stress_run"
-LEDGER_MESSAGE = "partition_stress_ledger"
-_RUNS: WeakKeyDictionary[Any, StressRun] = WeakKeyDictionary()
+_RUNS: WeakKeyDictionary[Environment, StressRun] = WeakKeyDictionary()
 
 
 def new_run_id() -> str:
@@ -53,6 +59,8 @@ class StressRun:
     table: TestTable
     metrics: PartitionMetrics
     ledger: Ledger
+    cluster: Cluster
+    streams: count[int] = field(default_factory=count)  # this process's users, numbered from 0 each test
     run_id: str = field(default_factory=new_run_id)
     out: Path | None = None
     started: float = 0.0
@@ -73,7 +81,7 @@ class StressRun:
         return Path("reports") / self.run_id
 
 
-def current_run(environment: Any) -> StressRun:
+def current_run(environment: Environment) -> StressRun:
     try:
         return _RUNS[environment]
     except KeyError:
@@ -90,11 +98,11 @@ def _fail(err: ToolError, target: Target | None = None, table: TestTable | None 
     sys.exit(err.exit_code)
 
 
-def register(environment: Any) -> StressRun | None:
+def register(environment: Environment) -> StressRun | None:
     """Prepare the test table and hook results, verdict and report onto the environment's events.
 
     Called from ``init``. The master (or the only process) creates and seeds the table once;
-    a worker registers the metrics listener and joins the master's run when told at test start.
+    a worker registers the listeners and joins the master's run when told at test start.
     """
     logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
     # Let in-flight operations finish when the test stops: a write killed mid-request may land
@@ -103,17 +111,10 @@ def register(environment: Any) -> StressRun | None:
     # Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising
     # KeyboardInterrupt inside whichever user greenlet happens to run.
     gevent.signal_handler(signal.SIGINT, _interrupted)
-    from locust.runners import MasterRunner, WorkerRunner
-
-    runner = environment.runner
     ledger = Ledger.register(environment)
-    if isinstance(runner, WorkerRunner):  # sent before the metrics' last buckets, which the master waits for
-        environment.events.test_stop.add_listener(lambda **_: runner.send_message(LEDGER_MESSAGE, ledger.to_dict()))
-    elif isinstance(runner, MasterRunner):
-        runner.register_message(LEDGER_MESSAGE, lambda msg, **_: ledger.merge(msg.data))
     metrics = PartitionMetrics.register(environment)
-    if isinstance(runner, WorkerRunner):
-        runner.register_message(RUN_MESSAGE, lambda msg, **_: _join_run(environment, metrics, ledger, msg.data))
+    cluster = Cluster.register(environment, metrics, ledger, on_join=lambda data: _join_run(environment, cluster, data))
+    if isinstance(environment.runner, WorkerRunner):
         return None
     target = table = None
     try:
@@ -121,7 +122,7 @@ def register(environment: Any) -> StressRun | None:
         log.info("Target: %s", _target_source(environment.parsed_options, settings))
         target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
         if settings.emulator:
-            target = target.behind_emulator(**settings.emulator)
+            target = target.behind_emulator(settings.emulator)
             log.info("Throttling emulator on %s (pid %s)", target.endpoint, target.emulator.pid)
         table = TestTable.open(target, name=settings.table, reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
@@ -130,13 +131,12 @@ def register(environment: Any) -> StressRun | None:
         metrics.close()
         _fail(err, target, table)
     ledger.enabled = settings.verify
-    run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
+    run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger, cluster=cluster)
     _RUNS[environment] = run
     environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
     events = environment.events
     events.test_start.add_listener(lambda **_: _on_test_start(run, environment))
-    if isinstance(runner, MasterRunner):  # before the spawn messages, on the same channel
-        events.test_start.add_listener(lambda **_: runner.send_message(RUN_MESSAGE, _for_workers(run)))
+    events.test_start.add_listener(lambda **_: cluster.announce(_for_workers(run)))  # before the spawn messages
     events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
@@ -144,7 +144,7 @@ def register(environment: Any) -> StressRun | None:
     return run
 
 
-def _target_source(options: Any, settings: Settings) -> str:
+def _target_source(options: argparse.Namespace, settings: Settings) -> str:
     """Which target the settings name, and where that came from (never the secret itself)."""
     if settings.connection_string:
         given = getattr(options, "connection_string", "") or os.environ.get(FROM_FLAG_ENV)
@@ -164,23 +164,26 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
         "table": run.table.name,
         "seeded": run.seeded,
         "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
-        "embedded": run.target.connection_string if run.target.kind == "azurite-embedded" else "",
+        "embedded": run.target.connection_string if run.target.kind == TargetKind.AZURITE_EMBEDDED else "",
     }
 
 
-def _join_run(environment: Any, metrics: PartitionMetrics, ledger: Ledger, data: dict[str, Any]) -> None:
+def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) -> None:
     """On a worker: the master's table and settings, with this worker's own credentials."""
     own = getattr(environment.parsed_options, "connection_string", "") or os.environ.get(CONNECTION_STRING_ENV, "")
     options = namespace(**{**data["options"], "connection_string": own or data["embedded"]})
     settings = Settings.from_options(options)
     if not (settings.connection_string or settings.account_url):
-        log.error("this worker has no target: set %s or --connection-string (or --account-url on the master)",
-                  CONNECTION_STRING_ENV)  # fmt: skip
+        log.error(
+            "this worker has no target: set %s or --connection-string (or --account-url on the master)", CONNECTION_STRING_ENV
+        )
         return
     target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
-    ledger.enabled = settings.verify
-    _RUNS[environment] = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger)
+    cluster.ledger.enabled = settings.verify
+    _RUNS[environment] = StressRun(
+        settings=settings, target=target, table=table, metrics=cluster.metrics, ledger=cluster.ledger, cluster=cluster
+    )
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
 
@@ -189,8 +192,9 @@ def _interrupted() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _on_test_start(run: StressRun, environment: Any) -> None:
+def _on_test_start(run: StressRun, environment: Environment) -> None:
     run.tests += 1
+    run.streams = count()
     if run.tests > 1:
         run.run_id = new_run_id()
     _apply_form(run, environment)
@@ -198,7 +202,7 @@ def _on_test_start(run: StressRun, environment: Any) -> None:
     run.started = time.time()
 
 
-def _apply_form(run: StressRun, environment: Any) -> None:
+def _apply_form(run: StressRun, environment: Environment) -> None:
     """Settings changed in the web UI's start form take effect; a new PartitionKey or size is seeded first.
 
     The target and the table stay those the process started with.
@@ -209,8 +213,13 @@ def _apply_form(run: StressRun, environment: Any) -> None:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)
         return
-    new = replace(new, connection_string=run.settings.connection_string, account_url=run.settings.account_url,
-                  table=run.settings.table, reuse_table=run.settings.reuse_table)  # fmt: skip
+    new = replace(
+        new,
+        connection_string=run.settings.connection_string,
+        account_url=run.settings.account_url,
+        table=run.settings.table,
+        reuse_table=run.settings.reuse_table,
+    )
     if new == run.settings:
         return
     old, run.settings = run.settings, new
@@ -219,17 +228,16 @@ def _apply_form(run: StressRun, environment: Any) -> None:
         run.table.seed(new.keys(), new.seed_entities, new.shape)
 
 
-def _on_test_stop(run: StressRun, environment: Any) -> None:
+def _on_test_stop(run: StressRun, environment: Environment) -> None:
     from .report import render
 
     if not run.started:
         return
     # until the outputs are written, this run has failed (a crash below must not exit 0)
     run.exit_code = environment.process_exit_code = EXIT_RUN_FAILED
-    if hasattr(environment.runner, "clients"):  # a master: every worker's last seconds first
-        silent = run.metrics.collect_workers(environment.runner, timeout=(environment.stop_timeout or 0) + 15)
-        if silent:
-            log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
+    silent = run.cluster.collect(timeout=(environment.stop_timeout or 0) + 15)  # a master: every worker's last seconds
+    if silent:
+        log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
     settings = run.settings
     info = RunInfo(
         id=run.run_id,
@@ -246,7 +254,7 @@ def _on_test_stop(run: StressRun, environment: Any) -> None:
         users=getattr(environment.runner, "target_user_count", 0) or 0,
         settings=settings.public(),
     )
-    results = Results.build(run.metrics, info)
+    results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())
     if settings.verify:
         results.integrity = verify(run.ledger, run.table.keys())
     results = assess(results)
@@ -259,7 +267,7 @@ def _on_test_stop(run: StressRun, environment: Any) -> None:
     run.started = 0.0
 
 
-def _on_quitting(run: StressRun, environment: Any) -> None:
+def _on_quitting(run: StressRun, environment: Environment) -> None:
     try:
         runner = environment.runner
         if runner is not None and runner.state in ("spawning", "running"):

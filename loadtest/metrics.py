@@ -1,4 +1,5 @@
-"""The request listener: per-second counts of requests, entities and errors per partition.
+"""The request listener: per-second counts of requests, entities and errors per partition — counting
+and merging, nothing else.
 
 Buckets are keyed by (second, partition, op_class); latency goes into one HDR histogram per
 (second, op_class) (microseconds, 2 significant digits), not Locust's rounded buckets.
@@ -9,8 +10,8 @@ older than ``COMPACT_AFTER_S`` keep exact buckets only for the current top ``TOP
 the rest fold into one ``OTHER`` bucket per second. A key hot from the start is never folded,
 so its counts stay exact.
 
-Workers hand their buckets, histograms and sketches to the master in ``report_to_master``
-(and start afresh, so nothing is counted twice); the master merges them in ``worker_report``.
+A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
+counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
 """
 
 from __future__ import annotations
@@ -18,24 +19,25 @@ from __future__ import annotations
 import base64
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import datasketches as ds
-import gevent
 from hdrh.histogram import HdrHistogram
+from locust.env import Environment
 
-__all__ = ["Bucket", "OTHER", "PartitionMetrics", "TOP_K", "new_histogram"]
+from .results import OTHER
+
+__all__ = ["Bucket", "BucketKey", "PartitionMetrics", "TOP_K", "fold", "new_histogram"]
 
 LATENCY_MAX_US = 3_600_000_000  # one hour
-REPORT_KEY = "partition_stress"
-STOP_MESSAGE = "partition_stress_stop"  # master -> worker: stop your users now (the master is quitting)
-FINAL_MESSAGE = "partition_stress_final"  # worker -> master: the last buckets, after the users stopped
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
-OTHER = "#other"  # '#' is forbidden in keys: this never collides with a real PartitionKey
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 _COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled", "backoff_ms")
+
+BucketKey = tuple[int, str, str]  # (second, partition, op class)
 
 
 def new_histogram() -> HdrHistogram:
@@ -59,10 +61,36 @@ class Bucket:
     def to_dict(self) -> dict[str, Any]:
         return {**{name: getattr(self, name) for name in _COUNTERS}, "errors": dict(self.errors)}
 
-    def merge(self, data: dict[str, Any]) -> None:
+    def merge(self, data: Mapping[str, Any]) -> None:
+        """Add a bucket's ``to_dict`` form (from a worker)."""
         for name in _COUNTERS:
             setattr(self, name, getattr(self, name) + data.get(name, 0))
         self.errors.update(data.get("errors", {}))
+
+    def add(self, other: Bucket) -> None:
+        for name in _COUNTERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors.update(other.errors)
+
+
+def fold(
+    buckets: Mapping[BucketKey, Bucket], *, keep: frozenset[str], before: int
+) -> tuple[dict[BucketKey, Bucket], Counter[tuple[int, str]]]:
+    """New buckets where seconds before ``before`` keep only the ``keep`` keys apart; the rest are added
+    into ``OTHER``. Also the folded entities by (second, first key character): the key range they fall in.
+    """
+    out: dict[BucketKey, Bucket] = {}
+    ranges: Counter[tuple[int, str]] = Counter()
+    for key, bucket in buckets.items():
+        second, partition, op_class = key
+        if second < before and partition not in keep and partition != OTHER:
+            key = (second, OTHER, op_class)
+            ranges[(second, partition[:1])] += bucket.entities
+        into = out.get(key)
+        if into is None:
+            into = out[key] = Bucket()
+        into.add(bucket)
+    return out, ranges
 
 
 def _b64(raw: bytes) -> str:
@@ -72,10 +100,9 @@ def _b64(raw: bytes) -> str:
 class PartitionMetrics:
     """Counts what table operations did, per second, partition and op class."""
 
-    def __init__(self, environment: Any, clock: Any = time.time) -> None:
-        self.environment = environment
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock  # seconds since the epoch; tests pass their own
-        self.buckets: dict[tuple[int, str, str], Bucket] = {}
+        self.buckets: dict[BucketKey, Bucket] = {}
         self.latency: dict[tuple[int, str], HdrHistogram] = {}
         self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
@@ -83,39 +110,34 @@ class PartitionMetrics:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         self.folded_before = 0  # seconds before this are compacted
         self._top: frozenset[str] = frozenset()
-        self.ranges: dict[tuple[int, str], int] = {}  # (second, first key character) -> folded entities
-        self.load: dict[int, dict[str, float]] = {}  # second -> users, cpu
+        self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
-        self.worker_reports: dict[str, float] = {}  # worker id -> last report (master only)
-        self.finals: set[str] = set()  # workers whose last buckets arrived
-        self.lost_workers: dict[str, dict[str, Any]] = {}
-        self._sampler: gevent.Greenlet | None = None
 
     @classmethod
-    def register(cls, environment: Any, clock: Any = time.time) -> PartitionMetrics:
-        metrics = cls(environment, clock)
+    def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> PartitionMetrics:
+        metrics = cls(clock)
         events = environment.events
         events.request.add_listener(metrics.on_request)
         events.test_start.add_listener(metrics.on_test_start)
         events.spawning_complete.add_listener(metrics.on_spawning_complete)
         events.test_stop.add_listener(metrics.on_test_stop)
-        events.report_to_master.add_listener(metrics.on_report_to_master)
-        events.worker_report.add_listener(metrics.on_worker_report)
         events.quit.add_listener(lambda **_: metrics.close())
-        runner = environment.runner
-        if _is_worker(environment):
-            runner.register_message(STOP_MESSAGE, lambda **_: runner.stop(), concurrent=True)
-            events.test_stop.add_listener(metrics.on_worker_test_stop)
-        elif runner is not None and hasattr(runner, "clients"):
-            runner.register_message(FINAL_MESSAGE, metrics.on_final)
         return metrics
 
     # --- events -----------------------------------------------------------------------
 
-    def on_request(self, request_type: str, name: str, response_time: float, response_length: int,
-                   exception: BaseException | None = None, context: dict[str, Any] | None = None, **_: Any) -> None:  # fmt: skip
+    def on_request(
+        self,
+        request_type: str,
+        name: str,
+        response_time: float,
+        response_length: int,
+        exception: BaseException | None = None,
+        context: dict[str, Any] | None = None,
+        **_: Any,
+    ) -> None:
         if not context or "partition" not in context:
             return  # not a table operation of ours
         second, op_class = int(self.clock()), context["op_class"]
@@ -136,7 +158,7 @@ class PartitionMetrics:
             bucket.failures += 1
             bucket.errors[context.get("error_code") or type(exception).__name__] += 1
         spread = context.get("partitions")  # a scan across PartitionKeys: entities go where they were
-        for partition, entities in (spread.items() if spread else ((context["partition"], context["entities"]),)):
+        for partition, entities in spread.items() if spread else ((context["partition"], context["entities"]),):
             target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)
             target.offered += entities
             self.heavy.update(partition, max(1, entities))
@@ -155,7 +177,7 @@ class PartitionMetrics:
             bucket = self.buckets[key] = Bucket()
         return bucket
 
-    def on_test_start(self, environment: Any, **_: Any) -> None:
+    def on_test_start(self, **_: Any) -> None:
         self.buckets.clear()
         self.latency.clear()
         self.first_attempt.clear()
@@ -165,64 +187,19 @@ class PartitionMetrics:
         self.folded_before = 0
         self._top = frozenset()
         self.ranges.clear()
-        self.load.clear()
-        self.lost_workers.clear()
-        self.worker_reports.clear()
-        self.finals.clear()
         self.started, self.steady_from, self.stopped = self.clock(), None, None
-        if self._sampler is None and not _is_worker(environment):
-            self._sampler = gevent.spawn(self._sample_load)
 
     def on_spawning_complete(self, user_count: int, **_: Any) -> None:
         if self.steady_from is None:
             self.steady_from = self.clock()
 
-    def on_test_stop(self, environment: Any, **_: Any) -> None:
+    def on_test_stop(self, **_: Any) -> None:
         self.stopped = self.clock()
-        if self._sampler is not None:
-            self._sampler.kill(block=False)
-            self._sampler = None
 
-    def on_report_to_master(self, client_id: str, data: dict[str, Any]) -> None:
-        data[REPORT_KEY] = self._drain()
+    # --- a worker's counts, to the master ---------------------------------------------------
 
-    def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
-        self.worker_reports[client_id] = self.clock()
-        self._merge(data.get(REPORT_KEY))
-
-    def on_worker_test_stop(self, environment: Any, **_: Any) -> None:
-        """On a worker whose users have stopped: hand over what the periodic reports have not."""
-        environment.runner.send_message(FINAL_MESSAGE, {REPORT_KEY: self._drain()})
-
-    def on_final(self, environment: Any, msg: Any, **_: Any) -> None:
-        self.worker_reports[msg.node_id] = self.clock()
-        self._merge(msg.data.get(REPORT_KEY))
-        self.finals.add(msg.node_id)
-
-    def collect_workers(self, runner: Any, timeout: float) -> list[str]:
-        """On the master at test stop: stop workers still running and wait for every worker's last buckets.
-
-        Locust's headless quit stops the master before its workers; without this, the seconds
-        after their last periodic report would be missing. Returns the workers that never answered.
-        """
-        running = [c.id for c in runner.clients.values() if c.state in ("spawning", "running")]
-        for client_id in running:
-            runner.send_message(STOP_MESSAGE, None, client_id)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self._check_workers(runner)
-            waiting = [
-                c.id for c in runner.clients.values()
-                if c.id not in self.finals and c.id not in self.lost_workers
-                and (c.id in self.worker_reports or c.id in running)
-            ]  # fmt: skip
-            if not waiting:
-                return []
-            gevent.sleep(0.1)
-        return waiting
-
-    def _drain(self) -> dict[str, Any]:
-        """Everything since the last report, then start afresh (a worker)."""
+    def drain(self) -> dict[str, Any]:
+        """Everything since the last drain, as a message; then start afresh (a worker)."""
         drained = {
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
@@ -237,7 +214,8 @@ class PartitionMetrics:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         return drained
 
-    def _merge(self, data: Any) -> None:
+    def merge(self, data: Mapping[str, Any] | None) -> None:
+        """Add what a worker drained (on the master)."""
         if not data:
             return
         for second, partition, op_class, bucket in data["buckets"]:
@@ -275,42 +253,9 @@ class PartitionMetrics:
         if cutoff <= self.folded_before:
             return
         self._top = frozenset(self.top_partitions())
-        for key in [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]:
-            second, partition, op_class = key
-            bucket = self.buckets.pop(key)
-            self._bucket(second, OTHER, op_class).merge(bucket.to_dict())
-            span = (second, partition[:1])  # the key range it falls in, for the heat map
-            self.ranges[span] = self.ranges.get(span, 0) + bucket.entities
+        stale = [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]
+        others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
+        for key, bucket in others.items():
+            self._bucket(*key).add(bucket)
+        self.ranges.update(folded)
         self.folded_before = cutoff
-
-    def _sample_load(self) -> None:
-        """Once a second: users running, the generator's CPU (ramp, steady, saturation) and lost workers."""
-        runner = self.environment.runner
-        while True:
-            gevent.sleep(1.0 - time.time() % 1.0)
-            if runner is None:
-                continue
-            self.load[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
-            self._check_workers(runner)
-            self.compact()
-
-    def _check_workers(self, runner: Any) -> None:
-        """Record a worker that went missing (no heartbeat): its unreported seconds are lost."""
-        clients = getattr(runner, "clients", None)
-        if clients is None or self.started is None:
-            return
-        now = self.clock()
-        for client in list(clients.values()):
-            if client.state == "missing" and client.id not in self.lost_workers:
-                last = self.worker_reports.get(client.id)
-                self.lost_workers[client.id] = {
-                    "worker": client.id,
-                    "lost_at_s": round(now - self.started, 1),
-                    "last_report_s": round(last - self.started, 1) if last else None,
-                }
-
-
-def _is_worker(environment: Any) -> bool:
-    from locust.runners import WorkerRunner
-
-    return isinstance(environment.runner, WorkerRunner)

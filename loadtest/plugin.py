@@ -1,11 +1,11 @@
 """Import this in a locustfile to get the tool's options and listeners (the users are yours)::
 
-    import loadtest.plugin  # noqa: F401
-    from loadtest.users import TableUser
+import loadtest.plugin  # noqa: F401
+from loadtest.users import TableUser
 
-    class OrdersUser(TableUser):
-        key_strategy = "hash-prefix:16"
-        mix = {"read": 80, "upsert": 20}
+class OrdersUser(TableUser):
+    key_strategy = "hash-prefix:16"
+    mix = {"read": 80, "upsert": 20}
 """
 
 from __future__ import annotations
@@ -13,18 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 from locust import events
+from locust.argument_parser import LocustArgumentParser
+from locust.env import Environment
 
-from .config import add_options
 from .lifecycle import register
+from .options import add_options
 
 __all__: list[str] = []
 
 
 @events.init_command_line_parser.add_listener
-def _options(parser: Any, **_: Any) -> None:
+def _options(parser: LocustArgumentParser, **_: Any) -> None:
     add_options(parser)
 
 
 @events.init.add_listener
-def _init(environment: Any, **_: Any) -> None:
+def _init(environment: Environment, **_: Any) -> None:
     register(environment)

@@ -18,18 +18,12 @@ from typing import Any
 from azure.core.pipeline.policies import RetryPolicy
 from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry policy for Tables
 
-from .errors import UsageError
+from .errors import UsageError, is_throttling
 
-__all__ = ["THROTTLING_CODES", "RetryStrategy", "StrategyRetryPolicy", "is_throttling", "parse_retry"]
+__all__ = ["DEFAULT_RETRY", "RETRY_FORMS", "RetryStrategy", "StrategyRetryPolicy", "parse_retry", "with_retry"]
 
-#: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
-THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
 RETRY_FORMS = "none, fixed:N,DELAY or exponential:N,z,zmin,zmax (seconds)"
-
-
-def is_throttling(status: int, error_code: str | None) -> bool:
-    """503, 504, and 500 only with OperationTimedOut: what the service answers over its targets."""
-    return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
+DEFAULT_RETRY = "exponential:3,0.2,0.05,2"  # the docs' formula, with waits sized for a load test
 
 
 @dataclass(frozen=True)
@@ -84,8 +78,7 @@ class StrategyRetryPolicy(TablesRetryPolicy):
 
     def __init__(self, strategy: RetryStrategy, *, seed: Any = None, on_backoff: Callable[[float], None] | None = None) -> None:
         retries = strategy.retries
-        super().__init__(retry_total=retries, retry_connect=retries, retry_read=0, retry_status=retries,
-                         retry_backoff_factor=0)  # fmt: skip
+        super().__init__(retry_total=retries, retry_connect=retries, retry_read=0, retry_status=retries, retry_backoff_factor=0)
         self.strategy = strategy
         self.rng = random.Random(seed)
         self.on_backoff = on_backoff

@@ -12,26 +12,29 @@ take the run's settings (command line, web UI form or environment)::
 
 from __future__ import annotations
 
+import argparse
 import random
 import secrets
 from collections import deque
-from itertools import accumulate, count
+from itertools import accumulate
 from types import MethodType
 from typing import Any, ClassVar
 
 from locust import User, constant, constant_throughput, task
+from locust.env import Environment
 
 from .client import TableOperations
-from .config import Settings, namespace
+from .config import Settings
 from .keys import row_key, row_key_maker
 from .lifecycle import current_run
+from .operations import OPERATIONS
+from .options import namespace
 
 __all__ = ["TableUser", "HotPartitionUser"]
 
 #: How many of its own inserted entities a user remembers for deletes.
 OWN_ROWS_KEPT = 10_000
 FILTER = "n lt 10"  # filtered scans return about a tenth of the rows they scan
-_streams = count()
 
 
 class TableUser(User):
@@ -43,7 +46,7 @@ class TableUser(User):
       ``append-only``, ``prepend-only``, ``timestamp:FORMAT``, ``template:TEXT``.
     - ``row_key_strategy``: RowKeys of new entities (``sequential``, ``guid``, ``append-only``…).
     - ``skew``: how accesses spread over the keys: ``uniform``, ``zipfian[:theta]``, ``hotspot:OPS,KEYS``.
-    - ``mix``: operation -> weight (see ``loadtest.config.OP_CLASS``).
+    - ``mix``: operation -> weight (see ``loadtest.operations.OPERATIONS``).
     - ``batch_size``, ``batch_mix``: operations per entity group transaction, and their kinds.
     - ``scan_size``: rows a scan asks for.
     - ``wait_time``: Locust's; the default ``constant(0)`` is a closed loop (as fast as the
@@ -65,22 +68,31 @@ class TableUser(User):
     batch_mix: ClassVar[dict[str, int] | None] = None
     scan_size: ClassVar[int | None] = None
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         run = current_run(environment)
         settings: Settings = run.settings
         overrides = {
             name: getattr(self, name)
-            for name in ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix",
-                         "scan_size")  # fmt: skip
+            for name in (
+                "partition_key",
+                "key_strategy",
+                "row_key_strategy",
+                "skew",
+                "mix",
+                "batch_size",
+                "batch_mix",
+                "scan_size",
+            )
             if getattr(self, name) is not None
         }
         if overrides:
             settings = Settings.from_options(_options(settings, overrides))
-        stream = next(_streams)
+        # every user of the whole run its own repeatable stream: this process's worker index, then its user number
+        stream = f"{environment.runner.worker_index}.{next(run.streams)}"
         self.keys = settings.keys(stream=stream)
         self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
-        self._ops = [getattr(self, "do_" + name.replace("-", "_")) for name in settings.mix]
+        self._ops = [getattr(self, OPERATIONS[name].task) for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
@@ -92,7 +104,10 @@ class TableUser(User):
         self._new_row = row_key_maker(settings.row_key_strategy, prefix=f"u{secrets.token_hex(4)}-", seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
         self.table = TableOperations(
-            target=run.target, table=run.table.name, request_event=environment.events.request, retry=settings.retry,
+            target=run.target,
+            table=run.table.name,
+            request_event=environment.events.request,
+            retry=settings.retry,
             seed=f"{settings.key_seed}:retry:{stream}",
         )
 
@@ -182,8 +197,9 @@ class TableUser(User):
                 deleted.append(rk := mine.pop())
                 operations.append(("delete", {"PartitionKey": pk, "RowKey": rk}))
             else:  # insert, upsert, replace of a new entity (also when nothing is left to update or delete)
-                operations.append((kind if kind in ("insert", "upsert", "replace") else "upsert",
-                                   self._entity(pk, self._new_row())))  # fmt: skip
+                operations.append(
+                    (kind if kind in ("insert", "upsert", "replace") else "upsert", self._entity(pk, self._new_row()))
+                )
         if self.table.batch(operations) is not None:
             if deleted:
                 gone = set(deleted)
@@ -191,7 +207,7 @@ class TableUser(User):
             self._own.extend((pk, e["RowKey"]) for kind, e in operations if kind == "insert")
 
 
-def _options(settings: Settings, overrides: dict[str, Any]) -> Any:
+def _options(settings: Settings, overrides: dict[str, Any]) -> argparse.Namespace:
     """The run's settings with a subclass's class attributes over them, as options to validate."""
     values = {k: v for k, v in settings.public().items() if k != "connection_string"}
     for name, value in overrides.items():
@@ -201,4 +217,3 @@ def _options(settings: Settings, overrides: dict[str, Any]) -> Any:
 
 class HotPartitionUser(TableUser):
     """The run's key strategy (by default one PartitionKey: the docs' single-partition stress test)."""
-

@@ -9,44 +9,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
-from .errors import EXIT_CHECK_FAILED, EXIT_OK
-from .metrics import OTHER
-from .results import Finding, PartitionRow, Results
-from .retry import THROTTLING_CODES
+from .errors import EXIT_CHECK_FAILED, EXIT_OK, THROTTLING_CODES
+from .operations import OpClass
+from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level", "saturation"]
 
 WARM_RATIO = 0.8
 GENERATOR_CPU_PERCENT = 90.0
 
-REMEDIES = {
-    "HOT": "Spread the load over more PartitionKeys: finer keys, a 3-digit hash prefix or GUIDs, and no append-only "
+K = FindingKind
+REMEDIES: dict[FindingKind, str] = {
+    K.HOT: "Spread the load over more PartitionKeys: finer keys, a 3-digit hash prefix or GUIDs, and no append-only "
     "or prepend-only keys (timestamps, counters), which always land on the last or first range partition.",
-    "WARM": "Leave headroom: above the target the service answers 503 ServerBusy and rebalancing takes minutes, "
+    K.WARM: "Leave headroom: above the target the service answers 503 ServerBusy and rebalancing takes minutes, "
     "so plan finer PartitionKeys before the load grows.",
-    "COOL": "No action needed: this partition stays under its scalability target at this load.",
-    "THROTTLED": "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx), "
+    K.COOL: "No action needed: this partition stays under its scalability target at this load.",
+    K.THROTTLED: "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx), "
     "and spread the load over more PartitionKeys.",
-    "ERRORS": "Read the error codes: 4xx answers (ResourceNotFound, EntityAlreadyExists, UpdateConditionNotSatisfied) "
+    K.ERRORS: "Read the error codes: 4xx answers (ResourceNotFound, EntityAlreadyExists, UpdateConditionNotSatisfied) "
     "come from the workload itself and must not be retried.",
-    "EMULATOR_BOUND": "The emulator, not the design, capped this figure (a lower bound): run against a real account "
+    K.EMULATOR_BOUND: "The emulator, not the design, capped this figure (a lower bound): run against a real account "
     "(--connection-string or --account-url) to measure beyond Azurite's ceiling.",
-    "LOST_WRITES": "Acknowledged writes are missing from the table: check retries of non-idempotent operations and "
+    K.LOST_WRITES: "Acknowledged writes are missing from the table: check retries of non-idempotent operations and "
     "the client's handling of timeouts before trusting this design with data.",
-    "WORKER_LOST": "Rerun for complete figures: the lost worker's unreported seconds are missing, so entities/s "
+    K.WORKER_LOST: "Rerun for complete figures: the lost worker's unreported seconds are missing, so entities/s "
     "after its last report are too low; check the worker's machine (memory, CPU, network).",
-    "GENERATOR_BOUND": "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
+    K.GENERATOR_BOUND: "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
     "as the service's.",
 }
-_ORDER = {"COOL": 0, "WARM": 1, "HOT": 2}
+_ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
 
 
-def level(ratio: float) -> str:
+def level(ratio: float) -> FindingKind:
     """HOT above the target, WARM from 80 % of it, COOL below."""
-    return "HOT" if ratio > 1.0 else "WARM" if ratio >= WARM_RATIO else "COOL"
+    return K.HOT if ratio > 1.0 else K.WARM if ratio >= WARM_RATIO else K.COOL
 
 
-def _finding(kind: str, message: str, row: PartitionRow | None = None) -> Finding:
+def _finding(kind: FindingKind, message: str, row: PartitionRow | None = None) -> Finding:
     return Finding(
         kind=kind,
         partition=row.partition if row else None,
@@ -65,87 +65,117 @@ def assess(results: Results) -> Results:
             row.finding = ""  # many partitions together: the per-partition target does not apply
             continue
         row.finding = level(row.ratio)
-        if row.op_class != "ALL":
+        if row.op_class != OpClass.ALL:
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
     window = results.run.peak_window_s
-    hottest = max(worst, key=lambda p: (worst[p], max(r.peak_eps for r in results.partitions if r.partition == p)),
-                  default=None)  # fmt: skip
+    hottest = results.hottest()
     for row in results.partitions:
         if row.partition == OTHER:
             continue
-        if row.op_class == "ALL" and _ORDER[row.finding] <= worst.get(row.partition, 0):
+        if row.op_class == OpClass.ALL and _ORDER[row.finding] <= worst.get(row.partition, 0):
             continue  # the total says nothing the op classes did not
-        if row.finding == "COOL" and row.partition != hottest:
+        if row.finding == K.COOL and row.partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
-        what = "GET and PUT together" if row.op_class == "ALL" else row.op_class
-        findings.append(_finding(row.finding, (
-            f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({window}-s average), "
-            f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
-        ), row))  # fmt: skip
+        what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
+        findings.append(
+            _finding(
+                row.finding,
+                (
+                    f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({window}-s average), "
+                    f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
+                ),
+                row,
+            )
+        )
 
     account = results.account
     account.finding = level(account.ratio)
-    if account.finding != "COOL":
-        findings.append(_finding(account.finding, (
-            f"account: peak {account.peak_eps:,.0f} entities/s, {account.ratio:.0%} of the {account.target:,}/s account target"
-        )))  # fmt: skip
+    if account.finding != K.COOL:
+        findings.append(
+            _finding(
+                account.finding,
+                (
+                    f"account: peak {account.peak_eps:,.0f} entities/s, "
+                    f"{account.ratio:.0%} of the {account.target:,}/s account target"
+                ),
+            )
+        )
 
     for row in results.rows():
-        if row.op_class == "ALL":
+        if row.op_class == OpClass.ALL:
             continue
-        throttled_errors = sum(
-            n for t in results.timeseries if (t["partition"], t["op_class"]) == (row.partition, row.op_class)
-            for code, n in t["errors"].items() if code in THROTTLING_CODES
-        )  # fmt: skip
+        throttled_errors = sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
         if row.throttled or throttled_errors:
-            findings.append(_finding("THROTTLED", (
-                f"{row.op_class} on {row.partition!r}: {row.throttled:,} throttled attempts "
-                f"(503 ServerBusy / 500 OperationTimedOut / 504), {throttled_errors:,} operations failed with them"
-            ), row))  # fmt: skip
-        other = row.failures - throttled_errors
-        if other > 0:
-            codes = _codes_for(results, row)
-            findings.append(_finding("ERRORS", (
-                f"{row.op_class} on {row.partition!r}: {other:,} of {row.requests:,} operations failed ({codes})"
-            ), row))  # fmt: skip
+            findings.append(
+                _finding(
+                    K.THROTTLED,
+                    (
+                        f"{row.op_class} on {row.partition!r}: {row.throttled:,} throttled attempts "
+                        f"(503 ServerBusy / 500 OperationTimedOut / 504), {throttled_errors:,} operations failed with them"
+                    ),
+                    row,
+                )
+            )
+        other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
+        if other:
+            codes = ", ".join(f"{code} x{n:,}" for code, n in sorted(other.items(), key=lambda kv: -kv[1]))
+            findings.append(
+                _finding(
+                    K.ERRORS,
+                    (
+                        f"{row.op_class} on {row.partition!r}: {sum(other.values()):,} of {row.requests:,} "
+                        f"operations failed ({codes})"
+                    ),
+                    row,
+                )
+            )
 
     # Locust reports 0 % until its first CPU sample: those are no readings
     cpu = [s["cpu"] for s in results.load if s.get("cpu") and s["t"] >= results.run.steady_from_s]
     pegged = [c for c in cpu if c >= GENERATOR_CPU_PERCENT]
     if cpu and (mean(cpu) >= GENERATOR_CPU_PERCENT or len(pegged) >= len(cpu) / 3):
-        findings.append(_finding("GENERATOR_BOUND", (
-            f"the load generator used {mean(cpu):.0f}% CPU on average in the steady phase, at or above "
-            f"{GENERATOR_CPU_PERCENT:.0f}% in {len(pegged)} of {len(cpu)} samples: served figures are limited by the client"
-        )))  # fmt: skip
+        findings.append(
+            _finding(
+                K.GENERATOR_BOUND,
+                (
+                    f"the load generator used {mean(cpu):.0f}% CPU on average in the steady phase, at or above "
+                    f"{GENERATOR_CPU_PERCENT:.0f}% in {len(pegged)} of {len(cpu)} samples: "
+                    "served figures are limited by the client"
+                ),
+            )
+        )
     if results.run.emulator:
         reason = saturation(results)
         if reason:
-            findings.append(_finding("EMULATOR_BOUND", f"the emulator saturated: {reason}"))
+            findings.append(_finding(K.EMULATOR_BOUND, f"the emulator saturated: {reason}"))
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")
-        findings.append(_finding("WORKER_LOST", (
-            f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
-            + (f" (last report at {since} s): seconds from {since} s on lack its share" if since is not None
-               else ": it never reported, so the whole run lacks its share")
-        )))  # fmt: skip
+        findings.append(
+            _finding(
+                K.WORKER_LOST,
+                (
+                    f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
+                    + (
+                        f" (last report at {since} s): seconds from {since} s on lack its share"
+                        if since is not None
+                        else ": it never reported, so the whole run lacks its share"
+                    )
+                ),
+            )
+        )
     integrity = results.integrity
     if integrity.get("lost"):
-        findings.append(_finding("LOST_WRITES", (
-            f"{integrity['lost']:,} of {integrity['acknowledged_writes']:,} acknowledged writes are not in the table as "
-            f"acknowledged, e.g. {integrity['lost_examples'][:2]}"
-        )))  # fmt: skip
+        findings.append(
+            _finding(
+                K.LOST_WRITES,
+                (
+                    f"{integrity['lost']:,} of {integrity['acknowledged_writes']:,} acknowledged writes are not in the table as "
+                    f"acknowledged, e.g. {integrity['lost_examples'][:2]}"
+                ),
+            )
+        )
     results.findings = findings
     return results
-
-
-def _codes_for(results: Results, row: PartitionRow) -> str:
-    codes: dict[str, int] = {}
-    for t in results.timeseries:
-        if (t["partition"], t["op_class"]) == (row.partition, row.op_class):
-            for code, n in t["errors"].items():
-                if code not in THROTTLING_CODES:
-                    codes[code] = codes.get(code, 0) + n
-    return ", ".join(f"{code} x{n:,}" for code, n in sorted(codes.items(), key=lambda kv: -kv[1]))
 
 
 def saturation(results: Results) -> str | None:
@@ -192,7 +222,7 @@ def saturation(results: Results) -> str | None:
 class FindingCheck:
     """Fails when a finding of ``kind`` occurred (``--fail-on kind``)."""
 
-    kind: str
+    kind: FindingKind
 
     def fails(self, results: Results) -> str | None:
         hits = [f for f in results.findings if f.kind == self.kind]
@@ -201,8 +231,8 @@ class FindingCheck:
         return f"--fail-on {self.kind.lower()}: {len(hits)} {self.kind} finding(s); first: {hits[0].message}"
 
 
-def checks_for(fail_on: tuple[str, ...]) -> list[FindingCheck]:
-    return [FindingCheck(kind.upper()) for kind in fail_on]
+def checks_for(fail_on: tuple[FindingKind, ...]) -> list[FindingCheck]:
+    return [FindingCheck(FindingKind(kind.upper())) for kind in fail_on]
 
 
 def exit_code(results: Results, checks: list[FindingCheck]) -> tuple[int, list[str]]:

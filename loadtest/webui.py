@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .metrics import OTHER
-from .results import PEAK_WINDOW_S, moving_average_peak
+from locust.env import Environment
+
+from .metrics import PartitionMetrics
+from .operations import OpClass
+from .results import OTHER
+from .summary import PEAK_WINDOW_S, moving_average_peak, per_partition, series
 from .verdict import level
+
+if TYPE_CHECKING:
+    from .lifecycle import StressRun
 
 __all__ = ["TOP_N", "live_view", "register"]
 
@@ -32,54 +38,63 @@ TAB_KEY = "partition-stress"
 PAGE = Path(__file__).resolve().parent / "report" / "live.html"
 
 
-def live_view(metrics: Any, *, target: int, now: float | None = None, top_n: int = TOP_N) -> dict[str, Any]:
+def live_view(metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N) -> dict[str, Any]:
     """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series."""
     now = time.time() if now is None else now
     last = int(now) - 1  # the last complete second
-    per_partition: dict[str, dict[int, list[int]]] = defaultdict(dict)  # partition -> second -> [get, put, throttled]
-    for (second, partition, op_class), bucket in list(metrics.buckets.items()):
-        if second > last:
-            continue
-        cell = per_partition[partition].setdefault(second, [0, 0, 0])
-        cell[0 if op_class == "GET" else 1] += bucket.entities
-        cell[2] += bucket.throttled  # every throttled answer is a throttled attempt, failed or retried
-    if not per_partition:
+    grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
+    if not grouped:
         return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
-    first = int(metrics.started or min(s for cells in per_partition.values() for s in cells))
+    first = int(metrics.started or min(s for by_second in grouped.values() for s in by_second))
     span = list(range(first, last + 1))
-    totals = {p: sum(c[0] + c[1] for c in cells.values()) for p, cells in per_partition.items() if p != OTHER}
+    totals: dict[str, int] = {}
+    for (partition, _), by_second in grouped.items():
+        if partition != OTHER:
+            totals[partition] = totals.get(partition, 0) + sum(b.entities for b in by_second.values())
     ranked = sorted(totals, key=totals.get, reverse=True)
-    untracked = max(0, round(metrics.distinct_partitions()) - len(ranked)) if OTHER in per_partition else 0
+    has_other = any(partition == OTHER for partition, _ in grouped)
+    untracked = max(0, round(metrics.distinct_partitions()) - len(ranked)) if has_other else 0
     shown, rest = ranked[:top_n], ranked[top_n:] + ([OTHER] if untracked else [])
     others = len(rest) - (1 if untracked else 0) + untracked  # partitions behind the "other" row
     groups = [(p, [p]) for p in shown] + ([(f"other partitions ({others})", rest)] if rest else [])
-    rows, series = [], {}
+
+    def summed(members: list[str], op_class: OpClass) -> list[float]:
+        values = [series(grouped.get((p, op_class), {}), span) for p in members]
+        return [sum(column) for column in zip(*values, strict=True)]
+
+    rows, chart = [], {}
     for label, members in groups:
-        get = [sum(per_partition[p].get(s, (0, 0, 0))[0] for p in members) for s in span]
-        put = [sum(per_partition[p].get(s, (0, 0, 0))[1] for p in members) for s in span]
-        throttled = sum(c[2] for p in members for c in per_partition[p].values())
+        get, put = summed(members, OpClass.GET), summed(members, OpClass.PUT)
+        # every throttled answer is a throttled attempt, failed or retried
+        throttled = sum(b.throttled for (p, _), by_second in grouped.items() if p in members for b in by_second.values())
         both = [g + q for g, q in zip(get, put, strict=True)]
         peak = moving_average_peak(both, PEAK_WINDOW_S)
         if len(members) > 1:
             peak /= max(1, others)  # the group's mean partition: the target is per partition
         now_get, now_put = _recent(get), _recent(put)
         ratio = max(peak, now_get + now_put) / target
-        rows.append({
-            "partition": label, "get_eps": round(now_get, 1), "put_eps": round(now_put, 1),
-            "peak_eps": round(peak, 1), "target": target, "ratio": f"{ratio:.0%}",
-            "finding": "THROTTLED" if throttled else level(ratio),
-        })  # fmt: skip
-        series[label] = both[-CHART_SECONDS:]
+        rows.append(
+            {
+                "partition": label,
+                "get_eps": round(now_get, 1),
+                "put_eps": round(now_put, 1),
+                "peak_eps": round(peak, 1),
+                "target": target,
+                "ratio": f"{ratio:.0%}",
+                "finding": "THROTTLED" if throttled else level(ratio),
+            }
+        )
+        chart[label] = [int(v) for v in both[-CHART_SECONDS:]]
     return {
         "target": target,
         "rows": rows,
-        "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": series},
+        "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": chart},
         "partitions": len(ranked) + untracked,
     }
 
 
-def _recent(series: list[int]) -> float:
-    tail = series[-NOW_WINDOW_S:]
+def _recent(values: list[float]) -> float:
+    tail = values[-NOW_WINDOW_S:]
     return sum(tail) / len(tail) if tail else 0.0
 
 
@@ -94,7 +109,7 @@ TABLE_STRUCTURE = [
 ]
 
 
-def register(environment: Any, run: Any) -> None:
+def register(environment: Environment, run: StressRun) -> None:
     """Add the Partitions tab, the live page and the report route to Locust's web UI (if running)."""
     web_ui = environment.web_ui
     if web_ui is None:
@@ -105,7 +120,7 @@ def register(environment: Any, run: Any) -> None:
         data = live_view(run.metrics, target=run.settings.partition_target)
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / "report.html").exists() else None
-        data["lost_workers"] = list(run.metrics.lost_workers.values())
+        data["lost_workers"] = list(run.cluster.lost.values())
         return data
 
     web_ui.template_args["extended_tabs"] = [{"title": "Partitions", "key": TAB_KEY}]

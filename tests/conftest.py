@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from loadtest.backend import EmbeddedAzurite, Target, TestTable, resolve_target
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.table import TestTable
+from loadtest.target import Target, resolve_target
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -60,8 +62,13 @@ def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float =
     child_env.update(env or {})
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", *args],
-        cwd=ROOT, env=child_env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     return Finished(done.returncode, done.stdout, done.stderr)
 
 

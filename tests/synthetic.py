@@ -22,16 +22,25 @@ def environment() -> Environment:
 
 def fire(env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0, error=None, attempts=1, throttled=0):
     env.events.request.fire(
-        request_type=op, name=f"{op_class} {op}", response_time=ms, response_length=entities,
+        request_type=op,
+        name=f"{op_class} {op}",
+        response_time=ms,
+        response_length=entities,
         exception=RuntimeError(error) if error else None,
-        context={"partition": partition, "op_class": op_class, "entities": entities,
-                 "attempts": attempts, "throttled": throttled, "error_code": error},
-    )  # fmt: skip
+        context={
+            "partition": partition,
+            "op_class": op_class,
+            "entities": entities,
+            "attempts": attempts,
+            "throttled": throttled,
+            "error_code": error,
+        },
+    )
 
 
-def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0):
-    """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``)."""
-    env = environment()
+def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0, env=None):
+    """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``), on ``env`` if given."""
+    env = env or environment()
     clock = Clock(start)
     metrics = PartitionMetrics.register(env, clock=clock)
     metrics.started = start

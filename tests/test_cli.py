@@ -13,9 +13,10 @@ import time
 import pytest
 from conftest import ROOT
 
-from loadtest.backend import AZURITE_KEY, TestTable
 from loadtest.entities import EntityShape
 from loadtest.keys import key_strategy
+from loadtest.redact import AZURITE_KEY
+from loadtest.table import TestTable
 
 SHORT = ("-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "200")
 
@@ -31,9 +32,18 @@ def tables(target) -> set[str]:
 def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, target, tmp_path):
     """Inserts and batches create new rows: the table grows by exactly the PUT entities the run reports."""
     done = loadtest(
-        "run", *SHORT, "--mix", "insert=50,batch=50", "--batch-size", "20", "--keep-table", "--out", str(tmp_path),
-        "--connection-string", azurite.connection_string,
-    )  # fmt: skip
+        "run",
+        *SHORT,
+        "--mix",
+        "insert=50,batch=50",
+        "--batch-size",
+        "20",
+        "--keep-table",
+        "--out",
+        str(tmp_path),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == 0, done.output
     assert "Target: the connection string given with --connection-string" in done.stderr
     data = results_of(tmp_path)
@@ -52,9 +62,19 @@ def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, tar
 @pytest.mark.parametrize("partition_target,kind,code", [("1", "HOT", 3), ("100000000", "COOL", 0)])
 def test_same_workload_hot_under_a_tiny_target_cool_under_a_huge_one(loadtest, azurite, tmp_path, partition_target, kind, code):
     done = loadtest(
-        "run", *SHORT, "--mix", "read=80,upsert=20", "--partition-target", partition_target, "--fail-on", "hot",
-        "--out", str(tmp_path), "--connection-string", azurite.connection_string,
-    )  # fmt: skip
+        "run",
+        *SHORT,
+        "--mix",
+        "read=80,upsert=20",
+        "--partition-target",
+        partition_target,
+        "--fail-on",
+        "hot",
+        "--out",
+        str(tmp_path),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == code, done.output
     data = results_of(tmp_path)
     assert {f["kind"] for f in data["findings"]} == {kind}
@@ -65,7 +85,7 @@ def test_same_workload_hot_under_a_tiny_target_cool_under_a_huge_one(loadtest, a
 
 
 def tables_after_run_are_gone(azurite, name) -> bool:
-    from loadtest.backend import resolve_target
+    from loadtest.target import resolve_target
 
     return name not in tables(resolve_target(connection_string=azurite.connection_string))
 
@@ -92,8 +112,11 @@ def test_ctrl_c_stops_the_embedded_azurite_and_keeps_what_ran(tmp_path):
     with log.open("w") as stderr:
         child = subprocess.Popen(
             [sys.executable, "-m", "loadtest", "run", "-t", "60s", "-u", "2", "-r", "2", "--out", str(tmp_path / "out")],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            stdin=subprocess.DEVNULL,
+        )
     try:
         deadline = time.monotonic() + 60
         while "All users spawned" not in log.read_text() and time.monotonic() < deadline:
@@ -126,8 +149,8 @@ BAD_INPUTS = [
     (["--entity-size", "65536", "--batch-size", "100"], "exceeds the 4 MiB"),
     (["-t", "0"], "must be a positive time span"),
     (["--duration=-5s"], "must be a positive time span"),
-    (["-u", "0"], "--users '0': must be a positive"),
-    (["-u", "-3"], "--users '-3': must be a positive"),
+    (["-u", "0"], "--users 0: must be at least 1"),
+    (["-u", "-3"], "--users -3: must be at least 1"),
     (["-r", "0"], "--spawn-rate '0': must be a positive"),
     (["--entity-size", "0"], "--entity-size 0: must be from 1"),
     (["--seed-entities", "0"], "--seed-entities 0: must be at least 1"),
@@ -152,7 +175,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_sent(loadtest, azurite, target
 
 
 def test_unreachable_endpoint_exits_1_with_one_line(loadtest, azurite):
-    from loadtest.backend import EmbeddedAzurite
+    from loadtest.azurite import EmbeddedAzurite
 
     with EmbeddedAzurite() as gone:
         dead = gone.connection_string
@@ -197,17 +220,43 @@ def test_report_re_renders_from_results_without_re_running(loadtest, azurite, tm
     assert missing.code == 2 and "no results.json there" in missing.stderr
 
 
-ALL_OPERATIONS = ("read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,"
-                  "update-etag=5,delete=5,batch=10")
+ALL_OPERATIONS = (
+    "read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,"
+    "update-etag=5,delete=5,batch=10"
+)
 
 
 @pytest.mark.parametrize("strategy", ["hash-prefix:4", "guid", "template:{event:3}__{day:2}"])
 def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_path, strategy):
     done = loadtest(
-        "run", "-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "120", "--key-strategy", strategy, "--skew", "zipfian",
-        "--mix", ALL_OPERATIONS, "--batch-size", "8", "--batch-mix", "insert=30,upsert=30,update=20,delete=20",
-        "--scan-size", "20", "--select", "n", "--out", str(tmp_path), "--connection-string", azurite.connection_string,
-    )  # fmt: skip
+        "run",
+        "-t",
+        "5s",
+        "-u",
+        "3",
+        "-r",
+        "3",
+        "--seed-entities",
+        "120",
+        "--key-strategy",
+        strategy,
+        "--skew",
+        "zipfian",
+        "--mix",
+        ALL_OPERATIONS,
+        "--batch-size",
+        "8",
+        "--batch-mix",
+        "insert=30,upsert=30,update=20,delete=20",
+        "--scan-size",
+        "20",
+        "--select",
+        "n",
+        "--out",
+        str(tmp_path),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == 0, done.output
     data = results_of(tmp_path)
     # no 404s, conflicts or refused batches: the users keep their books. The one expected failure is

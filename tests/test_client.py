@@ -1,10 +1,11 @@
 import pytest
 from synthetic import environment
 
-from loadtest.client import NAMES, TableOperations
+from loadtest.client import TableOperations
 from loadtest.entities import EntityShape
 from loadtest.keys import key_strategy, row_key
 from loadtest.metrics import PartitionMetrics
+from loadtest.operations import OPERATIONS
 
 SHAPE = EntityShape.for_size(1024)
 
@@ -49,7 +50,7 @@ def test_each_operation_fires_one_event_with_context_and_a_low_cardinality_name(
     assert [e["request_type"] for e in events] == ["read", "insert", "upsert", "replace", "update", "delete"]
     for event in events:
         assert event["exception"] is None, event
-        assert event["name"] == NAMES[event["request_type"]] and "hot" not in event["name"]
+        assert event["name"] == OPERATIONS[event["request_type"]].request_name and "hot" not in event["name"]
         assert event["context"]["partition"] == "hot"
         assert event["context"]["attempts"] == 1 and event["context"]["throttled"] == 0
     assert table.count("hot") == 5
@@ -72,10 +73,14 @@ def test_a_mixed_batch_is_counted_operation_by_operation(target, table):
     ops, events, metrics = recorder(target, table)
     ops.insert(SHAPE.entity("hot", "old1"))
     ops.insert(SHAPE.entity("hot", "old2"))
-    batch = [("insert", SHAPE.entity("hot", "new1")), ("upsert", SHAPE.entity("hot", "new2")),
-             ("replace", SHAPE.entity("hot", row_key(1))), ("update", SHAPE.entity("hot", row_key(2), n=77)),
-             ("delete", {"PartitionKey": "hot", "RowKey": "old1"}),
-             ("delete", {"PartitionKey": "hot", "RowKey": "old2"})]  # fmt: skip
+    batch = [
+        ("insert", SHAPE.entity("hot", "new1")),
+        ("upsert", SHAPE.entity("hot", "new2")),
+        ("replace", SHAPE.entity("hot", row_key(1))),
+        ("update", SHAPE.entity("hot", row_key(2), n=77)),
+        ("delete", {"PartitionKey": "hot", "RowKey": "old1"}),
+        ("delete", {"PartitionKey": "hot", "RowKey": "old2"}),
+    ]
     ops.batch(batch)
     event = events[-1]
     assert event["exception"] is None, event

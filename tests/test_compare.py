@@ -13,21 +13,39 @@ WORKLOAD = ("-t", "8s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,
 
 
 def outcome(name, ratio, top1, entities=100):
-    return StrategyOutcome(strategy=name, run_dir="x", exit_code=0, ratio=ratio, hottest_peak_eps=ratio * 10,
-                           top1_share=top1, entities=entities)  # fmt: skip
+    return StrategyOutcome(
+        strategy=name, run_dir="x", exit_code=0, ratio=ratio, hottest_peak_eps=ratio * 10, top1_share=top1, entities=entities
+    )
 
 
 def test_rank_puts_the_coolest_hottest_partition_first_and_skips_failed_runs():
-    ranking, text = rank([outcome("single", 4.0, 1.0), outcome("guid", 0.06, 0.01), outcome("hash", 0.3, 0.08),
-                          StrategyOutcome(strategy="broken", run_dir="x", exit_code=1)])  # fmt: skip
+    ranking, text = rank(
+        [
+            outcome("single", 4.0, 1.0),
+            outcome("guid", 0.06, 0.01),
+            outcome("hash", 0.3, 0.08),
+            StrategyOutcome(strategy="broken", run_dir="x", exit_code=1),
+        ]
+    )
     assert ranking == ["guid", "hash", "single"]
     assert text.startswith("guid spreads the load best") and "single is the worst" in text
 
 
 @pytest.mark.browser
 def test_single_is_hot_and_guid_cool_under_the_same_offered_load(loadtest, azurite, tmp_path, artifacts):
-    done = loadtest("compare", "--strategies", "single,guid", "--out", str(tmp_path), *WORKLOAD,
-                    "--partition-target", "10", "--connection-string", azurite.connection_string, timeout=300)  # fmt: skip
+    done = loadtest(
+        "compare",
+        "--strategies",
+        "single,guid",
+        "--out",
+        str(tmp_path),
+        *WORKLOAD,
+        "--partition-target",
+        "10",
+        "--connection-string",
+        azurite.connection_string,
+        timeout=300,
+    )
     assert done.code == 0, done.output
     comparison = json.loads((tmp_path / "comparison.json").read_text())
     by_name = {s["strategy"]: s for s in comparison["strategies"]}
@@ -39,8 +57,11 @@ def test_single_is_hot_and_guid_cool_under_the_same_offered_load(loadtest, azuri
     assert comparison["ranking"] == ["guid", "single"]
     with chromium_page() as page:
         page.goto((tmp_path / "comparison.html").as_uri())
-        verdicts = dict(page.eval_on_selector_all(
-            "#strategies-table tr.strategy", "rows => rows.map(r => [r.dataset.strategy, r.dataset.verdict])"))
+        verdicts = dict(
+            page.eval_on_selector_all(
+                "#strategies-table tr.strategy", "rows => rows.map(r => [r.dataset.strategy, r.dataset.verdict])"
+            )
+        )
         assert verdicts == {"single": "HOT", "guid": "COOL"}
         assert page.inner_text("#recommendation").startswith("guid spreads the load best")
         assert page.eval_on_selector("#chart-strategies", "i => i.complete && i.naturalWidth") > 300

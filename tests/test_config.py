@@ -2,8 +2,10 @@ import argparse
 
 import pytest
 
-from loadtest.config import Settings, add_options, namespace, parse_duration, parse_mix
+from loadtest.config import Settings
 from loadtest.errors import UsageError
+from loadtest.options import add_options, namespace, parse_mix
+from loadtest.parsers import parse_duration
 
 
 def settings(**overrides):

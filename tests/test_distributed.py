@@ -11,7 +11,8 @@ import time
 
 from conftest import ROOT
 
-from loadtest.backend import TestTable, free_port
+from loadtest.azurite import free_port
+from loadtest.table import TestTable
 
 WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
 
@@ -19,10 +20,24 @@ WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entitie
 def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite, target, tmp_path):
     stats_file = tmp_path / "locust-stats.json"  # Locust's --json-file adds the .json itself
     done = loadtest(
-        "run", "--workers", "2", "-t", "6s", "-u", "4", "-r", "4", *WORKLOAD, "--keep-table",
-        "--out", str(tmp_path / "out"), "--connection-string", azurite.connection_string,
-        "--json-file", str(stats_file.with_suffix("")),
-    )  # fmt: skip
+        "run",
+        "--workers",
+        "2",
+        "-t",
+        "6s",
+        "-u",
+        "4",
+        "-r",
+        "4",
+        *WORKLOAD,
+        "--keep-table",
+        "--out",
+        str(tmp_path / "out"),
+        "--connection-string",
+        azurite.connection_string,
+        "--json-file",
+        str(stats_file.with_suffix("")),
+    )
     assert done.code == 0, done.output
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert len(results["workers"]["reported"]) == 2 and results["workers"]["lost"] == []
@@ -41,7 +56,6 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
     assert put["requests"] == locust_requests
 
 
-
 def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     port = free_port()
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
@@ -51,17 +65,39 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
 
     def start(args, log):
         with log.open("w") as out:
-            child = subprocess.Popen(locust + args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)  # fmt: skip
+            child = subprocess.Popen(
+                locust + args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         children.append(child)
         return child
 
     try:
-        master = start(["--master", "--headless", "--expect-workers", "2", "-u", "4", "-r", "4", "-t", "16s",
-                        "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port), *WORKLOAD,
-                        "--out", str(tmp_path / "out")], master_log)  # fmt: skip
-        workers = [start(["--worker", "--master-host", "127.0.0.1", "--master-port", str(port)], tmp_path / f"w{i}.log")
-                   for i in range(2)]  # fmt: skip
+        master = start(
+            [
+                "--master",
+                "--headless",
+                "--expect-workers",
+                "2",
+                "-u",
+                "4",
+                "-r",
+                "4",
+                "-t",
+                "16s",
+                "--master-bind-host",
+                "127.0.0.1",
+                "--master-bind-port",
+                str(port),
+                *WORKLOAD,
+                "--out",
+                str(tmp_path / "out"),
+            ],
+            master_log,
+        )
+        workers = [
+            start(["--worker", "--master-host", "127.0.0.1", "--master-port", str(port)], tmp_path / f"w{i}.log")
+            for i in range(2)
+        ]
         deadline = time.monotonic() + 60
         while "All users spawned" not in master_log.read_text():
             assert time.monotonic() < deadline and master.poll() is None, master_log.read_text()

@@ -9,8 +9,9 @@ import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
 
-from loadtest.backend import TestTable, resolve_target
-from loadtest.emulator import Budget, charge_of
+from loadtest.emulator import Budget, Budgets, charge_of
+from loadtest.table import TestTable
+from loadtest.target import resolve_target
 
 
 def test_requests_are_charged_as_the_docs_count_entities():
@@ -38,7 +39,7 @@ def test_a_token_bucket_holds_one_second_and_refills_at_its_rate():
 def throttled(azurite):
     """A 20 entities/s per-partition budget in front of the session's Azurite."""
     direct = resolve_target(connection_string=azurite.connection_string)
-    target = direct.behind_emulator(partition_rate=20, account_rate=10_000)
+    target = direct.behind_emulator(Budgets(partition_rate=20, account_rate=10_000))
     table = TestTable.open(target)
     yield target, table
     table.drop()
@@ -50,8 +51,9 @@ def throttled(azurite):
 
 def test_the_sdk_with_its_own_retry_policy_raises_what_azure_raises(throttled):
     target, table = throttled
-    client = TableClient.from_connection_string(target.connection_string, table_name=table.name,
-                                                retry_total=2, retry_backoff_factor=0.01)  # the SDK's policy, short waits
+    client = TableClient.from_connection_string(
+        target.connection_string, table_name=table.name, retry_total=2, retry_backoff_factor=0.01
+    )  # the SDK's policy, short waits
     client.upsert_entity({"PartitionKey": "hot", "RowKey": "1"})
     attempts = []
     with pytest.raises(HttpResponseError) as caught:
@@ -69,10 +71,27 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
     loadtest, azurite, tmp_path, retry, failures_expected
 ):
     done = loadtest(
-        "run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100", "--mix", "read=70,upsert=20,insert=10",
-        "--emulate-throttling", "--emulator-partition-rate", "50", "--retry", retry, "--out", str(tmp_path),
-        "--connection-string", azurite.connection_string,
-    )  # fmt: skip
+        "run",
+        "-t",
+        "8s",
+        "-u",
+        "4",
+        "-r",
+        "4",
+        "--seed-entities",
+        "100",
+        "--mix",
+        "read=70,upsert=20,insert=10",
+        "--emulate-throttling",
+        "--emulator-partition-rate",
+        "50",
+        "--retry",
+        retry,
+        "--out",
+        str(tmp_path),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == 0, done.output
     data = json.loads((tmp_path / "results.json").read_text())
     throttled_seconds = {row["t"] for row in data["timeseries"] if row["partition"] == "hot" and row["throttled"]}
@@ -125,11 +144,35 @@ def test_against_azurite_a_hot_key_stays_throttled_while_hash_prefixed_keys_reco
     for strategy in ("single", "hash-prefix:16"):
         out = tmp_path / strategy.replace(":", "-")
         done = loadtest(
-            "run", "-t", "14s", "-u", "4", "-r", "4", "--rate", "30", "--mix", "read=100", "--seed-entities", "160",
-            "--key-strategy", strategy, "--emulate-throttling", "--emulator-server-rate", "40", "--emulator-lb-delay", "1",
-            "--emulator-lb-offline", "0.3", "--retry", "none", "--out", str(out),
-            "--connection-string", azurite.connection_string,
-        )  # fmt: skip
+            "run",
+            "-t",
+            "14s",
+            "-u",
+            "4",
+            "-r",
+            "4",
+            "--rate",
+            "30",
+            "--mix",
+            "read=100",
+            "--seed-entities",
+            "160",
+            "--key-strategy",
+            strategy,
+            "--emulate-throttling",
+            "--emulator-server-rate",
+            "40",
+            "--emulator-lb-delay",
+            "1",
+            "--emulator-lb-offline",
+            "0.3",
+            "--retry",
+            "none",
+            "--out",
+            str(out),
+            "--connection-string",
+            azurite.connection_string,
+        )
         assert done.code == 0, done.output
         data = json.loads((out / "results.json").read_text())
         last = max(row["t"] for row in data["timeseries"])
@@ -140,7 +183,8 @@ def test_against_azurite_a_hot_key_stays_throttled_while_hash_prefixed_keys_reco
 
 def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
     target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
-        partition_rate=5, account_rate=10_000, timeout_share=1.0)
+        Budgets(partition_rate=5, account_rate=10_000, timeout_share=1.0)
+    )
     try:
         table = TestTable.open(target)
         client = TableClient.from_connection_string(target.connection_string, table_name=table.name, retry_total=0)

@@ -5,8 +5,14 @@ from loadtest.integrity import Ledger, verify
 
 def fire(env, written, *, error=None, **context):
     context = {"partition": "p", "op_class": "PUT", "entities": 1, "written": written, **context}
-    env.events.request.fire(request_type="x", name="x", response_time=1.0, response_length=1,
-                            exception=RuntimeError(error) if error else None, context=context)  # fmt: skip
+    env.events.request.fire(
+        request_type="x",
+        name="x",
+        response_time=1.0,
+        response_length=1,
+        exception=RuntimeError(error) if error else None,
+        context=context,
+    )
 
 
 def test_the_ledger_keeps_acknowledged_writes_only():

@@ -32,8 +32,18 @@ from hypothesis import strategies as st  # noqa: E402
 
 from loadtest.keys import STRATEGIES, key_strategy  # noqa: E402
 
-SPECS = ["single", "single:orders", "set:7", "hash-prefix:16", "guid", "append-only", "prepend-only",
-         "timestamp:yyyyMMddHHmm", "timestamp:ssyyyyMMddHHmm", "template:{event}__{distance:3}"]  # fmt: skip
+SPECS = [
+    "single",
+    "single:orders",
+    "set:7",
+    "hash-prefix:16",
+    "guid",
+    "append-only",
+    "prepend-only",
+    "timestamp:yyyyMMddHHmm",
+    "timestamp:ssyyyyMMddHHmm",
+    "template:{event}__{distance:3}",
+]
 
 
 @settings(max_examples=60, deadline=None)
@@ -84,8 +94,10 @@ def test_templates_make_every_combination():
     assert keys == [f"event{e}__distance{d}" for e in range(2) for d in range(3)]
 
 
-@pytest.mark.parametrize("spec", ["nope", "set:0", "set:x", "hash-prefix:5000", "guid:3", "timestamp:", "timestamp:abc",
-                                  "template:plain", "single:a/b"])  # fmt: skip
+@pytest.mark.parametrize(
+    "spec",
+    ["nope", "set:0", "set:x", "hash-prefix:5000", "guid:3", "timestamp:", "timestamp:abc", "template:plain", "single:a/b"],
+)
 def test_bad_strategies_name_the_rule(spec):
     with pytest.raises(UsageError):
         key_strategy(spec)

@@ -1,7 +1,8 @@
 import pytest
 from synthetic import Clock, environment, fire, recorded
 
-from loadtest.metrics import OTHER, REPORT_KEY, PartitionMetrics
+from loadtest.metrics import PartitionMetrics
+from loadtest.results import OTHER
 
 
 def test_entities_not_requests_are_counted_per_second_partition_and_op_class():
@@ -14,8 +15,9 @@ def test_entities_not_requests_are_counted_per_second_partition_and_op_class():
 
 
 def test_failures_count_offered_not_served_and_keep_the_error_code():
-    metrics = recorded({0: [{"op": "batch", "op_class": "PUT", "entities": 100, "error": "ServerBusy", "attempts": 4,
-                             "throttled": 4}]})  # fmt: skip
+    metrics = recorded(
+        {0: [{"op": "batch", "op_class": "PUT", "entities": 100, "error": "ServerBusy", "attempts": 4, "throttled": 4}]}
+    )
     (bucket,) = metrics.buckets.values()
     assert (bucket.entities, bucket.offered, bucket.failures) == (0, 100, 1)
     assert bucket.errors == {"ServerBusy": 1}
@@ -38,20 +40,17 @@ def test_requests_without_partition_context_are_ignored():
 
 def test_worker_buckets_merge_on_the_master_exactly_once():
     clock = Clock()
-    workers = [PartitionMetrics.register(e, clock=clock) for e in (environment(), environment())]
-    master_env = environment()
-    master = PartitionMetrics.register(master_env, clock=clock)
-    for n, worker in enumerate(workers, start=1):
+    envs = [environment(), environment()]
+    workers = [PartitionMetrics.register(e, clock=clock) for e in envs]
+    master = PartitionMetrics.register(environment(), clock=clock)
+    for n, env in enumerate(envs, start=1):
         for _ in range(n * 10):
-            fire(worker.environment, op="insert", op_class="PUT", entities=1, ms=2.0 * n)
-    for i, worker in enumerate(workers):
-        data = {}
-        worker.environment.events.report_to_master.fire(client_id=f"w{i}", data=data)
-        master_env.events.worker_report.fire(client_id=f"w{i}", data=data)
+            fire(env, op="insert", op_class="PUT", entities=1, ms=2.0 * n)
+    for worker in workers:
+        master.merge(worker.drain())
         # a second report carries nothing already sent
-        again = {}
-        worker.environment.events.report_to_master.fire(client_id=f"w{i}", data=again)
-        assert again[REPORT_KEY]["buckets"] == [] and again[REPORT_KEY]["latency"] == []
+        again = worker.drain()
+        assert again["buckets"] == [] and again["latency"] == []
     (bucket,) = master.buckets.values()
     assert (bucket.requests, bucket.entities) == (30, 30)
     (hist,) = master.latency.values()
@@ -60,15 +59,15 @@ def test_worker_buckets_merge_on_the_master_exactly_once():
 
 def test_many_keys_fold_into_other_and_planted_hot_keys_stay_exact():
     clock = Clock()
-    metrics = PartitionMetrics.register(environment(), clock=clock)
-    metrics.on_test_start(environment=metrics.environment)
-    metrics.on_test_stop(environment=metrics.environment)  # no sampler in a unit test
+    env = environment()
+    metrics = PartitionMetrics.register(env, clock=clock)
+    metrics.on_test_start()
     for second in range(20):
         clock.now = 1_000_000 + second + 0.5
         for i in range(500):  # 10,000 distinct cold keys, 1 entity each
-            fire(metrics.environment, partition=f"cold{second * 500 + i}", entities=1)
-        fire(metrics.environment, partition="hot-a", entities=300)
-        fire(metrics.environment, partition="hot-b", op="upsert", op_class="PUT", entities=200)
+            fire(env, partition=f"cold{second * 500 + i}", entities=1)
+        fire(env, partition="hot-a", entities=300)
+        fire(env, partition="hot-b", op="upsert", op_class="PUT", entities=200)
         metrics.compact()
     partitions = {key[1] for key in metrics.buckets}
     assert len(partitions) < 60 * 20 // 20 + 500 * 6  # folded: old seconds keep only top keys and OTHER
@@ -84,15 +83,13 @@ def test_many_keys_fold_into_other_and_planted_hot_keys_stay_exact():
 
 def test_worker_sketches_merge_on_the_master():
     clock = Clock()
-    worker_env, master_env = environment(), environment()
-    PartitionMetrics.register(worker_env, clock=clock)
-    master = PartitionMetrics.register(master_env, clock=clock)
+    worker_env = environment()
+    worker = PartitionMetrics.register(worker_env, clock=clock)
+    master = PartitionMetrics.register(environment(), clock=clock)
     for round_ in range(3):
         for i in range(100):
             fire(worker_env, partition=f"k{round_}-{i}")
         fire(worker_env, partition="hot", entities=1000)
-        data = {}
-        worker_env.events.report_to_master.fire(client_id="w", data=data)
-        master_env.events.worker_report.fire(client_id="w", data=data)
+        master.merge(worker.drain())
     assert master.top_partitions(1) == ["hot"]
     assert master.distinct_partitions() == pytest.approx(301, rel=0.05)

@@ -10,15 +10,16 @@ from synthetic import recorded
 from test_results import run_info
 
 from loadtest.report import render
-from loadtest.results import Results
+from loadtest.summary import build
 from loadtest.verdict import assess
 
 
 def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
-    seconds = {t: [{"op": "read", "entities": 5}, {"op": "batch", "op_class": "PUT", "entities": 100, "ms": 90.0}]
-               for t in range(15)}  # fmt: skip
+    seconds = {
+        t: [{"op": "read", "entities": 5}, {"op": "batch", "op_class": "PUT", "entities": 100, "ms": 90.0}] for t in range(15)
+    }
     seconds[3].append({"error": "ResourceNotFound"})
-    results = assess(Results.build(recorded(seconds, steady_from=2), run_info(partition_target=50)))
+    results = assess(build(recorded(seconds, steady_from=2), run_info(partition_target=50)))
     html = render(results, tmp_path).read_text()
     assert html.count('src="data:image/png;base64,') == 5
     assert "http://" not in html.replace("http://127.0.0.1", "") and "https://" not in html
@@ -32,8 +33,21 @@ def measured_report(azurite, tmp_path_factory):
     from conftest import run_loadtest
 
     out = tmp_path_factory.mktemp("report")
-    done = run_loadtest("run", "-t", "6s", "-u", "3", "-r", "3", "--seed-entities", "200", "--out", str(out),
-                        "--connection-string", azurite.connection_string)  # fmt: skip
+    done = run_loadtest(
+        "run",
+        "-t",
+        "6s",
+        "-u",
+        "3",
+        "-r",
+        "3",
+        "--seed-entities",
+        "200",
+        "--out",
+        str(out),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == 0, done.output
     return out
 

@@ -2,15 +2,24 @@ import csv
 import json
 
 import pytest
-from synthetic import recorded
+from synthetic import environment, recorded
 
-from loadtest.metrics import OTHER
-from loadtest.results import Results, RunInfo, moving_average_peak
+from loadtest.results import OTHER, Results, RunInfo
+from loadtest.summary import build, moving_average_peak
 
 
 def run_info(**overrides):
-    values = dict(id="r1", started="2026-01-01T00:00:00+00:00", duration_s=20, target_kind="azurite-embedded",
-                  table="t", seeded=10, partition_target=2000, account_target=20000, profile="current")  # fmt: skip
+    values = dict(
+        id="r1",
+        started="2026-01-01T00:00:00+00:00",
+        duration_s=20,
+        target_kind="azurite-embedded",
+        table="t",
+        seeded=10,
+        partition_target=2000,
+        account_target=20000,
+        profile="current",
+    )
     values.update(overrides)
     return RunInfo(**values)
 
@@ -25,7 +34,7 @@ def test_moving_average_peak_is_the_best_10_second_window():
 def test_mean_covers_the_steady_phase_and_peak_the_whole_run():
     # ramp: 10 entities/s for 5 s, steady: 50/s for 10 s
     seconds = {t: [{"op": "insert", "op_class": "PUT", "entities": 10 if t < 5 else 50}] for t in range(15)}
-    results = Results.build(recorded(seconds, steady_from=5), run_info(partition_target=100))
+    results = build(recorded(seconds, steady_from=5), run_info(partition_target=100))
     (row,) = results.rows("PUT")
     assert row.mean_eps == 50.0
     assert row.peak_eps == 50.0
@@ -36,21 +45,22 @@ def test_mean_covers_the_steady_phase_and_peak_the_whole_run():
 
 def test_a_run_shorter_than_the_window_never_has_a_peak_below_its_mean():
     seconds = {t: [{"entities": 10 if t < 2 else 100}] for t in range(8)}
-    results = Results.build(recorded(seconds, steady_from=2), run_info())
+    results = build(recorded(seconds, steady_from=2), run_info())
     (row,) = results.rows("GET")
     assert row.mean_eps == 100.0 and row.peak_eps == 100.0
     assert results.run.peak_window_s == 6
 
 
 def test_seconds_without_requests_count_as_zero():
-    results = Results.build(recorded({0: [{"entities": 30}], 9: [{"entities": 30}]}), run_info())
+    results = build(recorded({0: [{"entities": 30}], 9: [{"entities": 30}]}), run_info())
     assert results.rows("GET")[0].peak_eps == 6.0  # 60 entities over a 10-second window
 
 
 def test_get_and_put_add_up_to_the_partition_total_and_the_account():
-    seconds = {t: [{"op": "read", "entities": 1}] * 3 + [{"op": "upsert", "op_class": "PUT", "entities": 1}] * 2
-               for t in range(10)}  # fmt: skip
-    results = Results.build(recorded(seconds), run_info())
+    seconds = {
+        t: [{"op": "read", "entities": 1}] * 3 + [{"op": "upsert", "op_class": "PUT", "entities": 1}] * 2 for t in range(10)
+    }
+    results = build(recorded(seconds), run_info())
     rows = {r.op_class: r for r in results.partitions}
     assert (rows["GET"].mean_eps, rows["PUT"].mean_eps, rows["ALL"].mean_eps) == (3.0, 2.0, 5.0)
     assert results.account.entities == 50 and results.account.mean_eps == 5.0
@@ -58,19 +68,27 @@ def test_get_and_put_add_up_to_the_partition_total_and_the_account():
 
 def test_errors_and_attempts_add_up():
     seconds = {0: [{"error": "ServerBusy", "attempts": 3, "throttled": 3}, {"error": "ResourceNotFound"}, {"attempts": 2}]}
-    results = Results.build(recorded(seconds), run_info())
+    results = build(recorded(seconds), run_info())
     assert results.errors == {"ServerBusy": 1, "ResourceNotFound": 1}
     assert results.attempts == 6
     assert results.rows("GET")[0].entities == 1
 
 
 def test_json_round_trip_and_contract_fields(tmp_path):
-    results = Results.build(recorded({0: [{"entities": 3}], 1: [{"op": "batch", "op_class": "PUT", "entities": 100}]}),
-                            run_info())  # fmt: skip
+    results = build(recorded({0: [{"entities": 3}], 1: [{"op": "batch", "op_class": "PUT", "entities": 100}]}), run_info())
     results.write(tmp_path)
     data = json.loads((tmp_path / "results.json").read_text())
-    for name in ("id", "started", "duration_s", "target_kind", "table", "seeded", "partition_target", "account_target",
-                 "profile"):  # fmt: skip
+    for name in (
+        "id",
+        "started",
+        "duration_s",
+        "target_kind",
+        "table",
+        "seeded",
+        "partition_target",
+        "account_target",
+        "profile",
+    ):
         assert name in data["run"]
     for row in data["partitions"]:
         assert {"partition", "op_class", "requests", "entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(row)
@@ -82,7 +100,7 @@ def test_json_round_trip_and_contract_fields(tmp_path):
 
 def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
     seconds = {t: [{"entities": 1}, {"op": "insert", "op_class": "PUT", "entities": 2}] for t in range(3)}
-    Results.build(recorded(seconds), run_info()).write(tmp_path)
+    build(recorded(seconds), run_info()).write(tmp_path)
     rows = list(csv.DictReader((tmp_path / "timeseries.csv").open()))
     assert len(rows) == 6
     assert {(r["t"], r["op_class"]) for r in rows} == {(str(t), c) for t in range(3) for c in ("GET", "PUT")}
@@ -96,9 +114,12 @@ def test_from_json_refuses_what_is_not_results(broken):
 
 
 def test_untracked_keys_land_in_key_ranges_that_add_up():
-    seconds = {t: [{"partition": f"{c}{t}-{i}", "entities": 1} for c in "ab" for i in range(100)]
-               + [{"partition": "hot", "entities": 500}] for t in range(12)}  # fmt: skip
-    results = Results.build(recorded(seconds, steady_from=1), run_info())
+    seconds = {
+        t: [{"partition": f"{c}{t}-{i}", "entities": 1} for c in "ab" for i in range(100)]
+        + [{"partition": "hot", "entities": 500}]
+        for t in range(12)
+    }
+    results = build(recorded(seconds, steady_from=1), run_info())
     ranges = {}
     for row in results.key_ranges:
         ranges[row["range"]] = ranges.get(row["range"], 0) + row["entities"]
@@ -108,14 +129,26 @@ def test_untracked_keys_land_in_key_ranges_that_add_up():
 
 
 def test_retry_amplification_backoff_and_first_attempt_latency():
-    metrics = recorded({0: [{"ms": 10.0}] * 3})
+    env = environment()
+    metrics = recorded({0: [{"ms": 10.0}] * 3}, env=env)
     for ms, first_ms, attempts, backoff in ((900.0, 8.0, 3, 0.4), (700.0, 5.0, 2, 0.2)):
-        metrics.environment.events.request.fire(
-            request_type="read", name="GET point read", response_time=ms, response_length=1, exception=None,
-            context={"partition": "hot", "op_class": "GET", "entities": 1, "attempts": attempts, "throttled": attempts - 1,
-                     "backoff_s": backoff, "first_ms": first_ms},
-        )  # fmt: skip
-    results = Results.build(metrics, run_info(settings={"retry": "fixed:3,0.6"}))
+        env.events.request.fire(
+            request_type="read",
+            name="GET point read",
+            response_time=ms,
+            response_length=1,
+            exception=None,
+            context={
+                "partition": "hot",
+                "op_class": "GET",
+                "entities": 1,
+                "attempts": attempts,
+                "throttled": attempts - 1,
+                "backoff_s": backoff,
+                "first_ms": first_ms,
+            },
+        )
+    results = build(metrics, run_info(settings={"retry": "fixed:3,0.6"}))
     assert results.retry == {"strategy": "fixed:3,0.6", "backoff_s": 0.6, "attempts_per_operation": (3 + 3 + 2) / 5}
     latency = results.latency["GET"]
     assert latency["p99_ms"] > 800 and latency["first_attempt_p99_ms"] < 11  # end to end vs first attempt

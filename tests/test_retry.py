@@ -23,8 +23,10 @@ def test_parse_retry_forms():
     assert exp.spec() == "exponential:5,30,3,90"
 
 
-@pytest.mark.parametrize("spec", ["sometimes", "fixed:3", "fixed:a,b", "exponential:3,1,2", "exponential:3,1,5,2",
-                                  "fixed:-1,1", "exponential:2.5,1,0,9"])  # fmt: skip
+@pytest.mark.parametrize(
+    "spec",
+    ["sometimes", "fixed:3", "fixed:a,b", "exponential:3,1,2", "exponential:3,1,5,2", "fixed:-1,1", "exponential:2.5,1,0,9"],
+)
 def test_bad_retry_specs_name_the_forms(spec):
     with pytest.raises(UsageError, match="valid forms: none, fixed:N,DELAY or exponential:N,z,zmin,zmax"):
         parse_retry(spec)
@@ -60,11 +62,22 @@ def answer(status, code=None):
     return SimpleNamespace(http_response=SimpleNamespace(status_code=status, headers={"x-ms-error-code": code} if code else {}))
 
 
-@pytest.mark.parametrize("status,code,retried", [
-    (503, "ServerBusy", True), (504, None, True), (500, "OperationTimedOut", True), (500, "InternalError", False),
-    (404, "ResourceNotFound", False), (409, "EntityAlreadyExists", False), (412, "UpdateConditionNotSatisfied", False),
-    (429, None, False), (501, None, False), (505, None, False), (200, None, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "status,code,retried",
+    [
+        (503, "ServerBusy", True),
+        (504, None, True),
+        (500, "OperationTimedOut", True),
+        (500, "InternalError", False),
+        (404, "ResourceNotFound", False),
+        (409, "EntityAlreadyExists", False),
+        (412, "UpdateConditionNotSatisfied", False),
+        (429, None, False),
+        (501, None, False),
+        (505, None, False),
+        (200, None, False),
+    ],
+)
 def test_only_what_the_docs_say_is_retried(status, code, retried):
     policy = StrategyRetryPolicy(parse_retry("exponential:3,1,0,5"))
     assert policy.is_retry({"total": 3}, answer(status, code)) is retried

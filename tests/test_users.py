@@ -9,7 +9,7 @@ import sys
 
 from conftest import ROOT
 
-LOCUSTFILE = '''
+LOCUSTFILE = """
 import loadtest.plugin  # noqa: F401
 from loadtest.users import TableUser
 
@@ -18,7 +18,7 @@ class ThreeKeysUser(TableUser):
     key_strategy = "set:3"
     skew = "hotspot:90,34"
     mix = {"insert": 3, "read": 1}
-'''
+"""
 
 
 def test_class_attributes_configure_a_users_workload(azurite, tmp_path):
@@ -26,10 +26,31 @@ def test_class_attributes_configure_a_users_workload(azurite, tmp_path):
     locustfile.write_text(LOCUSTFILE)
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
     done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "-u", "2", "-r", "2", "-t", "4s",
-         "--seed-entities", "30", "--out", str(tmp_path / "out")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "locust",
+            "-f",
+            str(locustfile),
+            "--headless",
+            "-u",
+            "2",
+            "-r",
+            "2",
+            "-t",
+            "4s",
+            "--seed-entities",
+            "30",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     entities = {}

@@ -2,7 +2,7 @@ import pytest
 from synthetic import recorded
 from test_results import run_info
 
-from loadtest.results import Results
+from loadtest.summary import build
 from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level, saturation
 
 
@@ -12,7 +12,7 @@ def steady(entities_per_second: int, op_class: str = "PUT", seconds: int = 12, *
 
 
 def judged(seconds, **info):
-    return assess(Results.build(recorded(seconds), run_info(**info)))
+    return assess(build(recorded(seconds), run_info(**info)))
 
 
 def kinds(results):
@@ -72,8 +72,11 @@ def test_fail_on_checks_turn_findings_into_exit_3_with_messages():
 def saturating(users_by_second, requests_by_second, latency_by_second):
     seconds = {t: [{"ms": latency_by_second[t]}] * requests_by_second[t] for t in range(len(users_by_second))}
     metrics = recorded(seconds, steady_from=5)
-    metrics.load = {1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users_by_second)}
-    return Results.build(metrics, run_info(emulator=True))
+    return build(
+        metrics,
+        run_info(emulator=True),
+        samples={1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users_by_second)},
+    )
 
 
 def test_saturation_is_seen_when_users_grow_but_served_load_does_not():
@@ -92,14 +95,14 @@ def test_no_saturation_when_served_load_grows_with_users():
 
 def test_generator_bound_when_the_client_cpu_is_pegged():
     metrics = recorded(steady(10))
-    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 99.0} for t in range(12)}
-    assert "GENERATOR_BOUND" in kinds(assess(Results.build(metrics, run_info())))
+    samples = {1_000_000 + t: {"users": 4, "cpu": 99.0} for t in range(12)}
+    assert "GENERATOR_BOUND" in kinds(assess(build(metrics, run_info(), samples=samples)))
 
 
 def test_cpu_zeros_before_locusts_first_sample_are_no_readings():
     metrics = recorded(steady(10))
     # 0 % until Locust's first sample, then pegged half the time
-    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else (95.0 if t % 2 else 70.0)} for t in range(12)}
-    assert "GENERATOR_BOUND" in kinds(assess(Results.build(metrics, run_info())))
-    metrics.load = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else 60.0} for t in range(12)}
-    assert "GENERATOR_BOUND" not in kinds(assess(Results.build(metrics, run_info())))
+    samples = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else (95.0 if t % 2 else 70.0)} for t in range(12)}
+    assert "GENERATOR_BOUND" in kinds(assess(build(metrics, run_info(), samples=samples)))
+    samples = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else 60.0} for t in range(12)}
+    assert "GENERATOR_BOUND" not in kinds(assess(build(metrics, run_info(), samples=samples)))

@@ -15,13 +15,17 @@ from browser import chromium_page
 from conftest import ROOT
 from synthetic import recorded
 
-from loadtest.backend import AZURITE_KEY, free_port
+from loadtest.azurite import free_port
+from loadtest.redact import AZURITE_KEY
 from loadtest.webui import live_view
 
 
 def test_live_view_ranks_partitions_and_sums_the_rest():
-    seconds = {t: [{"partition": f"p{i:02d}", "entities": 100 - i} for i in range(12)]
-               + [{"partition": "p00", "op": "upsert", "op_class": "PUT", "entities": 50}] for t in range(12)}  # fmt: skip
+    seconds = {
+        t: [{"partition": f"p{i:02d}", "entities": 100 - i} for i in range(12)]
+        + [{"partition": "p00", "op": "upsert", "op_class": "PUT", "entities": 50}]
+        for t in range(12)
+    }
     metrics = recorded(seconds)
     view = live_view(metrics, target=120, now=1_000_000 + 12.5, top_n=3)
     labels = [r["partition"] for r in view["rows"]]
@@ -42,7 +46,6 @@ def test_live_view_leaves_out_the_second_still_filling():
     assert view["chart"]["series"]["hot"] == [10, 10]
 
 
-
 @pytest.fixture
 def web_ui(azurite, tmp_path):
     """``locust -f loadtest/locustfile.py`` with its web UI on a free loopback port, stopped by PID."""
@@ -51,10 +54,27 @@ def web_ui(azurite, tmp_path):
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
     with log.open("w") as out:
         child = subprocess.Popen(
-            [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", "--web-host", "127.0.0.1",
-             "--web-port", str(port), "--seed-entities", "200", "--out", str(tmp_path / "report")],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "locust",
+                "-f",
+                "loadtest/locustfile.py",
+                "--web-host",
+                "127.0.0.1",
+                "--web-port",
+                str(port),
+                "--seed-entities",
+                "200",
+                "--out",
+                str(tmp_path / "report"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -98,9 +118,7 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
         page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
         row = page.locator("tr:has(td:text-is('orders'))")
         row.wait_for(timeout=30_000)
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('td')].some(td => td.innerText === 'HOT')", timeout=30_000
-        )
+        page.wait_for_function("() => [...document.querySelectorAll('td')].some(td => td.innerText === 'HOT')", timeout=30_000)
         cells = row.locator("td").all_inner_texts()
         assert float(cells[1]) > 0 and float(cells[2]) > 0, cells  # GET and PUT entities/s now
         assert cells[4] == "50"
@@ -112,7 +130,8 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
         first = live.get_attribute("path.series[data-partition='orders']", "d")
         live.wait_for_function(
             "d => document.querySelector(\"path.series[data-partition='orders']\").getAttribute('d') !== d",
-            arg=first, timeout=15_000,
+            arg=first,
+            timeout=15_000,
         )  # the chart moves as seconds complete
         assert live.locator("line.target-line").count() == 1
         get_now = float(live.inner_text("tr.partition-row td[data-key=get_eps]"))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from ..backend import redact
-from ..metrics import OTHER
-from ..results import Results
+from ..redact import redact
+from ..results import OTHER, Results
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
 
 __all__ = ["render", "render_comparison"]
 
@@ -34,7 +36,7 @@ def render(results: Results, out: Path) -> Path:
     return path
 
 
-def render_comparison(comparison: Any, out: Path) -> Path:
+def render_comparison(comparison: Comparison, out: Path) -> Path:
     """Write ``out/comparison.html``: the strategies side by side, ranked, each linked to its run's report."""
     from .charts import strategy_peaks
 

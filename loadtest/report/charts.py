@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -15,9 +15,13 @@ matplotlib.use("Agg")  # no display: the report is rendered headless
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
-from ..metrics import OTHER  # noqa: E402
-from ..results import Results  # noqa: E402
+from ..results import OTHER, Results  # noqa: E402
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
 
 __all__ = ["all_charts", "timeseries_frame"]
 
@@ -32,14 +36,14 @@ def timeseries_frame(results: Results) -> pd.DataFrame:
     return frame
 
 
-def _png(fig: Any) -> str:
+def _png(fig: Figure) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
     plt.close(fig)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _time_axes(fig: Any, ax: Any, title: str, ylabel: str = "") -> str:
+def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "") -> str:
     """The finish every over-time chart shares: labels, zero-based y, legend, grid; then the PNG."""
     ax.set_xlabel("seconds since start")
     ax.set_ylabel(ylabel)
@@ -112,7 +116,7 @@ def errors_and_attempts(frame: pd.DataFrame) -> str:
     return _time_axes(fig, ax, "Operations, attempts and errors per second")
 
 
-def strategy_peaks(comparison: Any) -> str:
+def strategy_peaks(comparison: Comparison) -> str:
     """Each strategy's hottest partition against the target, best first."""
     order = {name: i for i, name in enumerate(comparison.ranking)}
     outcomes = sorted(comparison.strategies, key=lambda o: order.get(o.strategy, len(order)))
@@ -142,14 +146,15 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
     if not frame.empty:
         table = _per_second(frame, "entities", "partition")
         table = table.drop(columns=[OTHER], errors="ignore")
-        table = table[table.sum().sort_values(ascending=False).index[:rows]]
+        table = table[[p for p in results.hottest(rows) if p in table.columns]]
     if results.key_ranges:
-        spans = pd.DataFrame(results.key_ranges).pivot_table(index="t", columns="range", values="entities",
-                                                             aggfunc="sum", fill_value=0)  # fmt: skip
+        spans = pd.DataFrame(results.key_ranges).pivot_table(
+            index="t", columns="range", values="entities", aggfunc="sum", fill_value=0
+        )
         spans = spans[sorted(spans.columns)]
         if len(spans.columns) > ranges:  # adjacent ranges together, still in key order
             size = -(-len(spans.columns) // ranges)
-            groups = [list(spans.columns[i:i + size]) for i in range(0, len(spans.columns), size)]
+            groups = [list(spans.columns[i : i + size]) for i in range(0, len(spans.columns), size)]
             spans = pd.DataFrame({f"{g[0]}…{g[-1]}": spans[g].sum(axis=1) for g in groups})
         spans.columns = [f"keys '{c}…' (untracked)" if len(str(c)) == 1 else f"keys '{c}' (untracked)" for c in spans.columns]
         table = table.join(spans, how="outer").fillna(0) if not table.empty else spans

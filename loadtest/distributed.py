@@ -1,0 +1,168 @@
+"""Everything between a Locust master and its workers, and the run's once-a-second samples.
+
+The messages, each defined once here:
+
+- ``RUN`` master -> worker at test start: the table and settings to join (before the spawn messages);
+- ``report_to_master`` / ``worker_report`` (Locust's): a worker's drained counts every few seconds;
+- ``STOP`` master -> worker: stop your users now (the master is quitting first);
+- ``LEDGER`` then ``FINAL`` worker -> master once its users stopped: its acknowledged writes, then
+  its last counts; the master waits for every worker's ``FINAL`` before writing results.
+
+The sampler records, every second, users running and the generator's CPU, names workers that
+went missing (no heartbeat) and compacts the metrics.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gevent
+from locust.env import Environment
+from locust.rpc import Message
+from locust.runners import MasterRunner, Runner, WorkerRunner
+
+from .integrity import Ledger
+from .metrics import PartitionMetrics
+
+__all__ = ["Cluster"]
+
+RUN = "partition_stress_run"
+LEDGER = "partition_stress_ledger"
+STOP = "partition_stress_stop"
+FINAL = "partition_stress_final"
+REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
+
+
+class Cluster:
+    """This process's side of the master/worker exchange, and the per-second samples."""
+
+    def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger) -> None:
+        self.environment, self.metrics, self.ledger = environment, metrics, ledger
+        self.samples: dict[int, dict[str, float]] = {}  # second -> users, generator cpu %
+        self.worker_reports: dict[str, float] = {}  # worker id -> time of its last report (master)
+        self.finals: set[str] = set()  # workers whose last counts arrived (master)
+        self.lost: dict[str, dict[str, Any]] = {}  # workers that went missing (master)
+        self._sampler: gevent.Greenlet | None = None
+
+    @classmethod
+    def register(
+        cls, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, *, on_join: Callable[[dict[str, Any]], None]
+    ) -> Cluster:
+        """Wire this process's messages; a worker calls ``on_join`` with the master's run."""
+        cluster = cls(environment, metrics, ledger)
+        events, runner = environment.events, environment.runner
+        events.test_start.add_listener(cluster.on_test_start)
+        events.test_stop.add_listener(cluster.on_test_stop)
+        if isinstance(runner, WorkerRunner):
+            events.report_to_master.add_listener(lambda client_id, data: data.update({REPORT_KEY: metrics.drain()}))
+            runner.register_message(RUN, lambda msg, **_: on_join(msg.data))
+            runner.register_message(STOP, lambda msg, **_: runner.stop(), concurrent=True)
+            events.test_stop.add_listener(cluster.hand_over)
+        elif isinstance(runner, MasterRunner):
+            events.worker_report.add_listener(cluster.on_worker_report)
+            runner.register_message(LEDGER, lambda msg, **_: ledger.merge(msg.data))
+            runner.register_message(FINAL, cluster.on_final)
+        return cluster
+
+    @property
+    def runner(self) -> Runner | None:
+        return self.environment.runner
+
+    # --- master -------------------------------------------------------------------------
+
+    def announce(self, payload: dict[str, Any]) -> None:
+        """Send the workers the run to join (at test start, before Locust's spawn messages)."""
+        if isinstance(self.runner, MasterRunner):
+            self.runner.send_message(RUN, payload)
+
+    def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
+        self.worker_reports[client_id] = time.time()
+        self.metrics.merge(data.get(REPORT_KEY))
+
+    def on_final(self, msg: Message, **_: Any) -> None:
+        self.worker_reports[msg.node_id] = time.time()
+        self.metrics.merge(msg.data.get(REPORT_KEY))
+        self.finals.add(msg.node_id)
+
+    def collect(self, timeout: float) -> list[str]:
+        """At test stop: stop workers still running and wait for every worker's last counts.
+
+        Locust's headless quit stops the master before its workers; without this, the seconds
+        after their last periodic report would be missing. Returns the workers that never answered.
+        """
+        runner = self.runner
+        if not isinstance(runner, MasterRunner):
+            return []
+        running = [c.id for c in runner.clients.values() if c.state in ("spawning", "running")]
+        for client_id in running:
+            runner.send_message(STOP, None, client_id)
+        deadline = time.monotonic() + timeout
+        waiting: list[str] = []
+        while time.monotonic() < deadline:
+            self._check_workers()
+            waiting = [
+                c.id
+                for c in runner.clients.values()
+                if c.id not in self.finals and c.id not in self.lost and (c.id in self.worker_reports or c.id in running)
+            ]
+            if not waiting:
+                return []
+            gevent.sleep(0.1)
+        return waiting
+
+    def record(self) -> dict[str, Any]:
+        """The workers that reported and those lost, for the results (empty when not distributed)."""
+        if not self.worker_reports:
+            return {}
+        return {"reported": sorted(self.worker_reports), "lost": list(self.lost.values())}
+
+    def _check_workers(self) -> None:
+        """Record a worker that went missing (no heartbeat): its unreported seconds are lost."""
+        runner, started = self.runner, self.metrics.started
+        if not isinstance(runner, MasterRunner) or started is None:
+            return
+        now = time.time()
+        for client in list(runner.clients.values()):
+            if client.state == "missing" and client.id not in self.lost:
+                last = self.worker_reports.get(client.id)
+                self.lost[client.id] = {
+                    "worker": client.id,
+                    "lost_at_s": round(now - started, 1),
+                    "last_report_s": round(last - started, 1) if last else None,
+                }
+
+    # --- worker -------------------------------------------------------------------------
+
+    def hand_over(self, environment: Environment, **_: Any) -> None:
+        """Once this worker's users stopped: its ledger, then what the periodic reports have not sent."""
+        runner = environment.runner
+        runner.send_message(LEDGER, self.ledger.to_dict())
+        runner.send_message(FINAL, {REPORT_KEY: self.metrics.drain()})
+
+    # --- every process but a worker: the per-second sampler ----------------------------------
+
+    def on_test_start(self, **_: Any) -> None:
+        self.samples.clear()
+        self.worker_reports.clear()
+        self.finals.clear()
+        self.lost.clear()
+        if self._sampler is None and not isinstance(self.runner, WorkerRunner):
+            self._sampler = gevent.spawn(self._sample)
+
+    def on_test_stop(self, **_: Any) -> None:
+        if self._sampler is not None:
+            self._sampler.kill(block=False)
+            self._sampler = None
+
+    def _sample(self) -> None:
+        """Once a second: users running, the generator's CPU (ramp, steady, saturation) and lost workers."""
+        while True:
+            gevent.sleep(1.0 - time.time() % 1.0)
+            runner = self.runner
+            if runner is None:
+                continue
+            self.samples[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
+            self._check_workers()
+            self.metrics.compact()

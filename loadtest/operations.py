@@ -1,0 +1,78 @@
+"""The one table of table operations: each one's op class, request name and what the clients need.
+
+Everything else reads it: ``--mix`` and ``--batch-mix`` validation, the client (request names,
+op classes, the SDK's call and update mode), the users' dispatch, the emulator's and report's
+wording. An operation added here is an operation everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["BATCH_OPERATIONS", "OPERATIONS", "OpClass", "Operation"]
+
+
+class OpClass(StrEnum):
+    """The service's two targets count GETs and PUTs; ALL is a partition's both together."""
+
+    GET = "GET"
+    PUT = "PUT"
+    ALL = "ALL"
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str  # as --mix and --batch-mix name it
+    op_class: OpClass
+    request_name: str  # Locust's request name: low cardinality, never a PartitionKey
+    doc: str
+    action: str = ""  # the SDK's verb: create, upsert, update, delete (the same inside a batch)
+    mode: str = ""  # merge | replace: how an upsert or update writes
+    in_batch: bool = False  # may stand inside an entity group transaction
+
+    @property
+    def task(self) -> str:
+        """The TableUser method that performs it."""
+        return "do_" + self.name.replace("-", "_")
+
+
+_GET, _PUT = OpClass.GET, OpClass.PUT
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation("read", _GET, "GET point read", "point read (PartitionKey + RowKey)"),
+        Operation("scan", _GET, "GET row range scan", "row range scan inside a partition"),
+        Operation(
+            "filter-scan",
+            _GET,
+            "GET filtered row range scan",
+            "row range scan with a property filter: scans more than it returns",
+        ),
+        Operation("partition-scan", _GET, "GET partition range scan", "PartitionKey range scan"),
+        Operation("table-scan", _GET, "GET full table scan", "full table scan (bounded by --scan-size)"),
+        Operation("insert", _PUT, "PUT insert", "insert a new entity", "create", in_batch=True),
+        Operation("upsert", _PUT, "PUT upsert merge", "upsert, merge mode", "upsert", "merge", in_batch=True),
+        Operation("replace", _PUT, "PUT upsert replace", "upsert, replace mode", "upsert", "replace", in_batch=True),
+        Operation(
+            "update",
+            _PUT,
+            "PUT update merge",
+            "update (merge) of an existing entity, If-Match *",
+            "update",
+            "merge",
+            in_batch=True,
+        ),
+        Operation(
+            "update-etag",
+            _PUT,
+            "PUT update merge If-Match etag",
+            "read, then update only if the ETag still matches (optimistic concurrency)",
+            "update",
+            "merge",
+        ),
+        Operation("delete", _PUT, "PUT delete", "delete an entity the user inserted", "delete", in_batch=True),
+        Operation("batch", _PUT, "PUT batch upsert", "entity group transaction of --batch-size operations (--batch-mix)"),
+    )
+}
+BATCH_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.in_batch)

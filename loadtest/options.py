@@ -1,0 +1,272 @@
+"""Each option of the tool declared once: flags, help, default and parser.
+
+``loadtest run`` and Locust's own parser (through ``init_command_line_parser``) both register
+them from ``OPTIONS``, so the web UI's start form, ``locust -f`` and ``loadtest run`` accept the
+same flags; ``loadtest emulator`` registers ``EMULATOR_OPTIONS``, which ``run`` has as
+``--emulator-*``. ``config.Settings`` parses them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .emulator import Budgets
+from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
+from .errors import UsageError
+from .keys import validate_key
+from .operations import BATCH_OPERATIONS, OPERATIONS
+from .parsers import Parse, non_negative, optional, positive, share, switch, text, whole
+from .results import FindingKind
+from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy, parse_retry
+
+__all__ = [
+    "CONNECTION_STRING_ENV",
+    "EMULATOR_OPTIONS",
+    "FAIL_ON",
+    "FROM_FLAG_ENV",
+    "OPTIONS",
+    "PROFILES",
+    "Option",
+    "add_options",
+    "namespace",
+    "parse_mix",
+]
+
+#: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
+PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500, 5000)}
+FAIL_ON = tuple(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND"))  # --fail-on's kinds
+DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
+CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
+FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
+
+
+def parse_mix(text: str, names: tuple[str, ...] = tuple(OPERATIONS), flag: str = "--mix") -> dict[str, int]:
+    """``read=60,upsert=25`` -> weights; unknown names and all-zero mixes are refused."""
+    mix: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, sep, weight = part.partition("=")
+        name = name.strip()
+        if name not in names:
+            raise UsageError(f"{flag}: unknown operation {name!r}; valid operations: {', '.join(names)}")
+        if not sep or not re.fullmatch(r"\d+", weight.strip()):
+            raise UsageError(f"{flag}: {part!r} needs a whole, non-negative weight, e.g. {name}=10")
+        mix[name] = int(weight)
+    if not any(mix.values()):
+        example = DEFAULT_MIX if flag == "--mix" else "upsert=80,update=20"
+        raise UsageError(f"{flag} {text!r}: at least one operation needs a weight above 0, e.g. {example}")
+    return {name: weight for name, weight in mix.items() if weight}
+
+
+def _mix(names: tuple[str, ...]) -> Parse:
+    return lambda flag, value: parse_mix(value if isinstance(value, str) else _show_mix(value), names, flag)
+
+
+def _show_mix(mix: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in mix.items())
+
+
+def _fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
+    kinds = tuple(k.strip().upper() for k in str(value or "never").split(",") if k.strip())
+    if kinds in ((), ("NEVER",)):
+        return ()
+    valid = [k.lower() for k in FAIL_ON]
+    for kind in kinds:
+        if kind.lower() not in valid:
+            raise UsageError(f"{flag}: unknown finding {kind.lower()!r}; valid: never, {', '.join(valid)}")
+    return tuple(FindingKind(k) for k in kinds)
+
+
+def _key(flag: str, value: Any) -> str:
+    return validate_key(text(flag, value), "PartitionKey")
+
+
+def _select(flag: str, value: Any) -> tuple[str, ...]:
+    return tuple(p.strip() for p in str(value or "").split(",") if p.strip())
+
+
+def _profile(flag: str, value: Any) -> str:
+    if value not in PROFILES:
+        raise UsageError(f"{flag} {value!r}: valid profiles: {', '.join(PROFILES)}")
+    return str(value)
+
+
+def _table(flag: str, value: Any) -> str:
+    name = text(flag, value)
+    if name and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{2,62}", name):
+        raise UsageError(f"{flag} {name!r}: table names are 3-63 letters and digits, starting with a letter")
+    return name
+
+
+def _account_url(flag: str, value: Any) -> str:
+    url = text(flag, value)
+    if url and not re.match(r"^https?://[^/\s]+", url):
+        raise UsageError(f"{flag} {url!r}: must be a URL like https://<account>.table.core.windows.net")
+    return url
+
+
+def _retry(flag: str, value: Any) -> RetryStrategy:
+    return value if isinstance(value, RetryStrategy) else parse_retry(str(value or DEFAULT_RETRY))
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option: flags, help, default and parser, registered alike with argparse and Locust."""
+
+    flags: tuple[str, ...]
+    help: str
+    default: Any = ""
+    parse: Parse = text
+    show: Callable[[Any], Any] = lambda value: value  # the parsed value as a report shows it (and parses back)
+    secret: bool = False  # never in the web UI's form or a report
+    env: str | None = None  # read from this environment variable when not given
+    blank: bool = False  # an empty value is a value (an empty PartitionKey), not "use the default"
+
+    @property
+    def dest(self) -> str:
+        return self.flags[0].lstrip("-").replace("-", "_")
+
+    @property
+    def is_switch(self) -> bool:
+        return self.parse is switch
+
+    def value(self, options: Any) -> Any:
+        """This option's parsed value: given, else from its environment variable, else its default."""
+        raw = getattr(options, self.dest, None)
+        if raw is None or (raw == "" and not self.blank):
+            raw = os.environ.get(self.env, "") if self.env else ""
+            raw = raw or self.default
+        return self.parse(self.flags[0], raw)
+
+
+#: The emulator's options, with its own defaults: ``loadtest emulator --X`` and ``loadtest run --emulator-X``.
+EMULATOR_OPTIONS: tuple[Option, ...] = (
+    Option(("--partition-rate",), "budget per PartitionKey, entities/s", Budgets.partition_rate, positive),
+    Option(("--account-rate",), "budget per account, entities/s", Budgets.account_rate, positive),
+    Option(("--timeout-share",), "share of throttled answers given as 500 OperationTimedOut (0-1)", Budgets.timeout_share, share),
+    Option(
+        ("--server-rate",),
+        "model range partitions on partition servers of this many entities/s (0 = per-key and account budgets only)",
+        Budgets.server_rate,
+        non_negative,
+    ),
+    Option(("--lb-delay",), "seconds a range stays over budget before it is split and moved", Budgets.lb_delay, non_negative),
+    Option(("--lb-offline",), "seconds a moved range is offline (503s)", Budgets.lb_offline, non_negative),
+)
+
+
+def _emulator(option: Option) -> Option:
+    flag = "--emulator-" + option.flags[0][2:]
+    return replace(option, flags=(flag,), help=f"the emulator's {option.help}")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(("--partition-key",), "PartitionKey the load aims at (the single strategy's key)", "hot", _key, blank=True),
+    Option(
+        ("--key-strategy",),
+        "PartitionKey design: single, set:N, hash-prefix:N, guid, append-only, prepend-only, "
+        "timestamp:FORMAT (e.g. yyyyMMddHHmm or ssyyyyMMddHHmm), template:TEXT (e.g. {event}__{distance})",
+        "single",
+    ),
+    Option(
+        ("--row-key-strategy",),
+        "RowKeys of new entities: sequential, guid, append-only, prepend-only, timestamp:FORMAT",
+        "sequential",
+    ),
+    Option(("--skew",), "access skew over the keys: uniform, zipfian[:theta], hotspot:OPS%,KEYS%", "uniform"),
+    Option(("--key-seed",), "seed of the key strategy and skew: the same seed, the same keys and accesses", 1, whole()),
+    Option(("--select",), "properties reads and scans return ($select), comma list; default all", "", _select, ",".join),
+    Option(
+        ("--batch-mix",),
+        f"operations inside a batch, name=weight; names: {', '.join(BATCH_OPERATIONS)}",
+        "upsert=100",
+        _mix(BATCH_OPERATIONS),
+        _show_mix,
+    ),
+    Option(
+        ("--mix",),
+        f"weighted operation mix, name=weight pairs; names: {', '.join(OPERATIONS)}",
+        DEFAULT_MIX,
+        _mix(tuple(OPERATIONS)),
+        _show_mix,
+    ),
+    Option(
+        ("--entity-size",),
+        "bytes per entity, as the service sizes it (targets assume 1 KiB)",
+        1024,
+        whole(minimum=1, maximum=MAX_ENTITY_BYTES, unit=" bytes (1 MiB)"),
+    ),
+    Option(("--properties",), "string properties the payload is spread over (0 = as few as fit)", 0, whole()),
+    Option(("--seed-entities",), "entities seeded under the PartitionKey before the load", 1000, whole(minimum=1)),
+    Option(
+        ("--batch-size",),
+        "operations per entity group transaction (at most 100)",
+        MAX_BATCH_OPERATIONS,
+        whole(minimum=1, maximum=MAX_BATCH_OPERATIONS, unit=" (an entity group transaction holds at most 100 operations)"),
+    ),
+    Option(("--scan-size",), "rows a row range scan asks for", 100, whole(minimum=1)),
+    Option(("--profile",), "scalability targets: current (2000/20000) or legacy (500/5000)", "current", _profile),
+    Option(("--partition-target",), "entities/s per partition (default: the profile's)", None, optional(whole(minimum=1))),
+    Option(("--account-target",), "entities/s per account (default: the profile's)", None, optional(whole(minimum=1))),
+    Option(
+        ("--fail-on",),
+        f"exit 3 when any of these findings occurs: never or a comma list of {', '.join(k.lower() for k in FAIL_ON)}",
+        "never",
+        _fail_on,
+        lambda kinds: ",".join(k.lower() for k in kinds) or "never",
+    ),
+    Option(("--out",), "folder for report.html, results.json and timeseries.csv (default reports/<run-id>)"),
+    Option(
+        ("--connection-string",),
+        f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",
+        secret=True,
+        env=CONNECTION_STRING_ENV,
+    ),
+    Option(
+        ("--account-url",), "https://<account>.table.core.windows.net, signed in with DefaultAzureCredential", "", _account_url
+    ),
+    Option(("--table",), "test table name (default: a new, unique one)", "", _table),
+    Option(("--reuse-table",), "write to the existing --table (never deleted)", False, switch),
+    Option(("--keep-table",), "keep the test table after the run", False, switch),
+    Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, _retry, RetryStrategy.spec),
+    Option(
+        ("--emulate-throttling",),
+        "put the throttling emulator (token buckets per PartitionKey and account) in front of the table service",
+        False,
+        switch,
+    ),
+    *map(_emulator, EMULATOR_OPTIONS),
+    Option(("--skip-verify",), "do not read the table back after the run to check every acknowledged write", False, switch),
+    Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", 0.0, non_negative),
+)
+
+
+def add_options(parser: Any, options: tuple[Option, ...] = OPTIONS) -> None:
+    """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``)."""
+    locust_parser = hasattr(parser, "args_included_in_web_ui")
+    # Locust's parser takes its web-UI keywords on add_argument itself, not on groups
+    group = parser if locust_parser else parser.add_argument_group("partition-stress")
+    for opt in options:
+        if any(flag in getattr(parser, "_option_string_actions", {}) for flag in opt.flags):
+            continue  # Locust's own --profile has the same dest: its value is ours
+        # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
+        kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help.replace("%", "%%")}
+        if opt.is_switch:
+            kwargs.update(action="store_true", default=False)
+        else:
+            kwargs.update(type=str, default="" if opt.default is None else str(opt.default))
+        if locust_parser:
+            # secrets stay out of the web UI's form: its page would carry the value
+            kwargs["include_in_web_ui"] = not opt.secret
+        group.add_argument(*opt.flags, **kwargs)
+
+
+def namespace(**overrides: Any) -> argparse.Namespace:
+    """Defaults for every option, with overrides: what a User class falls back to outside a run."""
+    values = {opt.dest: opt.default for opt in OPTIONS}
+    values.update(overrides)
+    return argparse.Namespace(**values)

@@ -1,0 +1,255 @@
+"""From per-second buckets to the run's figures: a pure step (its inputs stay as they were).
+
+Mean entities/s covers the steady phase (after all users started); peak is the highest
+10-second moving average; ratio is peak / target. The live web view reads the same series
+and peaks as the results, from the same functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hdrh.histogram import HdrHistogram
+
+from .metrics import Bucket, BucketKey, PartitionMetrics, fold, new_histogram
+from .operations import OpClass
+from .results import OTHER, AccountRow, PartitionRow, Results, RunInfo
+
+__all__ = ["PEAK_WINDOW_S", "Phases", "build", "moving_average_peak", "per_partition", "series"]
+
+PEAK_WINDOW_S = 10
+
+
+def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> float:
+    """The highest mean over ``window`` consecutive seconds (the whole series if shorter)."""
+    if not values:
+        return 0.0
+    window = min(window, len(values))
+    total = best = sum(values[:window])
+    for i in range(window, len(values)):
+        total += values[i] - values[i - window]
+        best = max(best, total)
+    return best / window
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Every second of the run (``span``), the steady ones (all users running), and the peak window."""
+
+    span: list[int]
+    steady: list[int]
+    window: int
+
+    @classmethod
+    def of(cls, seconds: Iterable[int], started: float | None, steady_from: float | None, stopped: float | None) -> Phases:
+        seconds = list(seconds)
+        first = int(started or min(seconds, default=0))
+        last = max(seconds, default=first)
+        if stopped:
+            last = max(last, int(stopped) - 1)
+        span = list(range(first, last + 1))
+        steady_start = math.ceil(steady_from) if steady_from else first
+        steady = [s for s in span if s >= steady_start] or span
+        # the last second is partial when the run stopped inside it: leave it out of the mean
+        if stopped and len(steady) > 1 and steady[-1] == int(stopped):
+            steady = steady[:-1]
+        # a run shorter than the window: the peak window is the steady phase, so peak >= mean
+        return cls(span, steady, max(1, min(PEAK_WINDOW_S, len(steady))))
+
+    def mean(self, values: list[float]) -> float:
+        if not self.steady:
+            return 0.0
+        offset = self.span[0]
+        return round(sum(values[s - offset] for s in self.steady) / len(self.steady), 2)
+
+    def peak(self, values: list[float]) -> float:
+        return round(moving_average_peak(values, self.window), 2)
+
+
+def per_partition(buckets: Mapping[BucketKey, Bucket]) -> dict[tuple[str, str], dict[int, Bucket]]:
+    """(partition, op class) -> second -> bucket."""
+    grouped: dict[tuple[str, str], dict[int, Bucket]] = defaultdict(dict)
+    for (second, partition, op_class), bucket in buckets.items():
+        grouped[(partition, op_class)][second] = bucket
+    return grouped
+
+
+def series(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
+    """Entities served in each second of ``span`` (0 where nothing was)."""
+    return [float(by_second[s].entities) if s in by_second else 0.0 for s in span]
+
+
+def _row(
+    partition: str, op_class: OpClass, buckets: Iterable[Bucket], values: list[float], phases: Phases, target: int
+) -> PartitionRow:
+    total = Bucket()
+    for bucket in buckets:
+        total.add(bucket)
+    peak = phases.peak(values)
+    return PartitionRow(
+        partition=partition,
+        op_class=op_class,
+        requests=total.requests,
+        entities=total.entities,
+        mean_eps=phases.mean(values),
+        peak_eps=peak,
+        target=target,
+        ratio=round(peak / target, 4),
+        offered=total.offered,
+        estimated=total.estimated,
+        failures=total.failures,
+        attempts=total.attempts,
+        throttled=total.throttled,
+        errors=dict(total.errors),
+    )
+
+
+def partition_rows(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> list[PartitionRow]:
+    """One row per partition and op class, and an ALL row where a (tracked) partition had both."""
+    rows, both = [], defaultdict(list)
+    for (partition, op_class), by_second in sorted(per_partition(buckets).items()):
+        values = series(by_second, phases.span)
+        rows.append(_row(partition, OpClass(op_class), by_second.values(), values, phases, target))
+        both[partition].append((by_second, values))
+    for partition, classes in sorted(both.items()):
+        if len(classes) > 1 and partition != OTHER:
+            values = [sum(v) for v in zip(*(v for _, v in classes), strict=True)]
+            buckets_of = [b for by_second, _ in classes for b in by_second.values()]
+            rows.append(_row(partition, OpClass.ALL, buckets_of, values, phases, target))
+    return rows
+
+
+def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> AccountRow:
+    offset, values = phases.span[0], [0.0] * len(phases.span)
+    for (second, _, _), bucket in buckets.items():
+        values[second - offset] += bucket.entities
+    peak = phases.peak(values)
+    entities = sum(b.entities for b in buckets.values())
+    return AccountRow(
+        entities=entities, mean_eps=phases.mean(values), peak_eps=peak, target=target, ratio=round(peak / target, 4)
+    )
+
+
+def _ms(hist: HdrHistogram, p: float) -> float:
+    return round(hist.get_value_at_percentile(p) / 1000.0, 2) if hist.get_total_count() else 0.0
+
+
+def latency_figures(
+    latency: Mapping[tuple[int, str], HdrHistogram], first_attempt: Mapping[str, HdrHistogram]
+) -> dict[str, dict[str, float]]:
+    """Per op class: end-to-end percentiles over the run, and the first attempt's."""
+    merged: dict[str, HdrHistogram] = {}
+    for (_, op_class), hist in latency.items():
+        merged.setdefault(op_class, new_histogram()).add(hist)
+    figures = {}
+    for op_class, hist in sorted(merged.items()):
+        first_try = first_attempt.get(op_class) or new_histogram()
+        figures[op_class] = {
+            "p50_ms": _ms(hist, 50),
+            "p95_ms": _ms(hist, 95),
+            "p99_ms": _ms(hist, 99),
+            "max_ms": round(hist.get_max_value() / 1000.0, 2),
+            "first_attempt_p50_ms": _ms(first_try, 50),
+            "first_attempt_p99_ms": _ms(first_try, 99),
+        }
+    return figures
+
+
+def timeseries(
+    buckets: Mapping[BucketKey, Bucket],
+    latency: Mapping[tuple[int, str], HdrHistogram],
+    samples: Mapping[int, Mapping[str, float]],
+    first: int,
+) -> list[dict[str, Any]]:
+    """One row per second, partition and op class (timeseries.csv)."""
+    rows = []
+    for (second, partition, op_class), bucket in sorted(buckets.items()):
+        hist = latency.get((second, op_class))
+        p50, p95, p99, top = (
+            (_ms(hist, 50), _ms(hist, 95), _ms(hist, 99), round(hist.get_max_value() / 1000.0, 2))
+            if hist is not None
+            else (0.0,) * 4
+        )
+        rows.append(
+            {
+                "t": second - first,
+                "second": second,
+                "partition": partition,
+                "op_class": op_class,
+                **bucket.to_dict(),
+                "p50_ms": p50,
+                "p95_ms": p95,
+                "p99_ms": p99,
+                "max_ms": top,
+                "users": samples.get(second, {}).get("users"),
+            }
+        )
+    return rows
+
+
+def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
+    """How concentrated the load was: distinct keys (estimated), tracked keys, top-1 and top-10 shares."""
+    single = [r for r in rows if r.op_class != OpClass.ALL]
+    totals: Counter[str] = Counter()
+    for row in single:
+        totals[row.partition] += row.entities
+    everything = sum(totals.values()) or 1.0
+    tracked = sorted(((n, p) for p, n in totals.items() if p != OTHER), key=lambda item: (-item[0], item[1]))
+    return {
+        "distinct": round(distinct),
+        "tracked": len(tracked),
+        "top": [p for _, p in tracked[:10]],
+        "top1_share": round(sum(n for n, _ in tracked[:1]) / everything, 4),
+        "top10_share": round(sum(n for n, _ in tracked[:10]) / everything, 4),
+        "estimated_entities": sum(r.estimated for r in single),
+    }
+
+
+def build(
+    metrics: PartitionMetrics,
+    info: RunInfo,
+    *,
+    samples: Mapping[int, Mapping[str, float]] | None = None,
+    workers: Mapping[str, Any] | None = None,
+) -> Results:
+    """The run's results from what the metrics counted, the per-second samples and the workers' record."""
+    samples = samples or {}
+    phases = Phases.of((key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped)
+    first, last = phases.span[0], phases.span[-1]
+    # only the top keys stay apart from OTHER (on a copy: the metrics keep what they counted)
+    buckets, folded = fold(metrics.buckets, keep=frozenset(metrics.top_partitions()), before=last + 1)
+    ranges = Counter(metrics.ranges) + folded
+    rows = partition_rows(buckets, phases, info.partition_target)
+    single = [r for r in rows if r.op_class != OpClass.ALL]
+    errors, attempts = Counter(), sum(r.attempts for r in single)
+    for row in single:
+        errors.update(row.errors)
+    backoff_ms = sum(b.backoff_ms for b in buckets.values())
+    run = replace(
+        info,
+        steady_from_s=float(phases.steady[0] - first) if phases.steady else 0.0,
+        steady_seconds=len(phases.steady),
+        peak_window_s=phases.window,
+    )
+    return Results(
+        run=run,
+        partitions=rows,
+        account=account_row(buckets, phases, info.account_target),
+        errors=dict(errors),
+        attempts=attempts,
+        timeseries=timeseries(buckets, metrics.latency, samples, first),
+        load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
+        workers=dict(workers or {}),
+        latency=latency_figures(metrics.latency, metrics.first_attempt),
+        keys=key_figures(rows, metrics.distinct_partitions()),
+        retry={
+            "strategy": info.settings.get("retry", ""),
+            "backoff_s": round(backoff_ms / 1000.0, 3),
+            "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
+        },
+        key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
+    )

@@ -1,0 +1,153 @@
+"""The test table's lifecycle (the docs' steps 1 and 2): a unique name, create, seed, read back, delete.
+
+The tool never writes to a table it did not create unless the user names it with
+``--table NAME --reuse-table``. Every step goes to the service itself, past any emulator.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
+
+from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes
+from .errors import RunError
+from .keys import KeyStrategy
+from .target import SDK_ERRORS, Target, explain
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+__all__ = ["TestTable", "unique_table_name"]
+
+log = logging.getLogger(__name__)
+SEED_CONCURRENCY = 4
+
+
+def unique_table_name() -> str:
+    """Letters and digits only, starting with a letter, unique per run."""
+    return f"pstress{time.strftime('%Y%m%d%H%M%S')}{secrets.token_hex(3)}"
+
+
+@dataclass(kw_only=True)
+class TestTable:
+    """The test table: created by this run (deleted at the end unless kept) or named and reused."""
+
+    __test__ = False  # not a pytest class
+
+    target: Target
+    name: str
+    created: bool = False
+    seeded: int = 0
+
+    @classmethod
+    def open(cls, target: Target, *, name: str = "", reuse: bool = False) -> TestTable:
+        """Create a new table (a unique name, or ``name`` if free) or open ``name`` with ``reuse``."""
+        table = cls(target=target, name=name or unique_table_name())
+        service = target.admin.service()
+        try:
+            if reuse:
+                try:
+                    service.get_table_client(table.name).get_table_access_policy()
+                except ResourceNotFoundError:
+                    raise RunError(f"--reuse-table: table {table.name!r} does not exist") from None
+                return table
+            try:
+                service.create_table(table.name)
+            except ResourceExistsError:
+                raise RunError(
+                    f"table {table.name!r} exists and this run did not create it: pass --reuse-table to write to it"
+                ) from None
+            table.created = True
+            return table
+        except RunError:
+            raise
+        except SDK_ERRORS as err:
+            raise explain(err, target) from err
+
+    def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
+        """Write the strategy's ``count`` seeded entities, in entity group transactions per PartitionKey, in parallel."""
+        per_batch = MAX_BATCH_OPERATIONS
+        while per_batch > 1 and batch_bytes(shape, per_batch) > MAX_BATCH_BYTES:
+            per_batch //= 2
+        by_partition: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for i in range(count):
+            pk, rk = keys.seeded(i, count)
+            by_partition[pk].append((rk, i))
+        batches = [
+            (pk, rows[start : start + per_batch]) for pk, rows in by_partition.items() for start in range(0, len(rows), per_batch)
+        ]
+        client = self.target.admin.table(self.name, retries=3)
+        self.seeded = 0
+
+        def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
+            pk, rows = batch
+            client.submit_transaction([("upsert", shape.entity(pk, rk, i % 100)) for rk, i in rows])
+            return len(rows)
+
+        try:
+            with ThreadPoolExecutor(SEED_CONCURRENCY) as pool, _progress(progress, count, keys.spec) as advance:
+                for written in pool.map(write, batches):
+                    self.seeded += written
+                    advance(written)
+        except SDK_ERRORS as err:
+            raise explain(err, self.target) from err
+        finally:
+            client.close()
+        return self.seeded
+
+    def count(self, partition_key: str | None = None) -> int:
+        """Entities in the table (or one partition), read back through the service."""
+        with self.target.admin.table(self.name, retries=3) as client:
+            if partition_key is None:
+                rows = client.list_entities(select=["RowKey"])
+            else:
+                rows = client.query_entities("PartitionKey eq @pk", parameters={"pk": partition_key}, select=["RowKey"])
+            return sum(1 for _ in rows)
+
+    def keys(self) -> set[tuple[str, str]]:
+        """Every (PartitionKey, RowKey) in the table: one read, for the integrity check."""
+        with self.target.admin.table(self.name, retries=3) as client:
+            return {(row["PartitionKey"], row["RowKey"]) for row in client.list_entities(select=["PartitionKey", "RowKey"])}
+
+    def drop(self) -> None:
+        """Delete the table if this run created it."""
+        if not self.created:
+            return
+        try:
+            self.target.admin.service().delete_table(self.name)
+            self.created = False
+        except SDK_ERRORS as err:
+            log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
+
+
+class _progress:
+    """A rich progress bar on a terminal, one log line elsewhere."""
+
+    def __init__(self, enabled: bool, total: int, partition_key: str) -> None:
+        self.enabled, self.total, self.partition_key = enabled, total, partition_key
+        self.bar: Progress | None = None
+
+    def __enter__(self) -> Callable[[int], None]:
+        log.info("Seeding %d entities (%s)", self.total, self.partition_key)
+        if self.enabled and sys.stderr.isatty() and not os.environ.get("CI"):
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            task = self.bar.add_task(f"seeding {self.partition_key!r}", total=self.total)
+            return lambda n: self.bar.advance(task, n)
+        return lambda n: None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()

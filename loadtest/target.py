@@ -1,0 +1,189 @@
+"""Where the table lives and how to sign in: an embedded Azurite, a connection string, or an
+account URL with Azure AD; and what a failure to reach or sign in to it means, in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from azure.core.exceptions import (
+    ClientAuthenticationError,
+    HttpResponseError,
+    ServiceRequestError,
+    ServiceResponseError,
+)
+from azure.data.tables import TableClient, TableServiceClient
+
+from .azurite import EmbeddedAzurite, EmulatorProcess
+from .errors import CONNECTION_ERROR, RunError
+from .redact import AZURITE_ACCOUNT, redact
+
+if TYPE_CHECKING:
+    from azure.core.credentials import TokenCredential
+
+    from .emulator import Budgets
+
+__all__ = ["Target", "TargetKind", "error_code_of", "explain", "resolve_target"]
+
+#: What the SDK raises when the service answered with an error, or never answered.
+SDK_ERRORS = (HttpResponseError, ServiceRequestError, ServiceResponseError)
+
+
+class TargetKind(StrEnum):
+    AZURITE_EMBEDDED = "azurite-embedded"
+    CONNECTION_STRING = "connection-string"
+    AZURE_AD = "azure-ad"
+
+
+@dataclass(kw_only=True)
+class Target:
+    """A table service to test, and how to sign in. ``endpoint`` is safe to show; the secret is not."""
+
+    kind: TargetKind
+    endpoint: str
+    connection_string: str = field(default="", repr=False)
+    account_url: str = ""
+    azurite: EmbeddedAzurite | None = field(default=None, repr=False)
+    emulator: EmulatorProcess | None = field(default=None, repr=False)
+    direct: Target | None = field(default=None, repr=False)  # behind an emulator: the service itself
+    _credential: TokenCredential | None = field(default=None, repr=False)
+
+    @property
+    def is_emulator(self) -> bool:
+        """Azurite (embedded, or a loopback/devstore connection string): it never throttles, and saturates early."""
+        host = urlparse(self.endpoint).hostname or ""
+        return (
+            self.kind == TargetKind.AZURITE_EMBEDDED
+            or AZURITE_ACCOUNT in self.endpoint
+            or host in ("127.0.0.1", "localhost", "::1")
+        )
+
+    def client_kwargs(self, retries: int) -> dict[str, Any]:
+        """The SDK's retries, set explicitly: its defaults (10 tries, 0.8 s exponential) stall and hide 503s."""
+        return {"retry_total": retries, "retry_connect": min(retries, 1), "retry_backoff_factor": 0.2, "retry_backoff_max": 5}
+
+    def service(self, retries: int = 1, **kwargs: Any) -> TableServiceClient:
+        kwargs = {**self.client_kwargs(retries), **kwargs}
+        if self.connection_string:
+            return TableServiceClient.from_connection_string(self.connection_string, **kwargs)
+        return TableServiceClient(endpoint=self.account_url, credential=self.credential(), **kwargs)
+
+    def table(self, name: str, retries: int = 1, **kwargs: Any) -> TableClient:
+        kwargs = {**self.client_kwargs(retries), **kwargs}
+        if self.connection_string:
+            return TableClient.from_connection_string(self.connection_string, table_name=name, **kwargs)
+        return TableClient(endpoint=self.account_url, table_name=name, credential=self.credential(), **kwargs)
+
+    def credential(self) -> TokenCredential:
+        if self._credential is None:
+            from azure.identity import DefaultAzureCredential
+
+            self._credential = DefaultAzureCredential()
+        return self._credential
+
+    @property
+    def admin(self) -> Target:
+        """Where the table is created, seeded, read back and deleted: past any emulator (that is not the load)."""
+        return self.direct or self
+
+    def close(self) -> None:
+        if self.emulator:
+            self.emulator.stop()
+        if self.azurite:
+            self.azurite.stop()
+
+    def behind_emulator(self, budgets: Budgets) -> Target:
+        """This target with the throttling emulator in front (a child process on a free loopback port)."""
+        if not self.is_emulator or not self.connection_string:
+            raise RunError("--emulate-throttling goes in front of Azurite only (embedded, or a loopback connection string)")
+        upstream, account = self.endpoint.rsplit("/", 1)
+        emulator = EmulatorProcess(upstream=upstream, budgets=budgets).start()
+        endpoint = f"http://127.0.0.1:{emulator.port}/{account}"
+        connection_string = re.sub(r"TableEndpoint=[^;]*", f"TableEndpoint={endpoint}", self.connection_string)
+        return Target(
+            kind=self.kind,
+            endpoint=endpoint,
+            connection_string=connection_string,
+            azurite=self.azurite,
+            emulator=emulator,
+            direct=self,
+        )
+
+
+def _endpoint_of(connection_string: str) -> str:
+    parts = dict(p.split("=", 1) for p in connection_string.split(";") if "=" in p)
+    if parts.get("UseDevelopmentStorage", "").lower() == "true":
+        return f"http://127.0.0.1:10002/{AZURITE_ACCOUNT}"
+    if "TableEndpoint" in parts:
+        return parts["TableEndpoint"].rstrip("/")
+    account, suffix = parts.get("AccountName"), parts.get("EndpointSuffix", "core.windows.net")
+    if not account:
+        raise RunError("the connection string names no TableEndpoint or AccountName: copy it from the portal's Access keys")
+    return f"{parts.get('DefaultEndpointsProtocol', 'https')}://{account}.table.{suffix}"
+
+
+def resolve_target(*, connection_string: str = "", account_url: str = "") -> Target:
+    """No settings: start an embedded Azurite. Otherwise the named account or emulator."""
+    if connection_string:
+        return Target(
+            kind=TargetKind.CONNECTION_STRING, endpoint=_endpoint_of(connection_string), connection_string=connection_string
+        )
+    if account_url:
+        return Target(kind=TargetKind.AZURE_AD, endpoint=account_url.rstrip("/"), account_url=account_url)
+    azurite = EmbeddedAzurite().start()
+    return Target(
+        kind=TargetKind.AZURITE_EMBEDDED,
+        endpoint=azurite.endpoint,
+        connection_string=azurite.connection_string,
+        azurite=azurite,
+    )
+
+
+def error_code_of(err: BaseException) -> str:
+    """The service's error code (``ServerBusy``, ``ResourceNotFound``…) of an SDK error, else a name for the failure."""
+    code = _service_code(err)
+    if code:
+        return code
+    if isinstance(err, (ServiceRequestError, ServiceResponseError)):
+        return CONNECTION_ERROR
+    status = getattr(err, "status_code", None)
+    return f"HTTP{status}" if status else type(err).__name__
+
+
+def _service_code(err: BaseException) -> str | None:
+    code = getattr(err, "error_code", None)
+    code = getattr(code, "value", code) or _code_in_response(getattr(err, "response", None))
+    return str(code) if code else None
+
+
+def _code_in_response(response: Any) -> str | None:
+    """The code from ``x-ms-error-code`` or the OData error body (the SDK leaves some errors without it)."""
+    if response is None:
+        return None
+    code = response.headers.get("x-ms-error-code")
+    if code:
+        return code
+    try:
+        return json.loads(response.text())["odata.error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def explain(err: Exception, target: Target) -> RunError:
+    """One line for a failure to reach or sign in to the target, with no secret in it."""
+    if isinstance(err, ServiceRequestError):
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        return RunError(f"cannot reach {target.endpoint}: {redact(reason)[:200]}")
+    if isinstance(err, ClientAuthenticationError) or getattr(err, "status_code", None) == 403:
+        code = _service_code(err) or "Forbidden"
+        return RunError(f"{target.endpoint} refused the credentials (403 {code}): check the account key, SAS or role assignment")
+    if isinstance(err, HttpResponseError):
+        return RunError(
+            f"{target.endpoint} answered {err.status_code} {_service_code(err) or ''}: {redact(str(err).splitlines()[0])[:200]}"
+        )
+    return RunError(f"{target.endpoint}: {type(err).__name__}: {redact(str(err))[:200]}")
