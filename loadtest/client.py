@@ -15,6 +15,7 @@ from itertools import islice
 from typing import Any
 
 from azure.core import MatchConditions
+from azure.core.pipeline import PipelineResponse
 from azure.data.tables import TableClient, UpdateMode
 from locust.event import EventHook
 
@@ -66,7 +67,7 @@ class TableOperations:
         self._retries += 1
         self._backoff += seconds
 
-    def _on_attempt(self, pipeline_response: Any) -> None:
+    def _on_attempt(self, pipeline_response: PipelineResponse) -> None:
         if self._first_ms is None:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
         response = pipeline_response.http_response

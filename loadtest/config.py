@@ -5,6 +5,7 @@ options checked, at the edge, before anything is sent to the service.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -64,7 +65,7 @@ class Settings:
         return f"Settings({self.public()})"
 
     @classmethod
-    def from_options(cls, options: Any) -> Settings:
+    def from_options(cls, options: argparse.Namespace) -> Settings:
         """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``."""
         v = {opt.dest: opt.value(options) for opt in OPTIONS}
         # the key strategy with the skew and seed it is used with, and the RowKeys

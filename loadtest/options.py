@@ -134,7 +134,7 @@ class Option:
     def is_switch(self) -> bool:
         return self.parse is switch
 
-    def value(self, options: Any) -> Any:
+    def value(self, options: argparse.Namespace) -> Any:
         """This option's parsed value: given, else from its environment variable, else its default."""
         raw = getattr(options, self.dest, None)
         if raw is None or (raw == "" and not self.blank):
@@ -245,7 +245,7 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-def add_options(parser: Any, options: tuple[Option, ...] = OPTIONS) -> None:
+def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...] = OPTIONS) -> None:
     """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``)."""
     locust_parser = hasattr(parser, "args_included_in_web_ui")
     # Locust's parser takes its web-UI keywords on add_argument itself, not on groups

@@ -76,7 +76,9 @@ class StrategyRetryPolicy(TablesRetryPolicy):
     context (primary/secondary) that the Tables paging code reads back.
     """
 
-    def __init__(self, strategy: RetryStrategy, *, seed: Any = None, on_backoff: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self, strategy: RetryStrategy, *, seed: str | None = None, on_backoff: Callable[[float], None] | None = None
+    ) -> None:
         retries = strategy.retries
         super().__init__(retry_total=retries, retry_connect=retries, retry_read=0, retry_status=retries, retry_backoff_factor=0)
         self.strategy = strategy

@@ -16,18 +16,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from locust.env import Environment
 
+from .config import Settings
+from .distributed import Cluster
 from .metrics import PartitionMetrics
 from .operations import OpClass
 from .results import OTHER
 from .summary import PEAK_WINDOW_S, moving_average_peak, per_partition, series
 from .verdict import level
-
-if TYPE_CHECKING:
-    from .lifecycle import StressRun
 
 __all__ = ["TOP_N", "live_view", "register"]
 
@@ -109,7 +108,16 @@ TABLE_STRUCTURE = [
 ]
 
 
-def register(environment: Environment, run: StressRun) -> None:
+class LiveRun(Protocol):
+    """What the live view reads of the run (``lifecycle.StressRun``): settings and outputs change between tests."""
+
+    settings: Settings
+    metrics: PartitionMetrics
+    cluster: Cluster
+    out: Path | None
+
+
+def register(environment: Environment, run: LiveRun) -> None:
     """Add the Partitions tab, the live page and the report route to Locust's web UI (if running)."""
     web_ui = environment.web_ui
     if web_ui is None:
@@ -131,7 +139,7 @@ def register(environment: Environment, run: StressRun) -> None:
     ]
 
     @web_ui.app.after_request
-    def _extend_stats(response: Any) -> Any:
+    def _extend_stats(response: Response) -> Response:
         if request.path != "/stats/requests" or response.status_code != 200:
             return response
         body = response.get_json(silent=True) or {}
@@ -140,15 +148,15 @@ def register(environment: Environment, run: StressRun) -> None:
         return response
 
     @web_ui.app.route("/partition-stress/data")
-    def _data() -> Any:
+    def _data() -> Response:
         return Response(json.dumps(view()), mimetype="application/json")
 
     @web_ui.app.route("/partition-stress/")
-    def _page() -> Any:
+    def _page() -> Response:
         return Response(PAGE.read_text(encoding="utf-8"), mimetype="text/html")
 
     @web_ui.app.route("/partition-stress/report")
-    def _report() -> Any:
+    def _report() -> Response:
         path = run.out / "report.html" if run.out else None
         if path is None or not path.exists():
             return Response("No report yet: it is written when a test stops.", status=404, mimetype="text/plain")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up, make sure headless Chromium is there (Debian's package), lint, and run the tests.
+# Set up, make sure headless Chromium is there (Debian's package), lint, check the formatting, and run the tests.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +12,5 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 exec .venv/bin/pytest "$@"

@@ -264,3 +264,12 @@ def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_
     assert set(data["errors"]) <= {"UpdateConditionNotSatisfied"}, data["errors"]
     assert data["keys"]["distinct"] >= 3 and data["keys"]["estimated_entities"] > 0
     assert {r["op_class"] for r in data["partitions"]} >= {"GET", "PUT"}
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["emulator"], ["report"]])
+def test_help_of_every_subcommand_prints_and_exits_0(loadtest, command):
+    done = loadtest(*command, "--help")
+    assert done.code == 0, done.output
+    assert "usage: loadtest" in done.stdout and "Traceback" not in done.output
+    if command == ["run"]:
+        assert "hotspot:OPS%,KEYS%" in done.stdout  # a % in help text once crashed argparse's formatting

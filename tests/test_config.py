@@ -95,3 +95,14 @@ def test_options_register_with_argparse_and_parse_back():
     ns = parser.parse_args(["--partition-key", "orders", "--mix", "read=1", "--keep-table"])
     s = Settings.from_options(ns)
     assert (s.partition_key, s.mix, s.keep_table) == ("orders", {"read": 1}, True)
+
+
+def test_the_same_seed_and_stream_repeat_their_keys_and_other_streams_differ():
+    def draw(seed: str, stream: str) -> list[str]:
+        keys = settings(key_strategy="hash-prefix:16", key_seed=seed).keys(stream=stream)
+        return [keys.new_partition() for _ in range(20)]
+
+    assert draw("7", "0.0") == draw("7", "0.0")
+    assert draw("7", "0.0") != draw("7", "1.0")  # worker 1's first user
+    assert draw("7", "0.0") != draw("7", "0.1")  # worker 0's second user
+    assert draw("7", "0.0") != draw("8", "0.0")

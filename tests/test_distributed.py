@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import ROOT
 
 from loadtest.azurite import free_port
@@ -122,3 +123,32 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     assert sum(row["entities"] for row in late) > 0
     report = (tmp_path / "out" / "report.html").read_text()
     assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/png") == 5
+
+
+@pytest.mark.parametrize("strategy", ["guid", "hash-prefix:16"])
+def test_users_on_different_workers_draw_different_key_sequences(loadtest, azurite, target, tmp_path, strategy):
+    """One user on each of two workers: each draws its own PartitionKeys (they once shared one stream)."""
+    done = loadtest(
+        "run", "--workers", "2", "-t", "4s", "-u", "2", "-r", "2", "--key-strategy", strategy, "--mix", "insert=1",
+        "--seed-entities", "16", "--keep-table", "--skip-verify", "--out", str(tmp_path),
+        "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    assert done.output.count("Worker joined the run") == 2
+    table = TestTable(target=target, name=json.loads((tmp_path / "results.json").read_text())["run"]["table"], created=True)
+    try:
+        rows = table.keys()
+    finally:
+        table.drop()
+    sequences: dict[str, list[tuple[int, str]]] = {}
+    for pk, rk in rows:
+        if rk.startswith("u"):  # a user's insert: u<user>-<n>; seeded rows are not
+            user, _, n = rk.partition("-")
+            sequences.setdefault(user, []).append((int(n), pk))
+    assert len(sequences) == 2, sequences.keys()
+    first, second = ([pk for _, pk in sorted(seq)] for seq in sequences.values())
+    length = min(len(first), len(second))
+    assert length >= 5, (len(first), len(second))
+    assert first[:length] != second[:length]
+    if strategy == "guid":
+        assert not set(first) & set(second)

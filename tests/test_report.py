@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from browser import chromium_page
+from conftest import ROOT
 from synthetic import recorded
 from test_results import run_info
 
@@ -70,3 +73,35 @@ def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_rep
         assert "GET" in partitions and "PUT" in partitions
         page.screenshot(path=str(artifacts / "report.png"), full_page=True)
     assert outside == [], f"the report fetched from outside: {outside}"
+
+
+BLOCKED_IMPORT = """
+import importlib.abc, sys
+from pathlib import Path
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "azure" or name.startswith("azure."):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, Block())
+import loadtest.report
+from loadtest.results import Results
+
+out = Path(sys.argv[1])
+loadtest.report.render(Results.load_file(out / "results.json"), out)
+heavy = sorted(m for m in sys.modules if m.startswith(("azure", "loadtest.azurite", "loadtest.target", "loadtest.table")))
+print("heavy:", heavy)
+"""
+
+
+def test_the_report_renders_a_saved_run_without_the_sdk_or_process_code(tmp_path):
+    seconds = {t: [{"op": "read", "entities": 5}, {"op": "upsert", "op_class": "PUT", "entities": 1}] for t in range(12)}
+    assess(build(recorded(seconds, steady_from=2), run_info())).write(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_IMPORT, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "heavy: []" in done.stdout
+    assert "partitions-table" in (tmp_path / "report.html").read_text()
