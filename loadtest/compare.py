@@ -147,7 +147,7 @@ def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: f
     comparison = Comparison(
         strategies=outcomes,
         partition_target=first.run.partition_target if first else 0,
-        settings={k: v for k, v in (first.run.settings.items() if first else []) if k not in ("key_strategy", "table")},
+        settings={k: v for k, v in (first.run.settings.items() if first else []) if k not in ("key_strategy", "table", "out")},
     )
     comparison.ranking, comparison.recommendation = rank(outcomes)
     out.mkdir(parents=True, exist_ok=True)

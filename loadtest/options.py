@@ -71,7 +71,7 @@ def _show_mix(mix: dict[str, int]) -> str:
 
 
 def _fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
-    kinds = tuple(k.strip().upper() for k in str(value or "never").split(",") if k.strip())
+    kinds = tuple(k.strip().upper() for k in str(value).split(",") if k.strip())
     if kinds in ((), ("NEVER",)):
         return ()
     valid = [k.lower() for k in FAIL_ON]
@@ -86,7 +86,7 @@ def _key(flag: str, value: Any) -> str:
 
 
 def _select(flag: str, value: Any) -> tuple[str, ...]:
-    return tuple(p.strip() for p in str(value or "").split(",") if p.strip())
+    return tuple(p.strip() for p in str(value).split(",") if p.strip())
 
 
 def _profile(flag: str, value: Any) -> str:
@@ -110,7 +110,7 @@ def _account_url(flag: str, value: Any) -> str:
 
 
 def _retry(flag: str, value: Any) -> RetryStrategy:
-    return value if isinstance(value, RetryStrategy) else parse_retry(str(value or DEFAULT_RETRY))
+    return value if isinstance(value, RetryStrategy) else parse_retry(str(value))
 
 
 @dataclass(frozen=True)
