@@ -3,7 +3,7 @@
 The client never calls a collector: it fires ``environment.events.request`` with the
 partition, op class, entities (as the docs count them), attempts and error code in the
 event's ``context``. The PartitionKey stays out of the request name (Locust's tables and
-exporters assume few names).
+exporters assume few names). Underneath, a transport (``--client``) speaks HTTP.
 """
 
 from __future__ import annotations
@@ -14,64 +14,62 @@ from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
-from azure.core import MatchConditions
-from azure.core.pipeline import PipelineResponse
-from azure.data.tables import TableClient, UpdateMode
 from locust.event import EventHook
 
 from .entities import check_batch
 from .errors import ServiceError, is_throttling
 from .operations import OPERATIONS, Operation
-from .retry import DEFAULT_RETRY, RetryStrategy, StrategyRetryPolicy, parse_retry, with_retry
-from .target import SDK_ERRORS, Target, error_code_of
+from .retry import DEFAULT_RETRY, RetryStrategy, parse_retry
+from .target import Target
+from .transport import Transport, transport_class
 
 __all__ = ["TableOperations"]
 
-_MODES = {"merge": UpdateMode.MERGE, "replace": UpdateMode.REPLACE}
 READ, SCAN, FILTER_SCAN = OPERATIONS["read"], OPERATIONS["scan"], OPERATIONS["filter-scan"]
 PARTITION_SCAN, TABLE_SCAN = OPERATIONS["partition-scan"], OPERATIONS["table-scan"]
 INSERT, UPSERT, REPLACE, DELETE = OPERATIONS["insert"], OPERATIONS["upsert"], OPERATIONS["replace"], OPERATIONS["delete"]
 UPDATE, UPDATE_ETAG, BATCH = OPERATIONS["update"], OPERATIONS["update-etag"], OPERATIONS["batch"]
 
 
-def _sdk_batch_op(op: Operation, entity: dict[str, Any]) -> tuple[Any, ...]:
-    """A batch operation as the SDK's submit_transaction takes it: (its verb, the entity, its keyword arguments)."""
-    return (op.action, entity, {"mode": _MODES[op.mode]}) if op.mode else (op.action, entity)
-
-
-def _written(op: Operation, entity: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+def _written(op: Operation, pk: str, rk: str) -> tuple[tuple[str, str, str], ...]:
     """What the integrity ledger records once the service acknowledges the write."""
-    return ((op.name, entity["PartitionKey"], entity["RowKey"]),)
+    return ((op.name, pk, rk),)
 
 
 class TableOperations:
     """One user's table client: each method is one operation, timed, counted and fired.
 
-    ``raw_response_hook`` fires once per HTTP response (retries and result pages included), so
-    throttled answers are counted per attempt; the retry policy reports each retry, so attempts
-    = 1 + retries, whatever the number of pages.
+    The transport reports every answer (``on_attempt``: retries and result pages included), so
+    throttled answers are counted per attempt, and every retry (``on_backoff``), so attempts =
+    1 + retries, whatever the number of pages.
     """
 
     def __init__(
-        self, *, target: Target, table: str, request_event: EventHook, retry: RetryStrategy | None = None, seed: str | None = None
+        self,
+        *,
+        target: Target,
+        table: str,
+        request_event: EventHook,
+        retry: RetryStrategy | None = None,
+        seed: str | None = None,
+        client: str = "fast",
     ) -> None:
         self._fire = request_event.fire
         self._retries = self._throttled = 0
         self._backoff = 0.0
         self._started = 0.0
         self._first_ms: float | None = None
-        policy = StrategyRetryPolicy(retry or parse_retry(DEFAULT_RETRY), seed=seed, on_backoff=self._on_backoff)
-        self.client: TableClient = with_retry(lambda **kw: target.table(table, **kw), policy, raw_response_hook=self._on_attempt)
+        strategy = retry or parse_retry(DEFAULT_RETRY)
+        self.transport: Transport = transport_class(client)(target=target, table=table, retry=strategy, seed=seed, hooks=self)
 
-    def _on_backoff(self, seconds: float) -> None:
+    def on_backoff(self, seconds: float) -> None:
         self._retries += 1
         self._backoff += seconds
 
-    def _on_attempt(self, pipeline_response: PipelineResponse) -> None:
+    def on_attempt(self, status: int, error_code: str | None) -> None:
         if self._first_ms is None:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
-        response = pipeline_response.http_response
-        if response.status_code >= 500 and is_throttling(response.status_code, response.headers.get("x-ms-error-code")):
+        if status >= 500 and is_throttling(status, error_code):
             self._throttled += 1
 
     def _run(
@@ -96,14 +94,12 @@ class TableOperations:
             result = call()
             if counted is not None:
                 context.update(counted(result))
-        except SDK_ERRORS as err:
-            code = error_code_of(err)
-            if op is INSERT and code == "EntityAlreadyExists" and self._retries:
+        except ServiceError as err:
+            if op is INSERT and err.code == "EntityAlreadyExists" and self._retries:
                 context["succeeded_earlier"] = 1  # the first attempt had landed; its answer was lost
             else:
-                context["error_code"] = code
-                exception = ServiceError(code, getattr(err, "status_code", None))
-                exception.__cause__ = err
+                context["error_code"] = err.code
+                exception = err
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         context["attempts"] = 1 + self._retries
         context["throttled"] = self._throttled
@@ -120,34 +116,32 @@ class TableOperations:
         )
         return result
 
+    def _write(self, op: Operation, entity: dict[str, Any], call: Callable[[], None]) -> Any:
+        pk, rk = entity["PartitionKey"], entity["RowKey"]
+        return self._run(op, pk, 1, lambda: call() or True, written=_written(op, pk, rk))
+
     # --- the operations -------------------------------------------------------------------
 
     def read(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
-        return self._run(READ, pk, 1, lambda: self.client.get_entity(pk, rk, select=select))
+        """The entity (azure-data-tables' ``TableEntity``, its ETag in ``.metadata``), or None on failure."""
+        return self._run(READ, pk, 1, lambda: self.transport.get(pk, rk, select))
 
     def insert(self, entity: dict[str, Any]) -> Any:
-        return self._run(
-            INSERT, entity["PartitionKey"], 1, lambda: self.client.create_entity(entity), written=_written(INSERT, entity)
-        )
+        return self._write(INSERT, entity, lambda: self.transport.insert(entity))
 
     def upsert(self, entity: dict[str, Any]) -> Any:
-        call = lambda: self.client.upsert_entity(entity, mode=_MODES[UPSERT.mode])  # noqa: E731
-        return self._run(UPSERT, entity["PartitionKey"], 1, call, written=_written(UPSERT, entity))
+        return self._write(UPSERT, entity, lambda: self.transport.upsert(entity, UPSERT.mode))
 
     def replace(self, entity: dict[str, Any]) -> Any:
-        call = lambda: self.client.upsert_entity(entity, mode=_MODES[REPLACE.mode])  # noqa: E731
-        return self._run(REPLACE, entity["PartitionKey"], 1, call, written=_written(REPLACE, entity))
+        return self._write(REPLACE, entity, lambda: self.transport.upsert(entity, REPLACE.mode))
 
     def update(self, entity: dict[str, Any], etag: str | None = None) -> Any:
         """Merge into an existing entity: unconditionally (If-Match *) or only if ``etag`` still matches."""
-        op, kwargs = UPDATE, {}
-        if etag is not None:
-            op, kwargs = UPDATE_ETAG, {"etag": etag, "match_condition": MatchConditions.IfNotModified}
-        call = lambda: self.client.update_entity(entity, mode=_MODES[op.mode], **kwargs)  # noqa: E731
-        return self._run(op, entity["PartitionKey"], 1, call, written=_written(UPDATE, entity))
+        op = UPDATE if etag is None else UPDATE_ETAG
+        return self._write(op, entity, lambda: self.transport.update(entity, op.mode, etag))
 
     def delete(self, pk: str, rk: str) -> Any:
-        return self._run(DELETE, pk, 1, lambda: self.client.delete_entity(pk, rk) or True, written=((DELETE.name, pk, rk),))
+        return self._run(DELETE, pk, 1, lambda: self.transport.delete(pk, rk) or True, written=_written(DELETE, pk, rk))
 
     def batch(self, operations: list[tuple[str, dict[str, Any]]]) -> Any:
         """One entity group transaction, counted operation by operation (a batch of N = N entities).
@@ -156,11 +150,11 @@ class TableOperations:
         """
         check_batch(operations)
         counts = Counter(kind for kind, _ in operations)
-        sdk_ops = [_sdk_batch_op(OPERATIONS[kind], entity) for kind, entity in operations]
         pk = operations[0][1]["PartitionKey"]
         written = tuple((kind, e["PartitionKey"], e["RowKey"]) for kind, e in operations)
+        ops = [(OPERATIONS[kind], entity) for kind, entity in operations]
         return self._run(
-            BATCH, pk, len(operations), lambda: self.client.submit_transaction(sdk_ops), operations=dict(counts), written=written
+            BATCH, pk, len(operations), lambda: self.transport.batch(ops) or True, operations=dict(counts), written=written
         )
 
     def scan(
@@ -184,8 +178,7 @@ class TableOperations:
         parameters = {"pk": pk, "lo": low, "hi": high}
 
         def call() -> int:
-            rows = self.client.query_entities(query, parameters=parameters, results_per_page=min(page_size, 1000), select=select)
-            return sum(1 for _ in rows)
+            return sum(1 for _ in self.transport.query(query, parameters, select=select, page_size=min(page_size, 1000)))
 
         def counted(returned: int) -> dict[str, Any]:
             if where and known_rows is not None:
@@ -204,10 +197,7 @@ class TableOperations:
         parameters = {"lo": low, "hi": high} if query else None
 
         def call() -> Counter[str]:
-            if query:
-                rows = self.client.query_entities(query, parameters=parameters, results_per_page=min(limit, 1000), select=select)
-            else:
-                rows = self.client.list_entities(results_per_page=min(limit, 1000), select=select)
+            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, 1000))
             touched: Counter[str] = Counter()
             for row in islice(rows, limit):
                 touched[row["PartitionKey"]] += 1
@@ -215,14 +205,10 @@ class TableOperations:
 
         def counted(touched: Counter[str]) -> dict[str, Any]:
             first = min(touched) if touched else low or "(table)"
-            return {
-                "entities": sum(touched.values()),
-                "returned": sum(touched.values()),
-                "partition": first,
-                "partitions": dict(touched),
-            }
+            entities = sum(touched.values())
+            return {"entities": entities, "returned": entities, "partition": first, "partitions": dict(touched)}
 
         return self._run(op, low or "(table)", 0, call, counted)
 
     def close(self) -> None:
-        self.client.close()
+        self.transport.close()

@@ -49,6 +49,7 @@ class Settings:
     table: str
     reuse_table: bool
     keep_table: bool
+    client: str
     retry: RetryStrategy
     emulate_throttling: bool
     emulator_partition_rate: float

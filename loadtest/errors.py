@@ -55,7 +55,8 @@ def is_throttling(status: int, error_code: str | None) -> bool:
 class ServiceError(Exception):
     """A failed table operation, classified by the service's error code (kept on the error)."""
 
-    def __init__(self, code: str, status: int | None) -> None:
-        super().__init__(f"{status or '-'} {code}")
-        self.code = code
-        self.status = status
+    def __init__(self, code: str, status: int | None, *, operation: int | None = None) -> None:
+        where = f" (batch operation {operation})" if operation is not None else ""
+        super().__init__(f"{status or '-'} {code}{where}")
+        self.code, self.status = code, status
+        self.operation = operation  # in a failed entity group transaction: the failing operation's index

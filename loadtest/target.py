@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from azure.core.credentials import AccessToken, AzureNamedKeyCredential, AzureSasCredential
 from azure.core.exceptions import (
     ClientAuthenticationError,
     HttpResponseError,
@@ -18,6 +20,7 @@ from azure.core.exceptions import (
     ServiceResponseError,
 )
 from azure.data.tables import TableClient, TableServiceClient
+from azure.data.tables._base_client import parse_connection_str
 
 from .azurite import EmbeddedAzurite, EmulatorProcess
 from .errors import CONNECTION_ERROR, RunError
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
     from .emulator import Budgets
 
 __all__ = ["Target", "TargetKind", "error_code_of", "explain", "resolve_target"]
+
+STORAGE_SCOPE = "https://storage.azure.com/.default"
+TOKEN_RENEW_S = 300
 
 #: What the SDK raises when the service answered with an error, or never answered.
 SDK_ERRORS = (HttpResponseError, ServiceRequestError, ServiceResponseError)
@@ -52,6 +58,7 @@ class Target:
     emulator: EmulatorProcess | None = field(default=None, repr=False)
     direct: Target | None = field(default=None, repr=False)  # behind an emulator: the service itself
     _credential: TokenCredential | None = field(default=None, repr=False)
+    _token: AccessToken | None = field(default=None, repr=False)
 
     @property
     def is_emulator(self) -> bool:
@@ -86,6 +93,16 @@ class Target:
             self._credential = DefaultAzureCredential()
         return self._credential
 
+    def sdk_credential(self) -> AzureNamedKeyCredential | AzureSasCredential | TokenCredential:
+        """The connection string's key or SAS, else the Azure AD credential."""
+        return _parsed(self.connection_string)[1] if self.connection_string else self.credential()
+
+    def token(self) -> str:
+        """An Azure AD access token for storage, shared by every user of this process, renewed 5 minutes early."""
+        if self._token is None or self._token.expires_on - TOKEN_RENEW_S < time.time():
+            self._token = self.credential().get_token(STORAGE_SCOPE)
+        return self._token.token
+
     @property
     def admin(self) -> Target:
         """Where the table is created, seeded, read back and deleted: past any emulator (that is not the load)."""
@@ -115,23 +132,23 @@ class Target:
         )
 
 
-def _endpoint_of(connection_string: str) -> str:
-    parts = dict(p.split("=", 1) for p in connection_string.split(";") if "=" in p)
-    if parts.get("UseDevelopmentStorage", "").lower() == "true":
-        return f"http://127.0.0.1:10002/{AZURITE_ACCOUNT}"
-    if "TableEndpoint" in parts:
-        return parts["TableEndpoint"].rstrip("/")
-    account, suffix = parts.get("AccountName"), parts.get("EndpointSuffix", "core.windows.net")
-    if not account:
-        raise RunError("the connection string names no TableEndpoint or AccountName: copy it from the portal's Access keys")
-    return f"{parts.get('DefaultEndpointsProtocol', 'https')}://{account}.table.{suffix}"
+def _parsed(connection_string: str) -> tuple[str, AzureNamedKeyCredential | AzureSasCredential]:
+    """The endpoint and credential of a connection string, with the keys azure-data-tables accepts."""
+    try:
+        endpoint, credential = parse_connection_str(connection_string, None, {})
+    except (ValueError, KeyError, AttributeError) as err:
+        raise RunError(
+            "the connection string names no TableEndpoint or AccountName with an AccountKey or SharedAccessSignature: "
+            "copy it from the portal's Access keys"
+        ) from err
+    return endpoint.rstrip("/"), credential
 
 
 def resolve_target(*, connection_string: str = "", account_url: str = "") -> Target:
     """No settings: start an embedded Azurite. Otherwise the named account or emulator."""
     if connection_string:
         return Target(
-            kind=TargetKind.CONNECTION_STRING, endpoint=_endpoint_of(connection_string), connection_string=connection_string
+            kind=TargetKind.CONNECTION_STRING, endpoint=_parsed(connection_string)[0], connection_string=connection_string
         )
     if account_url:
         return Target(kind=TargetKind.AZURE_AD, endpoint=account_url.rstrip("/"), account_url=account_url)

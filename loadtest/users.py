@@ -109,6 +109,7 @@ class TableUser(User):
             request_event=environment.events.request,
             retry=settings.retry,
             seed=f"{settings.key_seed}:retry:{stream}",
+            client=settings.client,
         )
 
     def on_stop(self) -> None:

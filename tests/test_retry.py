@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from loadtest.errors import UsageError
-from loadtest.retry import StrategyRetryPolicy, is_throttling, parse_retry
+from loadtest.errors import UsageError, is_throttling
+from loadtest.retry import parse_retry
+from loadtest.sdk import StrategyRetryPolicy
 
 DRAWS = 20_000
 

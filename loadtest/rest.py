@@ -1,0 +1,239 @@
+"""The lean Table service REST client (``--client fast``, the default): the load's own transport.
+
+Locust's answer to an expensive client is FastHttpUser on geventhttpclient; this is the same
+for Tables. One keep-alive connection per user (Nagle off), a fixed service version, JSON,
+``Prefer: return-no-content`` on inserts, the request signed once per attempt, and nothing
+else on the way: no pipeline of policies. Entities are (de)serialised by azure-data-tables' own
+converters, so every property type reads back exactly as the SDK writes it, and the reverse.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import uuid
+from collections.abc import Iterator, Mapping
+from http.client import HTTPException
+from typing import Any
+from urllib.parse import quote, urlparse
+
+import gevent
+from azure.data.tables._deserialize import _convert_to_entity
+from azure.data.tables._serialize import _add_entity_properties, _parameter_filter_substitution
+from geventhttpclient import HTTPClient
+
+from .auth import Auth, auth_for
+from .errors import CONNECTION_ERROR, ServiceError, is_throttling
+from .operations import Operation
+from .retry import RetryStrategy
+from .target import Target
+from .transport import AttemptHooks, Entity
+
+__all__ = ["RestTransport", "error_code"]
+
+SERVICE_VERSION = "2019-02-02"
+JSON = "application/json"
+CONNECT_TIMEOUT_S = 10.0
+NETWORK_TIMEOUT_S = 60.0
+_BATCH_METHOD = {
+    ("create", ""): "POST",
+    ("upsert", "merge"): "MERGE",
+    ("upsert", "replace"): "PUT",
+    ("update", "merge"): "MERGE",
+    ("update", "replace"): "PUT",
+    ("delete", ""): "DELETE",
+}
+
+
+def error_code(status: int, headers: Any, body: bytes) -> str:
+    """The service's error code: ``x-ms-error-code``, else the ``odata.error`` body, else ``HTTP<status>``."""
+    code = headers.get("x-ms-error-code")
+    if code:
+        return code
+    try:
+        return json.loads(body)["odata.error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP{status}"
+
+
+def _key(value: str) -> str:
+    return quote(value.replace("'", "''"), safe="")
+
+
+class RestTransport:
+    """``transport.Transport`` over one geventhttpclient connection."""
+
+    def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
+        url = urlparse(target.endpoint)
+        self.endpoint, self.table, self.hooks = target.endpoint, table, hooks
+        self.root = url.path.rstrip("/")  # /devstoreaccount1 on Azurite, empty on Azure
+        self.base = f"{self.root}/{table}"
+        self.auth: Auth = auth_for(target)
+        self.retry, self.rng = retry, random.Random(seed)
+        self.http = HTTPClient(
+            url.hostname,
+            url.port,
+            ssl=url.scheme == "https",
+            concurrency=1,
+            connection_timeout=CONNECT_TIMEOUT_S,
+            network_timeout=NETWORK_TIMEOUT_S,
+        )
+        self.http._connection_pool.after_connect = _nagle_off
+        self.headers = {
+            "x-ms-version": SERVICE_VERSION,
+            "DataServiceVersion": "3.0",
+            "MaxDataServiceVersion": "3.0;NetFx",
+            "Accept": f"{JSON};odata=minimalmetadata",
+        }
+
+    # --- one HTTP request, signed, sent, retried as the strategy says ---------------------------
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        query: str = "",
+        body: bytes = b"",
+        headers: Mapping[str, str] | None = None,
+        content_type: str = "",
+    ) -> tuple[int, Any, bytes]:
+        retries = 0
+        while True:
+            sent = {**self.headers, **(headers or {})}
+            if content_type:
+                sent["Content-Type"] = content_type
+            sent.update(self.auth.headers(method, path, content_type))
+            uri = path + self.auth.query(query)
+            try:
+                response = self.http.request(method, uri, body=body, headers=sent)
+                status, answer = response.status_code, response.read()
+                response.release()
+            except (OSError, HTTPException) as err:
+                if retries < self.retry.retries:  # a connection error is retried at once
+                    retries += 1
+                    self.hooks.on_backoff(0.0)
+                    continue
+                raise ServiceError(CONNECTION_ERROR, None) from err
+            code = error_code(status, response, answer) if status >= 400 else None
+            self.hooks.on_attempt(status, code)
+            if code is None:
+                return status, response, answer
+            if is_throttling(status, code) and retries < self.retry.retries:
+                retries += 1
+                wait = self.retry.backoff(retries, self.rng)
+                self.hooks.on_backoff(wait)
+                gevent.sleep(wait)
+                continue
+            raise ServiceError(code, status)
+
+    def _entity(self, pk: str, rk: str) -> str:
+        return f"{self.table}(PartitionKey='{_key(pk)}',RowKey='{_key(rk)}')"
+
+    def _entity_path(self, pk: str, rk: str) -> str:
+        return f"{self.root}/{self._entity(pk, rk)}"
+
+    def _write(self, method: str, entity: Entity, if_match: str | None) -> None:
+        headers = {"If-Match": if_match} if if_match else None
+        body = json.dumps(_add_entity_properties(entity)).encode()
+        self._send(
+            method, self._entity_path(entity["PartitionKey"], entity["RowKey"]), body=body, headers=headers, content_type=JSON
+        )
+
+    # --- the operations ---------------------------------------------------------------------
+
+    def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
+        query = "$select=" + quote(",".join(select), safe=",") if select else ""
+        _, response, body = self._send("GET", self._entity_path(pk, rk), query)
+        entity = _convert_to_entity(json.loads(body))
+        if not entity.metadata.get("etag"):
+            entity.metadata["etag"] = response.get("ETag")
+        return entity
+
+    def insert(self, entity: Entity) -> None:
+        body = json.dumps(_add_entity_properties(entity)).encode()
+        self._send("POST", self.base, body=body, headers={"Prefer": "return-no-content"}, content_type=JSON)
+
+    def upsert(self, entity: Entity, mode: str) -> None:
+        self._write("MERGE" if mode == "merge" else "PUT", entity, None)  # no If-Match: insert or merge/replace
+
+    def update(self, entity: Entity, mode: str, etag: str | None = None) -> None:
+        self._write("MERGE" if mode == "merge" else "PUT", entity, etag or "*")
+
+    def delete(self, pk: str, rk: str) -> None:
+        self._send("DELETE", self._entity_path(pk, rk), headers={"If-Match": "*"})
+
+    def query(
+        self, where: str | None, parameters: Mapping[str, Any] | None, *, select: list[str] | None, page_size: int
+    ) -> Iterator[Any]:
+        """Every matching entity, page by page, following continuation tokens."""
+        params = [f"$top={page_size}"]
+        if where:
+            params.append("$filter=" + quote(_parameter_filter_substitution(parameters, where), safe=""))
+        if select:
+            params.append("$select=" + quote(",".join(select), safe=","))
+        continuation = ""
+        while True:
+            _, response, body = self._send("GET", f"{self.base}()", "&".join(params) + continuation)
+            for row in json.loads(body)["value"]:
+                yield _convert_to_entity(row)
+            next_pk = response.get("x-ms-continuation-NextPartitionKey")
+            if not next_pk:
+                return
+            continuation = f"&NextPartitionKey={quote(next_pk, safe='')}"
+            next_rk = response.get("x-ms-continuation-NextRowKey")
+            continuation += f"&NextRowKey={quote(next_rk, safe='')}" if next_rk else ""
+
+    def batch(self, operations: list[tuple[Operation, Entity]]) -> None:
+        """One entity group transaction: a multipart/mixed changeset; a failure names the failing operation."""
+        batch, changeset = f"batch_{uuid.uuid4()}", f"changeset_{uuid.uuid4()}"
+        parts = [f"--{batch}\r\nContent-Type: multipart/mixed; boundary={changeset}\r\n\r\n".encode()]
+        for op, entity in operations:
+            method = _BATCH_METHOD[(op.action, op.mode)]
+            target = self.table if op.action == "create" else self._entity(entity["PartitionKey"], entity["RowKey"])
+            url = f"{self.endpoint}/{target}"
+            head = f"{method} {url} HTTP/1.1\r\nAccept: {JSON};odata=minimalmetadata\r\nDataServiceVersion: 3.0\r\n"
+            if op.action in ("update", "delete"):
+                head += "If-Match: *\r\n"
+            body = b""
+            if op.action != "delete":
+                body = json.dumps(_add_entity_properties(entity)).encode()
+                head += f"Content-Type: {JSON}\r\nPrefer: return-no-content\r\n"
+            parts.append(
+                f"--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n{head}\r\n".encode()
+                + body
+                + b"\r\n"
+            )
+        parts.append(f"--{changeset}--\r\n\r\n--{batch}--\r\n".encode())
+        _, _, answer = self._send(
+            "POST", f"{self.root}/$batch", body=b"".join(parts), content_type=f"multipart/mixed; boundary={batch}"
+        )
+        _check_batch_answer(answer)
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def _check_batch_answer(answer: bytes) -> None:
+    """Raise for the failing operation of a changeset answer (the service answers it alone, with its index)."""
+    for line in answer.split(b"\r\n"):
+        if line.startswith(b"HTTP/1.1 ") and int(line[9:12]) >= 400:
+            status = int(line[9:12])
+            start = answer.find(b"{", answer.find(line))
+            body = answer[start : answer.find(b"\r\n", start)] if start >= 0 else b""
+            code, index = _failure(status, body)
+            raise ServiceError(code, status, operation=index)
+
+
+def _failure(status: int, body: bytes) -> tuple[str, int | None]:
+    try:
+        detail = json.loads(body)["odata.error"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP{status}", None
+    message = str((detail.get("message") or {}).get("value", ""))
+    index, sep, _ = message.partition(":")
+    return detail.get("code") or f"HTTP{status}", int(index) if sep and index.isdigit() else None
+
+
+def _nagle_off(sock: socket.socket) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

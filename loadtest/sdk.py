@@ -1,0 +1,123 @@
+"""The azure-data-tables transport (``--client sdk``): the latencies an application sees through the
+SDK, and the reference the lean REST client is tested against.
+
+The SDK silently ignores ``retry_policy=``; ``with_retry`` swaps ``StrategyRetryPolicy`` into the
+client's ``policies`` list, the extension point it honours. ``raw_response_hook`` fires once per
+HTTP response (retries and result pages included).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from azure.core import MatchConditions
+from azure.core.pipeline import PipelineResponse
+from azure.core.pipeline.policies import RetryPolicy
+from azure.data.tables import TableClient, UpdateMode
+from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry policy for Tables
+
+from .errors import ServiceError, is_throttling
+from .operations import Operation
+from .retry import RetryStrategy
+from .target import SDK_ERRORS, Target, error_code_of
+from .transport import AttemptHooks, Entity
+
+__all__ = ["SdkTransport", "StrategyRetryPolicy", "with_retry"]
+
+MODES = {"merge": UpdateMode.MERGE, "replace": UpdateMode.REPLACE}
+
+
+class StrategyRetryPolicy(TablesRetryPolicy):
+    """Retries what the docs say to retry, waiting as the strategy says; reports each wait.
+
+    It extends the SDK's own Tables retry policy, which also carries the pipeline's location
+    context (primary/secondary) that the Tables paging code reads back.
+    """
+
+    def __init__(
+        self, strategy: RetryStrategy, *, seed: str | None = None, on_backoff: Callable[[float], None] | None = None
+    ) -> None:
+        retries = strategy.retries
+        super().__init__(retry_total=retries, retry_connect=retries, retry_read=0, retry_status=retries, retry_backoff_factor=0)
+        self.strategy = strategy
+        self.rng = random.Random(seed)
+        self.on_backoff = on_backoff
+
+    def is_retry(self, settings: dict[str, Any], response: PipelineResponse) -> bool:
+        if not settings["total"]:
+            return False
+        http = response.http_response
+        return is_throttling(http.status_code, http.headers.get("x-ms-error-code"))
+
+    def sleep(self, settings: dict[str, Any], transport: Any, response: PipelineResponse | None = None) -> None:
+        """Called before every retry: report it (``on_backoff``) and wait as the strategy says."""
+        # a connection error (no response) is retried at once
+        seconds = 0.0 if response is None else self.strategy.backoff(len(settings["history"]), self.rng)
+        if self.on_backoff is not None:
+            self.on_backoff(seconds)
+        if seconds > 0:
+            transport.sleep(seconds)
+
+
+def with_retry(make_client: Callable[..., Any], policy: RetryPolicy, **kwargs: Any) -> Any:
+    """A client whose pipeline carries ``policy`` in place of the SDK's retry policy."""
+    base = make_client(**kwargs)
+    policies = [policy if isinstance(p, RetryPolicy) else p for p in base._policies]  # the SDK's own list
+    base.close()
+    return make_client(policies=policies, **kwargs)
+
+
+def _call(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except SDK_ERRORS as err:
+        raise ServiceError(error_code_of(err), getattr(err, "status_code", None)) from err
+
+
+class SdkTransport:
+    """``transport.Transport`` through azure-data-tables' TableClient."""
+
+    def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
+        self.hooks = hooks
+        policy = StrategyRetryPolicy(retry, seed=seed, on_backoff=hooks.on_backoff)
+        self.client: TableClient = with_retry(lambda **kw: target.table(table, **kw), policy, raw_response_hook=self._answer)
+
+    def _answer(self, pipeline_response: PipelineResponse) -> None:
+        response = pipeline_response.http_response
+        self.hooks.on_attempt(response.status_code, response.headers.get("x-ms-error-code"))
+
+    def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
+        return _call(lambda: self.client.get_entity(pk, rk, select=select))
+
+    def insert(self, entity: Entity) -> None:
+        _call(lambda: self.client.create_entity(entity))
+
+    def upsert(self, entity: Entity, mode: str) -> None:
+        _call(lambda: self.client.upsert_entity(entity, mode=MODES[mode]))
+
+    def update(self, entity: Entity, mode: str, etag: str | None = None) -> None:
+        conditions = {"etag": etag, "match_condition": MatchConditions.IfNotModified} if etag is not None else {}
+        _call(lambda: self.client.update_entity(entity, mode=MODES[mode], **conditions))
+
+    def delete(self, pk: str, rk: str) -> None:
+        _call(lambda: self.client.delete_entity(pk, rk))
+
+    def query(
+        self, where: str | None, parameters: Mapping[str, Any] | None, *, select: list[str] | None, page_size: int
+    ) -> Iterator[Any]:
+        try:
+            if where:
+                yield from self.client.query_entities(where, parameters=parameters, results_per_page=page_size, select=select)
+            else:
+                yield from self.client.list_entities(results_per_page=page_size, select=select)
+        except SDK_ERRORS as err:
+            raise ServiceError(error_code_of(err), getattr(err, "status_code", None)) from err
+
+    def batch(self, operations: list[tuple[Operation, Entity]]) -> None:
+        sdk_ops = [(op.action, entity, {"mode": MODES[op.mode]}) if op.mode else (op.action, entity) for op, entity in operations]
+        _call(lambda: self.client.submit_transaction(sdk_ops))
+
+    def close(self) -> None:
+        self.client.close()

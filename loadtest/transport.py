@@ -1,0 +1,62 @@
+"""What a table client needs from a transport, whichever library speaks HTTP underneath.
+
+Two transports implement it: ``rest.RestTransport`` (the lean REST client on geventhttpclient,
+the default) and ``sdk.SdkTransport`` (azure-data-tables, the reference). Both raise
+``errors.ServiceError`` classified by the service's error code, retry as the run's
+``RetryStrategy`` says (per HTTP request, so a query's pages are not restarted), and report
+every answer and every wait to the hooks, so that attempts, throttled attempts and backoff
+are counted alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from importlib import import_module
+from typing import Any, Protocol
+
+from .operations import Operation
+
+__all__ = ["CLIENTS", "AttemptHooks", "Transport", "transport_class"]
+
+Entity = Mapping[str, Any]
+
+#: ``--client``: each transport by name, with where it lives (imported only when used).
+CLIENTS: dict[str, tuple[str, str]] = {
+    "fast": ("loadtest.rest", "RestTransport"),  # the lean REST client, the default
+    "sdk": ("loadtest.sdk", "SdkTransport"),  # azure-data-tables, the reference
+}
+
+
+class AttemptHooks(Protocol):
+    def on_attempt(self, status: int, error_code: str | None) -> None:
+        """An answer came back (every attempt, every result page)."""
+
+    def on_backoff(self, seconds: float) -> None:
+        """A retry is about to happen after waiting ``seconds`` (0 for a connection error)."""
+
+
+class Transport(Protocol):
+    """One user's connection to one table. Entities come back as azure-data-tables' ``TableEntity``."""
+
+    def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any: ...
+
+    def insert(self, entity: Entity) -> None: ...
+
+    def upsert(self, entity: Entity, mode: str) -> None: ...
+
+    def update(self, entity: Entity, mode: str, etag: str | None = None) -> None: ...
+
+    def delete(self, pk: str, rk: str) -> None: ...
+
+    def query(
+        self, where: str | None, parameters: Mapping[str, Any] | None, *, select: list[str] | None, page_size: int
+    ) -> Iterator[Any]: ...
+
+    def batch(self, operations: list[tuple[Operation, Entity]]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def transport_class(client: str) -> type[Transport]:
+    module, name = CLIENTS[client]
+    return getattr(import_module(module), name)
