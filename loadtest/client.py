@@ -178,7 +178,8 @@ class TableOperations:
         parameters = {"pk": pk, "lo": low, "hi": high}
 
         def call() -> int:
-            return sum(1 for _ in self.transport.query(query, parameters, select=select, page_size=min(page_size, 1000)))
+            rows = self.transport.query(query, parameters, select=select, page_size=min(page_size, 1000), decode=False)
+            return sum(1 for _ in rows)
 
         def counted(returned: int) -> dict[str, Any]:
             if where and known_rows is not None:
@@ -197,7 +198,7 @@ class TableOperations:
         parameters = {"lo": low, "hi": high} if query else None
 
         def call() -> Counter[str]:
-            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, 1000))
+            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, 1000), decode=False)
             touched: Counter[str] = Counter()
             for row in islice(rows, limit):
                 touched[row["PartitionKey"]] += 1

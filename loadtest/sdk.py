@@ -105,7 +105,13 @@ class SdkTransport:
         _call(lambda: self.client.delete_entity(pk, rk))
 
     def query(
-        self, where: str | None, parameters: Mapping[str, Any] | None, *, select: list[str] | None, page_size: int
+        self,
+        where: str | None,
+        parameters: Mapping[str, Any] | None,
+        *,
+        select: list[str] | None,
+        page_size: int,
+        decode: bool = True,  # the SDK always decodes
     ) -> Iterator[Any]:
         try:
             if where:

@@ -49,8 +49,16 @@ class Transport(Protocol):
     def delete(self, pk: str, rk: str) -> None: ...
 
     def query(
-        self, where: str | None, parameters: Mapping[str, Any] | None, *, select: list[str] | None, page_size: int
-    ) -> Iterator[Any]: ...
+        self,
+        where: str | None,
+        parameters: Mapping[str, Any] | None,
+        *,
+        select: list[str] | None,
+        page_size: int,
+        decode: bool = True,
+    ) -> Iterator[Any]:
+        """Matching entities; with ``decode=False`` a transport may yield its rows undecoded (mappings with
+        ``PartitionKey`` and ``RowKey``): the load only counts them."""
 
     def batch(self, operations: list[tuple[Operation, Entity]]) -> None: ...
 

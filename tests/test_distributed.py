@@ -129,10 +129,28 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
 def test_users_on_different_workers_draw_different_key_sequences(loadtest, azurite, target, tmp_path, strategy):
     """One user on each of two workers: each draws its own PartitionKeys (they once shared one stream)."""
     done = loadtest(
-        "run", "--workers", "2", "-t", "4s", "-u", "2", "-r", "2", "--key-strategy", strategy, "--mix", "insert=1",
-        "--seed-entities", "16", "--keep-table", "--skip-verify", "--out", str(tmp_path),
-        "--connection-string", azurite.connection_string,
-    )  # fmt: skip
+        "run",
+        "--workers",
+        "2",
+        "-t",
+        "4s",
+        "-u",
+        "2",
+        "-r",
+        "2",
+        "--key-strategy",
+        strategy,
+        "--mix",
+        "insert=1",
+        "--seed-entities",
+        "16",
+        "--keep-table",
+        "--skip-verify",
+        "--out",
+        str(tmp_path),
+        "--connection-string",
+        azurite.connection_string,
+    )
     assert done.code == 0, done.output
     assert done.output.count("Worker joined the run") == 2
     table = TestTable(target=target, name=json.loads((tmp_path / "results.json").read_text())["run"]["table"], created=True)
