@@ -55,16 +55,15 @@ def floor(args: argparse.Namespace) -> None:
     base = f"/{AZURITE_ACCOUNT}/{args.table}"
     payload = "x" * 480
     entity = json.dumps({"PartitionKey": "hot", "RowKey": "0000000001", "n": 1, "p000": payload}).encode()
-    batch_body, batch_type = _batch(args, base, payload)
     counts: dict[int, int] = {}
     deadline = time.time() + args.seconds
 
     def user(u: int) -> None:
         http = HTTPClient("127.0.0.1", args.port, concurrency=1)
         headers = {"x-ms-version": "2019-02-02", "DataServiceVersion": "3.0", "Accept": "application/json;odata=nometadata"}
-        n = u
+        n, requests = u, 0
         while time.time() < deadline:
-            n = (n + 7919) % args.rows
+            n, requests = (n + 7919) % args.rows, requests + 1
             if args.op == "read":
                 method, path, query, body, ctype = "GET", f"{base}(PartitionKey='hot',RowKey='{n:010d}')", "", b"", ""
             elif args.op == "upsert":
@@ -76,7 +75,8 @@ def floor(args: argparse.Namespace) -> None:
                     "application/json",
                 )
             elif args.op == "batch":
-                method, path, query, body, ctype = "POST", f"/{AZURITE_ACCOUNT}/$batch", "", batch_body, batch_type
+                body, ctype = _batch(args, base, payload, u, requests)
+                method, path, query = "POST", f"/{AZURITE_ACCOUNT}/$batch", ""
             else:
                 low = n % max(1, args.rows - 100)
                 flt = f"PartitionKey%20eq%20'hot'%20and%20RowKey%20ge%20'{low:010d}'%20and%20RowKey%20lt%20'{low + 100:010d}'"
@@ -96,13 +96,15 @@ def floor(args: argparse.Namespace) -> None:
     print(json.dumps({"counts": counts}), flush=True)
 
 
-def _batch(args: argparse.Namespace, base: str, payload: str) -> tuple[bytes, str]:
+def _batch(args: argparse.Namespace, base: str, payload: str, user: int, n: int) -> tuple[bytes, str]:
+    """100 upserts of new rows, built for each batch (as the users' batches are): JSON, multipart, nothing else."""
     parts = ["--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n"]
     for i in range(100):
-        body = json.dumps({"PartitionKey": "hot", "RowKey": f"b{i:09d}", "n": i, "p000": payload})
+        row = f"f{user:03d}-{n:07d}-{i:03d}"
+        body = json.dumps({"PartitionKey": "hot", "RowKey": row, "n": i, "p000": payload})
         parts.append(
             "--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n"
-            f"MERGE http://127.0.0.1:{args.port}{base}(PartitionKey='hot',RowKey='b{i:09d}') HTTP/1.1\r\n"
+            f"MERGE http://127.0.0.1:{args.port}{base}(PartitionKey='hot',RowKey='{row}') HTTP/1.1\r\n"
             f"Content-Type: application/json\r\nDataServiceVersion: 3.0\r\n\r\n{body}\r\n"
         )
     parts.append("--changeset_c--\r\n\r\n--batch_b--\r\n")

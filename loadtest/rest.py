@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import socket
 import uuid
 from collections.abc import Iterator, Mapping
@@ -36,6 +37,8 @@ __all__ = ["RestTransport", "error_code"]
 
 SERVICE_VERSION = "2019-02-02"
 JSON = "application/json"
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.~-]*")
+_FAILED_PART = re.compile(rb"^HTTP/1\.1 ([45]\d\d)", re.M)
 CONNECT_TIMEOUT_S = 10.0
 NETWORK_TIMEOUT_S = 60.0
 _BATCH_METHOD = {
@@ -91,8 +94,20 @@ def _timestamp(text: str) -> TablesEntityDatetime:
     return stamp
 
 
+def body_of(entity: Entity) -> bytes:
+    """An entity as JSON. Strings, booleans and 32-bit integers need no type annotation (the service infers
+    them, and reads them back as the SDK wrote them): the load's entities go straight to the encoder; any
+    other value takes azure-data-tables' own conversion."""
+    for value in entity.values():
+        kind = type(value)
+        if not (kind is str or kind is bool or (kind is int and -(2**31) <= value < 2**31)):
+            return json.dumps(_add_entity_properties(entity)).encode()
+    return json.dumps(entity).encode()
+
+
 def _key(value: str) -> str:
-    return quote(value.replace("'", "''"), safe="")
+    """A key in an entity's URL: single quotes doubled, then percent-encoded (most keys need neither)."""
+    return value if _PLAIN_KEY.fullmatch(value) else quote(value.replace("'", "''"), safe="")
 
 
 class RestTransport:
@@ -168,7 +183,7 @@ class RestTransport:
 
     def _write(self, method: str, entity: Entity, if_match: str | None) -> None:
         headers = {"If-Match": if_match} if if_match else None
-        body = json.dumps(_add_entity_properties(entity)).encode()
+        body = body_of(entity)
         self._send(
             method, self._entity_path(entity["PartitionKey"], entity["RowKey"]), body=body, headers=headers, content_type=JSON
         )
@@ -184,7 +199,7 @@ class RestTransport:
         return entity
 
     def insert(self, entity: Entity) -> None:
-        body = json.dumps(_add_entity_properties(entity)).encode()
+        body = body_of(entity)
         self._send("POST", self.base, body=body, headers={"Prefer": "return-no-content"}, content_type=JSON)
 
     def upsert(self, entity: Entity, mode: str) -> None:
@@ -236,7 +251,7 @@ class RestTransport:
                 head += "If-Match: *\r\n"
             body = b""
             if op.action != "delete":
-                body = json.dumps(_add_entity_properties(entity)).encode()
+                body = body_of(entity)
                 head += f"Content-Type: {JSON}\r\nPrefer: return-no-content\r\n"
             parts.append(
                 f"--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n{head}\r\n".encode()
@@ -255,13 +270,13 @@ class RestTransport:
 
 def _check_batch_answer(answer: bytes) -> None:
     """Raise for the failing operation of a changeset answer (the service answers it alone, with its index)."""
-    for line in answer.split(b"\r\n"):
-        if line.startswith(b"HTTP/1.1 ") and int(line[9:12]) >= 400:
-            status = int(line[9:12])
-            start = answer.find(b"{", answer.find(line))
-            body = answer[start : answer.find(b"\r\n", start)] if start >= 0 else b""
-            code, index = _failure(status, body)
-            raise ServiceError(code, status, operation=index)
+    failed = _FAILED_PART.search(answer)
+    if failed:
+        status = int(failed.group(1))
+        start = answer.find(b"{", failed.end())
+        body = answer[start : answer.find(b"\r\n", start)] if start >= 0 else b""
+        code, index = _failure(status, body)
+        raise ServiceError(code, status, operation=index)
 
 
 def _failure(status: int, body: bytes) -> tuple[str, int | None]:
