@@ -29,11 +29,14 @@ def tables(target) -> set[str]:
     return {t.name for t in target.service().list_tables()}
 
 
-def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, target, tmp_path):
-    """Inserts and batches create new rows: the table grows by exactly the PUT entities the run reports."""
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, target, tmp_path, client):
+    """Inserts and batches create new rows: the table grows by exactly the PUT entities the run reports, with either client."""
     done = loadtest(
         "run",
         *SHORT,
+        "--client",
+        client,
         "--mix",
         "insert=50,batch=50",
         "--batch-size",
@@ -47,6 +50,7 @@ def test_put_entities_reported_equal_the_entities_written(loadtest, azurite, tar
     assert done.code == 0, done.output
     assert "Target: the connection string given with --connection-string" in done.stderr
     data = results_of(tmp_path)
+    assert data["run"]["settings"]["client"] == client
     put = [row for row in data["partitions"] if row["op_class"] == "PUT"]
     assert len(put) == 1 and put[0]["entities"] > 0
     table = TestTable(target=target, name=data["run"]["table"], created=True)
