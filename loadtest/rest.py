@@ -128,6 +128,7 @@ class RestTransport:
             connection_timeout=CONNECT_TIMEOUT_S,
             network_timeout=NETWORK_TIMEOUT_S,
         )
+        # geventhttpclient's hook for socket options is its pool's after_connect (HTTPClient builds the pool itself)
         self.http._connection_pool.after_connect = _nagle_off
         self.headers = {
             "x-ms-version": SERVICE_VERSION,
@@ -145,7 +146,8 @@ class RestTransport:
         body: bytes = b"",
         headers: Mapping[str, str] | None = None,
         content_type: str = "",
-    ) -> tuple[int, Any, bytes]:
+    ) -> tuple[Any, bytes]:
+        """The answer (its headers) and its body; a ServiceError for a failure left after the retries."""
         retries = 0
         while True:
             sent = {**self.headers, **(headers or {})}
@@ -155,7 +157,7 @@ class RestTransport:
             uri = path + self.auth.query(query)
             try:
                 response = self.http.request(method, uri, body=body, headers=sent)
-                status, answer = response.status_code, response.read()
+                answer = response.read()
                 response.release()
             except (OSError, HTTPException) as err:
                 if retries < self.retry.retries:  # a connection error is retried at once
@@ -163,10 +165,11 @@ class RestTransport:
                     self.hooks.on_backoff(0.0)
                     continue
                 raise ServiceError(CONNECTION_ERROR, None) from err
+            status = response.status_code
             code = error_code(status, response, answer) if status >= 400 else None
             self.hooks.on_attempt(status, code)
             if code is None:
-                return status, response, answer
+                return response, answer
             if is_throttling(status, code) and retries < self.retry.retries:
                 retries += 1
                 wait = self.retry.backoff(retries, self.rng)
@@ -192,7 +195,7 @@ class RestTransport:
 
     def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
         query = "$select=" + quote(",".join(select), safe=",") if select else ""
-        _, response, body = self._send("GET", self._entity_path(pk, rk), query)
+        response, body = self._send("GET", self._entity_path(pk, rk), query)
         entity = entity_of(json.loads(body))
         if not entity.metadata.get("etag"):
             entity.metadata["etag"] = response.get("ETag")
@@ -228,7 +231,7 @@ class RestTransport:
             params.append("$select=" + quote(",".join(select), safe=","))
         continuation = ""
         while True:
-            _, response, body = self._send("GET", f"{self.base}()", "&".join(params) + continuation)
+            response, body = self._send("GET", f"{self.base}()", "&".join(params) + continuation)
             rows = json.loads(body)["value"]
             yield from map(entity_of, rows) if decode else rows
             next_pk = response.get("x-ms-continuation-NextPartitionKey")
@@ -259,7 +262,7 @@ class RestTransport:
                 + b"\r\n"
             )
         parts.append(f"--{changeset}--\r\n\r\n--{batch}--\r\n".encode())
-        _, _, answer = self._send(
+        _, answer = self._send(
             "POST", f"{self.root}/$batch", body=b"".join(parts), content_type=f"multipart/mixed; boundary={batch}"
         )
         _check_batch_answer(answer)
