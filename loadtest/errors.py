@@ -4,6 +4,9 @@ error codes: one map of what each means, whichever client met it (like azure-dat
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 __all__ = [
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
@@ -15,6 +18,7 @@ __all__ = [
     "ToolError",
     "UsageError",
     "is_throttling",
+    "service_code",
 ]
 
 EXIT_OK = 0
@@ -50,6 +54,17 @@ CONNECTION_ERROR = "ConnectionError"
 def is_throttling(status: int, error_code: str | None) -> bool:
     """503, 504, and 500 only with OperationTimedOut: what the service answers over its targets."""
     return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
+
+
+def service_code(headers: Any, body: bytes | str) -> str | None:
+    """The service's error code of an answer: ``x-ms-error-code``, else its ``odata.error`` JSON body."""
+    code = headers.get("x-ms-error-code")
+    if code:
+        return code
+    try:
+        return json.loads(body)["odata.error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 class ServiceError(Exception):

@@ -68,9 +68,7 @@ class Bucket:
         self.errors.update(data.get("errors", {}))
 
     def add(self, other: Bucket) -> None:
-        for name in _COUNTERS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.errors.update(other.errors)
+        self.merge(other.to_dict())
 
 
 def fold(

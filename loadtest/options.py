@@ -64,6 +64,7 @@ def parse_mix(text: str, names: tuple[str, ...] = tuple(OPERATIONS), flag: str =
 
 
 def _mix(names: tuple[str, ...]) -> Parse:
+    """A mix as text (``read=60,upsert=40``) or as a mapping (a TableUser's ``mix`` attribute)."""
     return lambda flag, value: parse_mix(value if isinstance(value, str) else _show_mix(value), names, flag)
 
 
@@ -117,7 +118,7 @@ def _client(flag: str, value: Any) -> str:
 
 
 def _retry(flag: str, value: Any) -> RetryStrategy:
-    return value if isinstance(value, RetryStrategy) else parse_retry(str(value))
+    return parse_retry(str(value))
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,13 @@ from azure.data.tables._serialize import _add_entity_properties, _parameter_filt
 from geventhttpclient import HTTPClient
 
 from .auth import Auth, auth_for
-from .errors import CONNECTION_ERROR, ServiceError, is_throttling
+from .errors import CONNECTION_ERROR, ServiceError, is_throttling, service_code
 from .operations import Operation
 from .retry import RetryStrategy
 from .target import Target
 from .transport import AttemptHooks, Entity
 
-__all__ = ["RestTransport", "error_code"]
+__all__ = ["RestTransport", "body_of", "entity_of"]
 
 SERVICE_VERSION = "2019-02-02"
 JSON = "application/json"
@@ -49,17 +49,6 @@ _BATCH_METHOD = {
     ("update", "replace"): "PUT",
     ("delete", ""): "DELETE",
 }
-
-
-def error_code(status: int, headers: Any, body: bytes) -> str:
-    """The service's error code: ``x-ms-error-code``, else the ``odata.error`` body, else ``HTTP<status>``."""
-    code = headers.get("x-ms-error-code")
-    if code:
-        return code
-    try:
-        return json.loads(body)["odata.error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP{status}"
 
 
 def entity_of(row: dict[str, Any]) -> TableEntity:
@@ -166,7 +155,7 @@ class RestTransport:
                     continue
                 raise ServiceError(CONNECTION_ERROR, None) from err
             status = response.status_code
-            code = error_code(status, response, answer) if status >= 400 else None
+            code = (service_code(response, answer) or f"HTTP{status}") if status >= 400 else None
             self.hooks.on_attempt(status, code)
             if code is None:
                 return response, answer
@@ -283,13 +272,14 @@ def _check_batch_answer(answer: bytes) -> None:
 
 
 def _failure(status: int, body: bytes) -> tuple[str, int | None]:
+    """A failed changeset part: its error code, and the failing operation's index ("2:The specified entity…")."""
+    code = service_code({}, body) or f"HTTP{status}"
     try:
-        detail = json.loads(body)["odata.error"]
+        message = str(json.loads(body)["odata.error"]["message"]["value"])
     except (ValueError, KeyError, TypeError):
-        return f"HTTP{status}", None
-    message = str((detail.get("message") or {}).get("value", ""))
+        return code, None
     index, sep, _ = message.partition(":")
-    return detail.get("code") or f"HTTP{status}", int(index) if sep and index.isdigit() else None
+    return code, int(index) if sep and index.isdigit() else None
 
 
 def _nagle_off(sock: socket.socket) -> None:

@@ -4,7 +4,6 @@ account URL with Azure AD; and what a failure to reach or sign in to it means, i
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from azure.data.tables import TableClient, TableServiceClient
 from azure.data.tables._base_client import parse_connection_str
 
 from .azurite import EmbeddedAzurite, EmulatorProcess
-from .errors import CONNECTION_ERROR, RunError
+from .errors import CONNECTION_ERROR, RunError, service_code
 from .redact import AZURITE_ACCOUNT, redact
 
 if TYPE_CHECKING:
@@ -179,16 +178,8 @@ def _service_code(err: BaseException) -> str | None:
 
 
 def _code_in_response(response: Any) -> str | None:
-    """The code from ``x-ms-error-code`` or the OData error body (the SDK leaves some errors without it)."""
-    if response is None:
-        return None
-    code = response.headers.get("x-ms-error-code")
-    if code:
-        return code
-    try:
-        return json.loads(response.text())["odata.error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return None
+    """The code from the answer itself (the SDK leaves some errors without it)."""
+    return None if response is None else service_code(response.headers, response.text())
 
 
 def explain(err: Exception, target: Target) -> RunError:

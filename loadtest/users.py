@@ -211,9 +211,7 @@ class TableUser(User):
 def _options(settings: Settings, overrides: dict[str, Any]) -> argparse.Namespace:
     """The run's settings with a subclass's class attributes over them, as options to validate."""
     values = {k: v for k, v in settings.public().items() if k != "connection_string"}
-    for name, value in overrides.items():
-        values[name] = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value
-    return namespace(**values, connection_string=settings.connection_string)
+    return namespace(**{**values, **overrides}, connection_string=settings.connection_string)
 
 
 class HotPartitionUser(TableUser):
