@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from .errors import RunError
 from .redact import AZURITE_ACCOUNT, AZURITE_KEY
@@ -30,10 +30,10 @@ log = logging.getLogger(__name__)
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-def azurite_connection_string(port: int, host: str = "127.0.0.1") -> str:
+def azurite_connection_string(port: int, host: str = "127.0.0.1", scheme: str = "http") -> str:
     return (
-        f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};"
-        f"TableEndpoint=http://{host}:{port}/{AZURITE_ACCOUNT};"
+        f"DefaultEndpointsProtocol={scheme};AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};"
+        f"TableEndpoint={scheme}://{host}:{port}/{AZURITE_ACCOUNT};"
     )
 
 
@@ -115,17 +115,32 @@ class ChildProcess:
 
 
 class EmbeddedAzurite(ChildProcess):
-    """Azurite's table service from node_modules, in memory, on a free loopback port."""
+    """Azurite's table service from node_modules, in memory, on a free loopback port.
+
+    Optionally over HTTPS (``cert``: a PEM certificate and its key), with Azure AD tokens checked
+    (``oauth``: Azurite's ``basic`` level: audience, issuer and expiry, not the signature; HTTPS only),
+    and every request's headers in a debug log (``debug_log``).
+    """
 
     name = "Azurite table service"
 
+    def __init__(
+        self, *, cert: tuple[Path, Path] | None = None, oauth: bool = False, debug_log: Path | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.cert, self.oauth, self.debug_log = cert, oauth, debug_log
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.cert else "http"
+
     @property
     def connection_string(self) -> str:
-        return azurite_connection_string(self.port, self.host)
+        return azurite_connection_string(self.port, self.host, self.scheme)
 
     @property
     def endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}/{AZURITE_ACCOUNT}"
+        return f"{self.scheme}://{self.host}:{self.port}/{AZURITE_ACCOUNT}"
 
     def command(self) -> list[str]:
         if not shutil.which("node"):
@@ -148,6 +163,9 @@ class EmbeddedAzurite(ChildProcess):
             self.host,
             "--tablePort",
             str(self.port),
+            *(("--cert", str(self.cert[0]), "--key", str(self.cert[1])) if self.cert else ()),
+            *(("--oauth", "basic") if self.oauth else ()),
+            *(("--debug", str(self.debug_log)) if self.debug_log else ()),
         ]
 
 

@@ -8,10 +8,11 @@ exporters assume few names). Underneath, a transport (``--client``) speaks HTTP.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
-from itertools import islice
+from itertools import count, islice
 from typing import Any
 
 from locust.event import EventHook
@@ -53,8 +54,13 @@ class TableOperations:
         retry: RetryStrategy | None = None,
         seed: str | None = None,
         client: str = "fast",
+        request_ids: str | None = None,
     ) -> None:
+        """``request_ids``: the prefix of each operation's ``x-ms-client-request-id`` (``<run-id>-<stream>.``), followed
+        by its sequence number; a random prefix if not given."""
         self._fire = request_event.fire
+        self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
+        self._sequence = count(1)
         self._retries = self._throttled = 0
         self._backoff = 0.0
         self._started = 0.0
@@ -87,6 +93,7 @@ class TableOperations:
         """
         self._retries = self._throttled = 0
         self._backoff, self._first_ms = 0.0, None
+        self.transport.set_request_id(f"{self._request_ids}{next(self._sequence)}")
         context = {"partition": partition, "op_class": op.op_class, "entities": entities, **extra}
         start = self._started = time.perf_counter()
         result = exception = None

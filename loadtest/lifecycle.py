@@ -26,7 +26,7 @@ import gevent
 from locust.env import Environment
 from locust.runners import WorkerRunner
 
-from . import summary, webui
+from . import serverlogs, summary, webui
 from .config import Settings
 from .distributed import Cluster
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
@@ -161,6 +161,7 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
     one); workers of a real account take theirs from their own environment.
     """
     return {
+        "run_id": run.run_id,  # the workers' client request ids carry it
         "table": run.table.name,
         "seeded": run.seeded,
         "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
@@ -182,7 +183,13 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
     cluster.ledger.enabled = settings.verify
     _RUNS[environment] = StressRun(
-        settings=settings, target=target, table=table, metrics=cluster.metrics, ledger=cluster.ledger, cluster=cluster
+        settings=settings,
+        target=target,
+        table=table,
+        metrics=cluster.metrics,
+        ledger=cluster.ledger,
+        cluster=cluster,
+        run_id=data["run_id"],
     )
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
@@ -260,6 +267,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     results = assess(results)
     out = run.output_dir()
     results.write(out)
+    serverlogs.write(results, out)
     render(results, out)
     run.out, run.results = out, results
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))

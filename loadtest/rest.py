@@ -123,7 +123,11 @@ class RestTransport:
             "x-ms-version": SERVICE_VERSION,
             "DataServiceVersion": "3.0",
             "Accept": f"{JSON};odata=minimalmetadata",
+            "x-ms-client-request-id": "",
         }
+
+    def set_request_id(self, value: str) -> None:
+        self.headers["x-ms-client-request-id"] = value
 
     # --- one HTTP request, signed, sent, retried as the strategy says ---------------------------
 

@@ -1,7 +1,7 @@
 """The azure-data-tables transport (``--client sdk``): the latencies an application sees through the
 SDK, and the reference the lean REST client is tested against.
 
-The SDK silently ignores ``retry_policy=``; ``with_retry`` swaps ``StrategyRetryPolicy`` into the
+The SDK silently ignores ``retry_policy=``; ``with_policies`` swaps ``StrategyRetryPolicy`` into the
 client's ``policies`` list, the extension point it honours. ``raw_response_hook`` fires once per
 HTTP response (retries and result pages included).
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from azure.core import MatchConditions
 from azure.core.pipeline import PipelineResponse
-from azure.core.pipeline.policies import RetryPolicy
+from azure.core.pipeline.policies import RequestIdPolicy, RetryPolicy
 from azure.data.tables import TableClient, UpdateMode
 from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry policy for Tables
 
@@ -24,7 +24,7 @@ from .retry import RetryStrategy
 from .target import SDK_ERRORS, Target, error_code_of
 from .transport import AttemptHooks, Entity
 
-__all__ = ["SdkTransport", "StrategyRetryPolicy", "with_retry"]
+__all__ = ["SdkTransport", "StrategyRetryPolicy", "with_policies"]
 
 MODES = {"merge": UpdateMode.MERGE, "replace": UpdateMode.REPLACE}
 
@@ -61,10 +61,16 @@ class StrategyRetryPolicy(TablesRetryPolicy):
             transport.sleep(seconds)
 
 
-def with_retry(make_client: Callable[..., Any], policy: RetryPolicy, **kwargs: Any) -> Any:
-    """A client whose pipeline carries ``policy`` in place of the SDK's retry policy."""
+def with_policies(make_client: Callable[..., Any], retry: RetryPolicy, request_ids: RequestIdPolicy, **kwargs: Any) -> Any:
+    """A client whose pipeline carries ``retry`` and ``request_ids`` in place of the SDK's own retry and request id policies."""
     base = make_client(**kwargs)
-    policies = [policy if isinstance(p, RetryPolicy) else p for p in base._policies]  # the SDK's own list
+
+    def ours(policy: Any) -> Any:
+        if isinstance(policy, RetryPolicy):
+            return retry
+        return request_ids if isinstance(policy, RequestIdPolicy) else policy
+
+    policies = [ours(p) for p in base._policies]  # the SDK's own list
     base.close()
     return make_client(policies=policies, **kwargs)
 
@@ -82,7 +88,13 @@ class SdkTransport:
     def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
         self.hooks = hooks
         policy = StrategyRetryPolicy(retry, seed=seed, on_backoff=hooks.on_backoff)
-        self.client: TableClient = with_retry(lambda **kw: target.table(table, **kw), policy, raw_response_hook=self._answer)
+        self.request_ids = RequestIdPolicy()  # applied once per operation, before the retries: every attempt carries it
+        self.client: TableClient = with_policies(
+            lambda **kw: target.table(table, **kw), policy, self.request_ids, raw_response_hook=self._answer
+        )
+
+    def set_request_id(self, value: str) -> None:
+        self.request_ids.set_request_id(value)
 
     def _answer(self, pipeline_response: PipelineResponse) -> None:
         response = pipeline_response.http_response

@@ -5,7 +5,8 @@ the default) and ``sdk.SdkTransport`` (azure-data-tables, the reference). Both r
 ``errors.ServiceError`` classified by the service's error code, retry as the run's
 ``RetryStrategy`` says (per HTTP request, so a query's pages are not restarted), and report
 every answer and every wait to the hooks, so that attempts, throttled attempts and backoff
-are counted alike.
+are counted alike. Every attempt carries the operation's client request id, the key that joins
+the run to the service's own logs (``StorageTableLogs.ClientRequestId``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class AttemptHooks(Protocol):
 
 class Transport(Protocol):
     """One user's connection to one table. Entities come back as azure-data-tables' ``TableEntity``."""
+
+    def set_request_id(self, value: str) -> None:
+        """The ``x-ms-client-request-id`` every attempt of the next operation carries (its pages too)."""
 
     def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any: ...
 

@@ -29,6 +29,7 @@ from .keys import row_key, row_key_maker
 from .lifecycle import current_run
 from .operations import OPERATIONS
 from .options import namespace
+from .serverlogs import request_id_prefix
 
 __all__ = ["TableUser", "HotPartitionUser"]
 
@@ -110,6 +111,7 @@ class TableUser(User):
             retry=settings.retry,
             seed=f"{settings.key_seed}:retry:{stream}",
             client=settings.client,
+            request_ids=f"{request_id_prefix(run.run_id)}{stream}.",
         )
 
     def on_stop(self) -> None:

@@ -1,0 +1,85 @@
+"""The server-side join: every attempt carries the run's client request id, and server-logs.kql selects by it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from test_cli import SHORT, results_of
+
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.results import RunInfo
+from loadtest.serverlogs import FILE, query, request_id_prefix
+
+# Azurite's debug log: one line per request with its headers as JSON
+LOGGED_ID = re.compile(r'RequestHeaders:\{.*?"x-ms-client-request-id":"([^"]*)"')
+
+
+def info(**fields) -> RunInfo:
+    base = dict(
+        id="20261122-101500-ab12",
+        started="2026-11-22T10:15:00+00:00",
+        duration_s=60.0,
+        target_kind="connection-string",
+        table="stress1",
+        seeded=100,
+        partition_target=2000,
+        account_target=20000,
+        profile="current",
+    )
+    return RunInfo(**{**base, **fields})
+
+
+def test_the_query_selects_the_runs_requests_in_a_window_around_the_run():
+    text = query(info())
+    assert 'let run = "20261122-101500-ab12-";' in text
+    assert "| where ClientRequestId startswith run" in text
+    # five minutes either side of the 60-s run
+    assert "between (datetime(2026-11-22T10:10:00+00:00) .. datetime(2026-11-22T10:21:00+00:00))" in text
+    assert "by second = bin(TimeGenerated, 1s), PartitionKey, OperationName" in text
+    for column in ("ServerLatencyMs", "DurationMs", "StatusText", "ObjectKey", "Uri"):
+        assert column in text
+    assert query(info(id="20261122-101500-ffff")) != text
+
+
+@pytest.fixture
+def logged_azurite(tmp_path):
+    """An Azurite of its own that logs every request's headers."""
+    log = tmp_path / "azurite-debug.log"
+    with EmbeddedAzurite(debug_log=log) as server:
+        server.log = log
+        yield server
+
+
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_every_attempt_carries_the_runs_client_request_id(loadtest, logged_azurite, tmp_path, client):
+    out = tmp_path / "out"
+    done = loadtest(
+        "run",
+        *SHORT,
+        "--client",
+        client,
+        "--mix",
+        "read=40,upsert=20,insert=10,scan=10,batch=10,update-etag=10",
+        "--batch-size",
+        "10",
+        "--out",
+        str(out),
+        "--connection-string",
+        logged_azurite.connection_string,
+    )
+    assert done.code == 0, done.output
+    data = results_of(out)
+    prefix = request_id_prefix(data["run"]["id"])
+    ids = [m.group(1) for m in LOGGED_ID.finditer(logged_azurite.log.read_text())]
+    ours = [i for i in ids if i.startswith(prefix)]
+    operations = sum(row["requests"] for row in data["partitions"] if row["op_class"] != "ALL")
+    assert operations > 50
+    # every attempt the run counted reached the service under the run's prefix, one id per operation
+    assert len(ours) == data["attempts"]
+    assert len(set(ours)) == operations
+    assert all(re.fullmatch(re.escape(prefix) + r"\d+\.\d+\.\d+", i) for i in ours)
+    kql = (out / FILE).read_text()
+    assert f'let run = "{prefix}";' in kql
+    assert json.loads((out / "results.json").read_text())["run"]["id"] in (out / "report.html").read_text()
