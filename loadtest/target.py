@@ -89,7 +89,10 @@ class Target:
         if self._credential is None:
             from azure.identity import DefaultAzureCredential
 
-            self._credential = DefaultAzureCredential()
+            try:
+                self._credential = DefaultAzureCredential()
+            except ValueError as err:  # e.g. an AZURE_CLIENT_ID that is not an application id
+                raise RunError(f"Azure AD sign-in (DefaultAzureCredential) is misconfigured: {redact(str(err))}") from err
         return self._credential
 
     def sdk_credential(self) -> AzureNamedKeyCredential | AzureSasCredential | TokenCredential:
