@@ -30,6 +30,13 @@ RAMP_S = 4
 STARTUP_S = 6  # loadtest run: imports, opens and re-seeds the table, starts Locust
 MIX = {"read": "read=1", "upsert": "upsert=1", "batch": "batch=1", "scan": "scan=1"}
 ENTITIES = {"read": 1, "upsert": 1, "batch": 100, "scan": 100}
+#: The emulator side: ``--client fast`` through the throttling emulator, budgets far above the load (nothing throttled).
+EMULATOR_ARGS = ("--emulate-throttling", "--emulator-partition-rate", "1e9", "--emulator-account-rate", "1e9")
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (the emulator of a run with ``--emulate-throttling``)."""
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -152,7 +159,8 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
                 "loadtest",
                 "run",
                 "--client",
-                side,
+                "fast" if side == "emulator" else side,
+                *(EMULATOR_ARGS if side == "emulator" else ()),
                 "-u",
                 str(args.users),
                 "-r",
@@ -184,10 +192,11 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
             time.sleep(start)
             t0 = int(time.time()) + 1
             time.sleep(t0 - time.time())
-            c0, a0 = cpu_seconds(child.pid), cpu_seconds(azurite.pid)
+            proxy = children(child.pid)
+            c0, a0, e0 = cpu_seconds(child.pid), cpu_seconds(azurite.pid), sum(map(cpu_seconds, proxy))
             time.sleep(args.seconds)
             t1 = int(time.time())
-            c1, a1 = cpu_seconds(child.pid), cpu_seconds(azurite.pid)
+            c1, a1, e1 = cpu_seconds(child.pid), cpu_seconds(azurite.pid), sum(map(cpu_seconds, proxy))
             stdout, _ = child.communicate(timeout=seconds + 120)
         finally:
             if child.poll() is None:
@@ -206,13 +215,16 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
         "cpu_ms_per_op": 1000 * (c1 - c0) / max(ops, 1),
         "client_cpu": (c1 - c0) / window,
         "azurite_cpu": (a1 - a0) / window,
+        "emulator_cpu": (e1 - e0) / window,
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", default="read,upsert,batch,scan", help="comma list of read, upsert, batch, scan")
-    parser.add_argument("--sides", default="floor,fast,sdk")
+    parser.add_argument(
+        "--sides", default="floor,fast,sdk,emulator", help="floor, fast, sdk, emulator (fast through the throttling emulator)"
+    )
     parser.add_argument("--users", type=int, default=32)
     parser.add_argument("--seconds", type=int, default=15, help="the measured steady window")
     parser.add_argument("--rows", type=int, default=2000, help="entities seeded (reads, upserts and scans address them)")
@@ -233,11 +245,21 @@ def main() -> int:
         figures = {side: measure(side, op, args) for side in args.sides.split(",")}
         base = figures.get("floor")
         for side, f in figures.items():
+            if side == "emulator":
+                continue
             ratio = f"{f['cpu_ms_per_op'] / base['cpu_ms_per_op']:.2f}" if base else "-"
             served = f"{f['ops_s'] / base['ops_s']:.0%}" if base else "-"
             print(
                 f"{op:<9} {side:<6} {f['ops_s']:>8,.0f} {f['ops_s'] * ENTITIES[op]:>11,.0f} {f['client_cpu']:>10.0%} "
                 f"{f['cpu_ms_per_op']:>10.3f} {ratio:>8} {served:>13} {f['azurite_cpu']:>12.0%}",
+                flush=True,
+            )
+        if "emulator" in figures and "fast" in figures:
+            proxied, direct = figures["emulator"], figures["fast"]
+            print(
+                f"{op:<9} {'emulator':<6} {proxied['ops_s']:>8,.0f} ops/s through the throttling emulator = "
+                f"{proxied['ops_s'] / direct['ops_s']:.0%} of fast direct; emulator CPU {proxied['emulator_cpu']:.0%}, "
+                f"client CPU {proxied['client_cpu']:.0%}, Azurite CPU {proxied['azurite_cpu']:.0%}",
                 flush=True,
             )
     return 0

@@ -124,7 +124,8 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
 
 
 def emulate(ns: argparse.Namespace) -> int:
-    from .emulator import Budgets, serve
+    from .emulator import Budgets
+    from .emulator_relay import serve
 
     budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
     serve(ns.upstream, ns.host, whole(minimum=1, maximum=65535)("--port", ns.port), budgets)

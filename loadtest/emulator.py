@@ -1,6 +1,6 @@
 """A throttling emulator in front of Azurite: token buckets of entities/s per PartitionKey and per account.
 
-Azurite never throttles. This HTTP proxy (gevent's WSGI server, loopback only) counts each
+Azurite never throttles. This HTTP proxy (``emulator_wire``, loopback only) counts each
 request's entities as the docs count them (a batch = its operations; a query = the entities
 it returns, charged when the answer comes back) against a token bucket per PartitionKey and
 one for the account. Over budget it answers as Azure does: 503 with ``x-ms-error-code:
@@ -24,32 +24,19 @@ from __future__ import annotations
 import json
 import random
 import re
-import threading
 import time
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "ThrottlingProxy", "charge_of"]
+__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "Throttle", "charge_of"]
 
 _POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
 _FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
 _BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
 _BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_HOP_BY_HOP = {
-    "connection",
-    "keep-alive",
-    "transfer-encoding",
-    "te",
-    "upgrade",
-    "proxy-connection",
-    "content-length",
-    "host",
-    "content-encoding",
-}
+_TIMED_OUT = "Operation could not be completed within the specified time."
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,101 +169,63 @@ class PartitionLayer:
         self.splits.append((now, at))
 
 
-class ThrottlingProxy:
-    """The WSGI app: budgets, the 503/500 answers, and pass-through to ``upstream``."""
+class Throttle:
+    """The budgets' decisions on requests: refuse one as Azure does over budget, or let it through and charge it.
 
-    def __init__(self, upstream: str, budgets: Budgets, *, seed: int | None = None) -> None:
-        self.upstream = upstream.rstrip("/")
+    The wire (``emulator_wire``) hands it each request's line and body, and each query's answer.
+    """
+
+    def __init__(self, budgets: Budgets, *, seed: int | None = None) -> None:
         b = budgets
         self.layer = PartitionLayer(b.server_rate, b.lb_delay, b.lb_offline) if b.server_rate else None
         self.partition_rate, self.account = b.partition_rate, Budget(b.account_rate)
         self.partitions: dict[str, Budget] = {}
         self.timeout_share = b.timeout_share
         self.rng = random.Random(seed)
-        import urllib3  # here, not at the top: the budgets above are imported before Locust patches ssl
 
-        self.http = urllib3.PoolManager(maxsize=64, retries=False)
-        self.lock = threading.Lock()
+    def refusal(self, method: str, path: str, query: str, body: bytes) -> tuple[bytes | None, str | None]:
+        """(Azure's whole over-budget answer, or None to let the request through; the PartitionKey of a query,
+        to charge its answer)."""
+        pk, entities = charge_of(method, path, query, body)
+        if (entities or method == "GET") and self._over(pk, entities):
+            return self._busy(), None
+        return None, pk if method == "GET" and entities == 0 else None
+
+    def answered(self, pk: str, status: int, body: bytes) -> None:
+        """A query's answer: charged the entities it returned (what it scanned)."""
+        if status == 200:
+            try:
+                self._charge(pk, len(json.loads(body).get("value", [])))
+            except (ValueError, AttributeError):
+                pass
 
     def _over(self, pk: str | None, entities: int) -> bool:
         now = time.monotonic()
-        with self.lock:
-            partition = self.partitions.setdefault(pk, Budget(self.partition_rate)) if pk is not None else None
-            if not self.account.has(now) or (partition is not None and not partition.has(now)):
-                return True
-            if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
-                return True
-            self.account.take(entities)
-            if partition is not None:
-                partition.take(entities)
-            return False
+        partition = self.partitions.setdefault(pk, Budget(self.partition_rate)) if pk is not None else None
+        if not self.account.has(now) or (partition is not None and not partition.has(now)):
+            return True
+        if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
+            return True
+        self.account.take(entities)
+        if partition is not None:
+            partition.take(entities)
+        return False
 
-    def _charge(self, pk: str | None, entities: int) -> None:
-        with self.lock:
-            self.account.take(entities)
-            if pk is not None:
-                self.partitions.setdefault(pk, Budget(self.partition_rate)).take(entities)
-                if self.layer is not None:
-                    self.layer.charge(pk, entities)
+    def _charge(self, pk: str, entities: int) -> None:
+        self.account.take(entities)
+        self.partitions.setdefault(pk, Budget(self.partition_rate)).take(entities)
+        if self.layer is not None:
+            self.layer.charge(pk, entities)
 
-    def _busy(self, start_response: Any) -> Iterable[bytes]:
-        timeout = self.rng.random() < self.timeout_share
-        code, status = (
-            ("OperationTimedOut", "500 Internal Server Error") if timeout else ("ServerBusy", "503 Service Unavailable")
-        )
-        message = "Operation could not be completed within the specified time." if timeout else "The server is busy."
+    def _busy(self) -> bytes:
+        """503 ServerBusy (or, for ``timeout_share`` of them, 500 OperationTimedOut), as the service words them."""
+        if self.rng.random() < self.timeout_share:
+            code, status, message = "OperationTimedOut", "500 Internal Server Error", _TIMED_OUT
+        else:
+            code, status, message = "ServerBusy", "503 Service Unavailable", "The server is busy."
         body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
-        start_response(
-            status,
-            [
-                ("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"),
-                ("x-ms-error-code", code),
-                ("Content-Length", str(len(body))),
-            ],
+        head = (
+            f"HTTP/1.1 {status}\r\nContent-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n"
+            f"x-ms-error-code: {code}\r\nContent-Length: {len(body)}\r\n\r\n"
         )
-        return [body]
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        method, path, query = environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", "")
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"].read(length) if length else b""
-        pk, entities = charge_of(method, path, query, body)
-        if (entities or method == "GET") and self._over(pk, entities):
-            return self._busy(start_response)
-        headers = {k[5:].replace("_", "-").title(): v for k, v in environ.items() if k.startswith("HTTP_")}
-        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            if environ.get(name):
-                headers[name.replace("_", "-").title()] = environ[name]
-        headers = {k: v for k, v in headers.items() if k.lower() not in _HOP_BY_HOP or k.lower() == "content-length"}
-        headers["Accept-Encoding"] = "identity"
-        url = self.upstream + environ.get("RAW_URI", path + (f"?{query}" if query else ""))
-        answer = self.http.request(method, url, body=body or None, headers=headers, preload_content=True, redirect=False)
-        data = answer.data
-        if method == "GET" and pk is not None and answer.status == 200 and not _POINT.search(unquote(path)):
-            try:
-                self._charge(pk, len(json.loads(data).get("value", [])))  # a query: charged what it scanned
-            except (ValueError, AttributeError):
-                pass
-        out = [(k, v) for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP]
-        out.append(("Content-Length", str(len(data))))
-        start_response(f"{answer.status} {answer.reason or ''}".strip(), out)
-        return [data]
-
-
-def serve(upstream: str, host: str, port: int, budgets: Budgets) -> None:
-    """Run the proxy until killed (``loadtest emulator``)."""
-    import socket
-
-    from gevent.pywsgi import WSGIServer
-
-    proxy = ThrottlingProxy(upstream, budgets)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # Nagle off (inherited by accepted sockets)
-    listener.bind((host, port))
-    listener.listen(1024)
-    print(
-        f"emulator: http://{host}:{port} -> {upstream} (partition {proxy.partition_rate:g}/s, account {proxy.account.rate:g}/s)",
-        flush=True,
-    )
-    WSGIServer(listener, proxy, log=None).serve_forever()
+        return head.encode() + body

@@ -8,8 +8,14 @@ import time
 import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
+from test_rest import Hooks
 
+from loadtest.azurite import EmbeddedAzurite
 from loadtest.emulator import Budget, Budgets, charge_of
+from loadtest.errors import CONNECTION_ERROR, ServiceError
+from loadtest.operations import OPERATIONS
+from loadtest.rest import RestTransport
+from loadtest.retry import parse_retry
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
 
@@ -196,3 +202,29 @@ def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
         table.drop()
     finally:
         target.close()
+
+
+def test_the_relay_passes_every_kind_of_answer_and_a_dead_upstream_is_a_connection_error(tmp_path):
+    """Through the emulator (budgets far above the load): point and paged queries (chunked or not), batches,
+    errors; then Azurite killed: the client sees what it would see without the emulator."""
+    with EmbeddedAzurite() as azurite:
+        target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
+            Budgets(partition_rate=10**9, account_rate=10**9)
+        )
+        try:
+            table = TestTable.open(target)
+            client = RestTransport(target=target, table=table.name, retry=parse_retry("none"), seed=None, hooks=Hooks())
+            rows = [{"PartitionKey": "p", "RowKey": f"{i:04d}", "v": "x" * 500} for i in range(250)]
+            for start in range(0, 250, 100):
+                client.batch([(OPERATIONS["insert"], row) for row in rows[start : start + 100]])
+            assert sum(1 for _ in client.query("PartitionKey eq @p", {"p": "p"}, select=None, page_size=60)) == 250
+            assert client.get("p", "0007")["v"] == "x" * 500
+            with pytest.raises(ServiceError) as missing:
+                client.get("p", "nope")
+            assert missing.value.code == "ResourceNotFound"
+            azurite.stop()
+            with pytest.raises(ServiceError) as dead:
+                client.get("p", "0007")
+            assert dead.value.code == CONNECTION_ERROR
+        finally:
+            target.close()
