@@ -219,9 +219,34 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
     }
 
 
+def seeding(args: argparse.Namespace) -> dict[str, float]:
+    """``TestTable.seed`` of ``--seed-rows`` 1-KiB entities under one PartitionKey into a fresh Azurite."""
+    from loadtest.azurite import EmbeddedAzurite
+    from loadtest.entities import EntityShape
+    from loadtest.keys import key_strategy
+    from loadtest.table import TestTable
+    from loadtest.target import resolve_target
+
+    with EmbeddedAzurite() as azurite:
+        table = TestTable.open(resolve_target(connection_string=azurite.connection_string))
+        c0, a0, t0 = cpu_seconds(os.getpid()), cpu_seconds(azurite.pid), time.perf_counter()
+        written = table.seed(key_strategy("single"), args.seed_rows, EntityShape.for_size(1024), progress=False)
+        c1, a1, elapsed = cpu_seconds(os.getpid()), cpu_seconds(azurite.pid), time.perf_counter() - t0
+        table.drop()
+    return {
+        "entities_s": written / elapsed,
+        "seconds": elapsed,
+        "client_cpu": (c1 - c0) / elapsed,
+        "azurite_cpu": (a1 - a0) / elapsed,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ops", default="read,upsert,batch,scan", help="comma list of read, upsert, batch, scan")
+    parser.add_argument(
+        "--ops", default="read,upsert,batch,scan,seed", help="comma list of read, upsert, batch, scan, seed (seeding)"
+    )
+    parser.add_argument("--seed-rows", type=int, default=100_000, help="entities the seeding measure writes")
     parser.add_argument(
         "--sides", default="floor,fast,sdk,emulator", help="floor, fast, sdk, emulator (fast through the throttling emulator)"
     )
@@ -241,8 +266,21 @@ def main() -> int:
         f"{'operation':<9} {'side':<6} {'ops/s':>8} {'entities/s':>11} {'client CPU':>10} {'ms CPU/op':>10} "
         f"{'x floor':>8} {'served/floor':>13} {'Azurite CPU':>12}"
     )
+    floor_batch: dict[str, float] | None = None
     for op in args.ops.split(","):
+        if op == "seed":
+            floor_batch = floor_batch or measure("floor", "batch", args)
+            seeded = seeding(args)
+            print(
+                f"seeding {args.seed_rows:,} x 1 KiB under one PartitionKey: {seeded['entities_s']:,.0f} entities/s "
+                f"in {seeded['seconds']:.1f} s = {seeded['entities_s'] / (floor_batch['ops_s'] * 100):.0%} of the floor's "
+                f"batch rate ({floor_batch['ops_s'] * 100:,.0f} entities/s); client CPU {seeded['client_cpu']:.0%}, "
+                f"Azurite CPU {seeded['azurite_cpu']:.0%}",
+                flush=True,
+            )
+            continue
         figures = {side: measure(side, op, args) for side in args.sides.split(",")}
+        floor_batch = figures.get("floor") if op == "batch" else floor_batch
         base = figures.get("floor")
         for side, f in figures.items():
             if side == "emulator":

@@ -13,15 +13,18 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
+from gevent.pool import Pool
 
 from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes
-from .errors import RunError
+from .errors import RunError, ServiceError
 from .keys import KeyStrategy
+from .operations import OPERATIONS
+from .rest import RestTransport
+from .retry import parse_retry
 from .target import SDK_ERRORS, Target, explain
 
 if TYPE_CHECKING:
@@ -30,7 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["TestTable", "unique_table_name"]
 
 log = logging.getLogger(__name__)
-SEED_CONCURRENCY = 4
+SEED_CONCURRENCY = 8  # batches in flight: enough to keep a partition server (or Azurite) busy
+SEED_RETRY = "exponential:5,0.5,0.1,5"  # seeding a real account may meet throttling: wait it out
+UPSERT = OPERATIONS["upsert"]
 
 
 def unique_table_name() -> str:
@@ -75,7 +80,8 @@ class TestTable:
             raise explain(err, target) from err
 
     def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
-        """Write the strategy's ``count`` seeded entities, in entity group transactions per PartitionKey, in parallel."""
+        """Write the strategy's ``count`` seeded entities: upserts in entity group transactions per PartitionKey,
+        ``SEED_CONCURRENCY`` at a time, through the lean REST client (the cheapest path to the service)."""
         per_batch = MAX_BATCH_OPERATIONS
         while per_batch > 1 and batch_bytes(shape, per_batch) > MAX_BATCH_BYTES:
             per_batch //= 2
@@ -86,24 +92,30 @@ class TestTable:
         batches = [
             (pk, rows[start : start + per_batch]) for pk, rows in by_partition.items() for start in range(0, len(rows), per_batch)
         ]
-        client = self.target.admin.table(self.name, retries=3)
+        clients: list[RestTransport] = []
         self.seeded = 0
 
         def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
             pk, rows = batch
-            client.submit_transaction([("upsert", shape.entity(pk, rk, i % 100)) for rk, i in rows])
+            client = clients.pop() if clients else self._seeding_client()
+            client.batch([(UPSERT, shape.entity(pk, rk, i % 100)) for rk, i in rows])
+            clients.append(client)  # kept for the next batch (one keep-alive connection per greenlet)
             return len(rows)
 
         try:
-            with ThreadPoolExecutor(SEED_CONCURRENCY) as pool, _progress(progress, count, keys.spec) as advance:
-                for written in pool.map(write, batches):
+            with _progress(progress, count, keys.spec) as advance:
+                for written in Pool(SEED_CONCURRENCY).imap_unordered(write, batches):
                     self.seeded += written
                     advance(written)
-        except SDK_ERRORS as err:
+        except ServiceError as err:
             raise explain(err, self.target) from err
         finally:
-            client.close()
+            for client in clients:
+                client.close()
         return self.seeded
+
+    def _seeding_client(self) -> RestTransport:
+        return RestTransport(target=self.target.admin, table=self.name, retry=parse_retry(SEED_RETRY), seed=None, hooks=_Quiet())
 
     def count(self, partition_key: str | None = None) -> int:
         """Entities in the table (or one partition), read back through the service."""
@@ -128,6 +140,16 @@ class TestTable:
             self.created = False
         except SDK_ERRORS as err:
             log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
+
+
+class _Quiet:
+    """Seeding's attempt hooks: nothing is counted (seeding is not the load)."""
+
+    def on_attempt(self, status: int, error_code: str | None) -> None:
+        pass
+
+    def on_backoff(self, seconds: float) -> None:
+        pass
 
 
 class _progress:

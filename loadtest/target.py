@@ -22,7 +22,7 @@ from azure.data.tables import TableClient, TableServiceClient
 from azure.data.tables._base_client import parse_connection_str
 
 from .azurite import EmbeddedAzurite, EmulatorProcess
-from .errors import CONNECTION_ERROR, RunError, service_code
+from .errors import CONNECTION_ERROR, RunError, ServiceError, service_code
 from .redact import AZURITE_ACCOUNT, redact
 
 if TYPE_CHECKING:
@@ -186,7 +186,17 @@ def _code_in_response(response: Any) -> str | None:
 
 
 def explain(err: Exception, target: Target) -> RunError:
-    """One line for a failure to reach or sign in to the target, with no secret in it."""
+    """One line for a failure to reach or sign in to the target, with no secret in it (an SDK error, or the
+    lean client's ``ServiceError``)."""
+    if isinstance(err, ServiceError):
+        if err.code == CONNECTION_ERROR:
+            cause = err.__cause__
+            return RunError(f"cannot reach {target.endpoint}: {redact(str(cause or err).splitlines()[0])[:200]}")
+        if err.status == 403:
+            return RunError(
+                f"{target.endpoint} refused the credentials (403 {err.code}): check the account key, SAS or role assignment"
+            )
+        return RunError(f"{target.endpoint} answered {err.status} {err.code}")
     if isinstance(err, ServiceRequestError):
         reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         return RunError(f"cannot reach {target.endpoint}: {redact(reason)[:200]}")
