@@ -87,6 +87,7 @@ class SdkTransport:
 
     def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
         self.hooks = hooks
+        self.last: tuple[int, str | None] = (0, None)  # the last answer's status and error code
         policy = StrategyRetryPolicy(retry, seed=seed, on_backoff=hooks.on_backoff)
         self.request_ids = RequestIdPolicy()  # applied once per operation, before the retries: every attempt carries it
         self.client: TableClient = with_policies(
@@ -98,7 +99,8 @@ class SdkTransport:
 
     def _answer(self, pipeline_response: PipelineResponse) -> None:
         response = pipeline_response.http_response
-        self.hooks.on_attempt(response.status_code, response.headers.get("x-ms-error-code"))
+        self.last = (response.status_code, response.headers.get("x-ms-error-code"))
+        self.hooks.on_attempt(*self.last)
 
     def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
         return _call(lambda: self.client.get_entity(pk, rk, select=select))
@@ -115,6 +117,9 @@ class SdkTransport:
 
     def delete(self, pk: str, rk: str) -> None:
         _call(lambda: self.client.delete_entity(pk, rk))
+        status, code = self.last
+        if status == 404:  # the SDK returns quietly; the service answered ResourceNotFound, and the run counts what it answered
+            raise ServiceError(code or "ResourceNotFound", status)
 
     def query(
         self,
