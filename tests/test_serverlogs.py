@@ -7,6 +7,7 @@ import re
 
 import pytest
 from test_cli import SHORT, results_of
+from test_results import run_info
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.results import RunInfo
@@ -17,18 +18,7 @@ LOGGED_ID = re.compile(r'RequestHeaders:\{.*?"x-ms-client-request-id":"([^"]*)"'
 
 
 def info(**fields) -> RunInfo:
-    base = dict(
-        id="20261122-101500-ab12",
-        started="2026-11-22T10:15:00+00:00",
-        duration_s=60.0,
-        target_kind="connection-string",
-        table="stress1",
-        seeded=100,
-        partition_target=2000,
-        account_target=20000,
-        profile="current",
-    )
-    return RunInfo(**{**base, **fields})
+    return run_info(**{"id": "20261122-101500-ab12", "started": "2026-11-22T10:15:00+00:00", "duration_s": 60.0, **fields})
 
 
 def test_the_query_selects_the_runs_requests_in_a_window_around_the_run():
