@@ -230,10 +230,15 @@ ALL_OPERATIONS = (
 )
 
 
-@pytest.mark.parametrize("strategy", ["hash-prefix:4", "guid", "template:{event:3}__{day:2}"])
-def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_path, strategy):
+@pytest.mark.parametrize(
+    "strategy,client",
+    [("hash-prefix:4", "fast"), ("guid", "fast"), ("template:{event:3}__{day:2}", "fast"), ("hash-prefix:4", "sdk")],
+)
+def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_path, strategy, client):
     done = loadtest(
         "run",
+        "--client",
+        client,
         "-t",
         "5s",
         "-u",

@@ -18,10 +18,13 @@ from loadtest.table import TestTable
 WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
 
 
-def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite, target, tmp_path):
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite, target, tmp_path, client):
     stats_file = tmp_path / "locust-stats.json"  # Locust's --json-file adds the .json itself
     done = loadtest(
         "run",
+        "--client",
+        client,
         "--workers",
         "2",
         "-t",

@@ -72,12 +72,17 @@ def test_the_sdk_with_its_own_retry_policy_raises_what_azure_raises(throttled):
     assert client.get_entity("hot", "1")["RowKey"] == "1"  # the budget refills
 
 
-@pytest.mark.parametrize("retry,failures_expected", [("none", True), ("exponential:8,0.2,0.05,2", False)])
+@pytest.mark.parametrize(
+    "retry,failures_expected,client",
+    [("none", True, "fast"), ("exponential:8,0.2,0.05,2", False, "fast"), ("exponential:8,0.2,0.05,2", False, "sdk")],
+)
 def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_complete(
-    loadtest, azurite, tmp_path, retry, failures_expected
+    loadtest, azurite, tmp_path, retry, failures_expected, client
 ):
     done = loadtest(
         "run",
+        "--client",
+        client,
         "-t",
         "8s",
         "-u",
