@@ -17,6 +17,7 @@ from typing import NoReturn
 from .config import Settings
 from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
 from .options import CONNECTION_STRING_ENV, EMULATOR_OPTIONS, FROM_FLAG_ENV, OPTIONS, add_options
+from .outputs import check_out
 from .parsers import parse_duration, positive, whole
 
 __all__ = ["main"]
@@ -97,7 +98,9 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     positive("--spawn-rate", ns.spawn_rate)
     whole()("--workers", ns.workers)
     parse_duration(ns.duration)
-    Settings.from_options(ns)  # every rule checked before anything starts
+    settings = Settings.from_options(ns)  # every rule checked before anything starts
+    if settings.out:
+        check_out(settings.out, overwrite=settings.overwrite)
     if ns.connection_string:
         os.environ[CONNECTION_STRING_ENV] = ns.connection_string
         os.environ[FROM_FLAG_ENV] = "1"  # so the log names where the target came from

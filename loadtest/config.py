@@ -44,6 +44,7 @@ class Settings:
     account_target: int
     fail_on: tuple[FindingKind, ...]
     out: str
+    overwrite: bool
     connection_string: str
     account_url: str
     table: str

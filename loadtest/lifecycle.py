@@ -26,18 +26,19 @@ import gevent
 from locust.env import Environment
 from locust.runners import WorkerRunner
 
-from . import serverlogs, summary, webui
+from . import summary, webui, wrapup
 from .config import Settings
 from .distributed import Cluster
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, namespace
+from .outputs import check_out
 from .redact import redact
 from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
-from .verdict import assess, checks_for, exit_code
+from .verdict import checks_for, exit_code
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
@@ -119,6 +120,8 @@ def register(environment: Environment) -> StressRun | None:
     target = table = None
     try:
         settings = Settings.from_options(environment.parsed_options)
+        if settings.out:
+            check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
         log.info("Target: %s", _target_source(environment.parsed_options, settings))
         target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
         if settings.emulator:
@@ -229,8 +232,6 @@ def _apply_form(run: StressRun, environment: Environment) -> None:
 
 
 def _on_test_stop(run: StressRun, environment: Environment) -> None:
-    from .report import render
-
     if not run.started:
         return
     # until the outputs are written, this run has failed (a crash below must not exit 0)
@@ -255,13 +256,10 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         settings=settings.public(),
     )
     results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())
-    if settings.verify:
-        results.integrity = verify(run.ledger, run.table.keys())
-    results = assess(results)
+    read_back = (lambda: verify(run.ledger, run.table.keys())) if settings.verify else None
     out = run.output_dir()
-    results.write(out)
-    serverlogs.write(results, out)
-    render(results, out)
+    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back):
+        return
     run.out, run.results = out, results
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code

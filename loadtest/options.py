@@ -228,6 +228,7 @@ OPTIONS: tuple[Option, ...] = (
         lambda kinds: ",".join(k.lower() for k in kinds) or "never",
     ),
     Option(("--out",), "folder for report.html, results.json and timeseries.csv (default reports/<run-id>)"),
+    Option(("--overwrite",), "let --out replace an earlier run's files", False, switch),
     Option(
         ("--connection-string",),
         f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",

@@ -8,6 +8,7 @@ report only reads. Nothing heavy stands behind this module.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .operations import OpClass
+from .outputs import write_text
 
 __all__ = [
     "OTHER",
@@ -61,6 +63,8 @@ class FindingKind(StrEnum):
     GENERATOR_BOUND = "GENERATOR_BOUND"
     WORKER_LOST = "WORKER_LOST"
     LOST_WRITES = "LOST_WRITES"
+    TARGET_LOST = "TARGET_LOST"
+    INCOMPLETE = "INCOMPLETE"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,6 +137,7 @@ class Results:
     key_ranges: list[dict[str, Any]] = field(default_factory=list)  # per second: entities of untracked keys by range
     retry: dict[str, Any] = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
     integrity: dict[str, Any] = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
+    incomplete: list[dict[str, Any]] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
     schema: int = SCHEMA_VERSION
 
     # --- the interchange form -------------------------------------------------------------
@@ -160,6 +165,7 @@ class Results:
             key_ranges=list(data.get("key_ranges", [])),
             retry=dict(data.get("retry", {})),
             integrity=dict(data.get("integrity", {})),
+            incomplete=list(data.get("incomplete", [])),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 
@@ -172,15 +178,15 @@ class Results:
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
     def write(self, out: Path) -> None:
-        """results.json and timeseries.csv (one row per second x partition x op class)."""
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(self.to_json(), encoding="utf-8")
-        with (out / "timeseries.csv").open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=TIMESERIES_FIELDS)
-            writer.writeheader()
-            for row in self.timeseries:
-                errors = ";".join(f"{code}:{n}" for code, n in sorted(row["errors"].items()))
-                writer.writerow({**row, "errors": errors})
+        """results.json and timeseries.csv (one row per second x partition x op class), each written whole."""
+        write_text(out / "results.json", self.to_json())
+        table = io.StringIO()
+        writer = csv.DictWriter(table, fieldnames=TIMESERIES_FIELDS)
+        writer.writeheader()
+        for row in self.timeseries:
+            errors = ";".join(f"{code}:{n}" for code, n in sorted(row["errors"].items()))
+            writer.writerow({**row, "errors": errors})
+        write_text(out / "timeseries.csv", table.getvalue())
 
     # --- questions the verdict, the report and compare ask -----------------------------------
 

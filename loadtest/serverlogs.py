@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from .outputs import write_text
 from .results import Results, RunInfo
 
 __all__ = ["FILE", "query", "request_id_prefix", "write"]
@@ -60,7 +61,4 @@ StorageTableLogs
 
 
 def write(results: Results, out: Path) -> Path:
-    path = Path(out) / FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(query(results.run), encoding="utf-8")
-    return path
+    return write_text(Path(out) / FILE, query(results.run))

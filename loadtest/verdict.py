@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
-from .errors import EXIT_CHECK_FAILED, EXIT_OK, THROTTLING_CODES
+from .errors import CONNECTION_ERROR, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
@@ -37,8 +37,17 @@ REMEDIES: dict[FindingKind, str] = {
     "after its last report are too low; check the worker's machine (memory, CPU, network).",
     K.GENERATOR_BOUND: "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
     "as the service's.",
+    K.TARGET_LOST: "Rerun once the target answers again: from that second on the figures count failures, not the "
+    "service's throughput; check what stopped it (a killed emulator or Azurite, the network, the account's firewall).",
+    K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
 }
+#: Findings that mean the run itself failed (exit 1), whatever --fail-on says.
+RUN_FAILURES = (K.TARGET_LOST, K.INCOMPLETE)
+#: Consecutive seconds of nothing but unanswered operations, up to the run's end, that mean the target was lost.
+LOST_AFTER_S = 2
 _ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
+#: Error codes of operations the target never answered.
+UNANSWERED = (CONNECTION_ERROR,)
 
 
 def level(ratio: float) -> FindingKind:
@@ -163,6 +172,18 @@ def assess(results: Results) -> Results:
                 ),
             )
         )
+    lost = target_lost(results)
+    if lost:
+        since, failed = lost
+        findings.append(
+            _finding(
+                K.TARGET_LOST,
+                f"the target stopped answering at {since} s: every one of the {failed:,} operations from then to the end "
+                "failed without an answer",
+            )
+        )
+    for step in results.incomplete:
+        findings.append(_finding(K.INCOMPLETE, f"{step['step']} failed at {step['at_s']} s: {step['error']}"))
     integrity = results.integrity
     if integrity.get("lost"):
         findings.append(
@@ -218,6 +239,24 @@ def saturation(results: Results) -> str | None:
     return None
 
 
+def target_lost(results: Results) -> tuple[int, int] | None:
+    """(The second the target stopped answering, operations failed since) when the run ended with at least
+    ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None."""
+    seconds: dict[int, list[int]] = {}
+    for row in results.timeseries:
+        requests, unanswered = seconds.setdefault(row["t"], [0, 0])
+        seconds[row["t"]] = [requests + row["requests"], unanswered + sum(row["errors"].get(code, 0) for code in UNANSWERED)]
+    since, failed, streak = 0, 0, 0
+    for t in sorted(seconds, reverse=True):
+        requests, unanswered = seconds[t]
+        if requests == 0:
+            continue  # nobody sent anything that second (a ramp, a stop): neither lost nor alive
+        if unanswered < requests:
+            break
+        since, failed, streak = t, failed + unanswered, streak + 1
+    return (since, failed) if streak >= LOST_AFTER_S else None
+
+
 @dataclass(frozen=True)
 class FindingCheck:
     """Fails when a finding of ``kind`` occurred (``--fail-on kind``)."""
@@ -236,6 +275,10 @@ def checks_for(fail_on: tuple[FindingKind, ...]) -> list[FindingCheck]:
 
 
 def exit_code(results: Results, checks: list[FindingCheck]) -> tuple[int, list[str]]:
-    """Run every check; exit 3 if any failed, with all their messages."""
+    """Exit 1 when the run itself failed (its target lost, a step missing); else run every check, exit 3 if any
+    failed, with all their messages."""
     messages = [m for m in (check.fails(results) for check in checks) if m]
+    failures = [f.message for f in results.findings if f.kind in RUN_FAILURES]
+    if failures:
+        return EXIT_RUN_FAILED, failures + messages
     return (EXIT_CHECK_FAILED if messages else EXIT_OK), messages

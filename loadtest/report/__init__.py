@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..outputs import write_text
 from ..redact import redact
 from ..results import OTHER, Results
 
@@ -30,10 +31,7 @@ def render(results: Results, out: Path) -> Path:
         other=OTHER,
         charts=all_charts(results),
     )
-    path = Path(out) / "report.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(redact(page), encoding="utf-8")
-    return path
+    return write_text(Path(out) / "report.html", redact(page))
 
 
 def render_comparison(comparison: Comparison, out: Path) -> Path:
@@ -41,6 +39,4 @@ def render_comparison(comparison: Comparison, out: Path) -> Path:
     from .charts import strategy_peaks
 
     page = _templates.get_template("compare.html.j2").render(c=comparison, chart=strategy_peaks(comparison))
-    path = Path(out) / "comparison.html"
-    path.write_text(redact(page), encoding="utf-8")
-    return path
+    return write_text(Path(out) / "comparison.html", redact(page))

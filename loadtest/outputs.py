@@ -1,0 +1,55 @@
+"""A run's output folder: checked before anything is sent, and written to atomically.
+
+A run that has put load on a target must not lose its figures to an unusable ``--out`` found
+afterwards, nor leave a truncated file beside a good one: each file is written to a temporary
+name in the same folder and renamed over its own name once complete.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+
+__all__ = ["check_out", "write_text"]
+
+#: What marks a folder as holding an earlier run.
+RESULTS_FILE = "results.json"
+
+
+def check_out(out: str, *, overwrite: bool = False) -> Path:
+    """``--out``: a folder that can be created and written to, not holding an earlier run unless ``overwrite``."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {out!r}: must be a folder, and it is a file")
+    if (path / RESULTS_FILE).exists() and not overwrite:
+        raise UsageError(f"--out {out!r}: holds an earlier run ({RESULTS_FILE}); choose another folder or pass --overwrite")
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise UsageError(f"--out {out!r}: cannot be created ({existing} is not a folder)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as err:
+        raise UsageError(f"--out {out!r}: must be a folder this user can create and write to ({err.strerror})") from None
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file renamed over it)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,69 @@
+"""After the load: the results read back, assessed and written, every step on its own.
+
+Once load has run, its figures must land: a step that fails (the read-back against a target
+that died, a renderer, a file that cannot be written) becomes an INCOMPLETE finding saying what
+is missing, and the steps after it still run. results.json is written first and last.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import serverlogs
+from .errors import ServiceError
+from .redact import redact
+from .results import Results
+from .target import SDK_ERRORS, Target, explain
+from .verdict import assess
+
+__all__ = ["finish"]
+
+log = logging.getLogger("loadtest")
+
+
+def _render(results: Results, out: Path) -> None:
+    from .report import render  # matplotlib and jinja load only here
+
+    render(results, out)
+
+
+#: The outputs written beside results.json and timeseries.csv, each on its own.
+OUTPUTS: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = (
+    ("server-logs.kql", serverlogs.write),
+    ("report.html", _render),
+)
+
+
+def finish(
+    results: Results, out: Path, *, target: Target, started: float, read_back: Callable[[], dict[str, Any]] | None = None
+) -> bool:
+    """Read back (``read_back`` gives the integrity figures), assess, write every output; False if results.json
+    itself could not be written."""
+
+    def attempt(step: str, action: Callable[[], object]) -> bool:
+        try:
+            action()
+            return True
+        except Exception as err:  # noqa: BLE001 -- a failing step costs only itself
+            known = isinstance(err, (*SDK_ERRORS, ServiceError))
+            error = redact(str(explain(err, target)) if known else f"{type(err).__name__}: {err}")
+            log.error("%s failed: %s", step, error)
+            results.incomplete.append({"step": step, "error": error, "at_s": round(time.time() - started, 1)})
+            return False
+
+    if read_back is not None:
+        attempt("the read-back of acknowledged writes", lambda: setattr(results, "integrity", read_back()))
+    assess(results)
+    try:
+        results.write(out)
+    except OSError as err:
+        log.error("the results could not be written to %s: %s", out, err)
+        return False
+    if not all([attempt(name, lambda write=write: write(results, out)) for name, write in OUTPUTS]):
+        assess(results)
+        results.write(out)  # now with what is missing among its findings
+    return True

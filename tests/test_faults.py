@@ -1,0 +1,141 @@
+"""The fault suite: the run survives what it provokes, and keeps what it measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT
+from test_cli import SHORT, results_of, tables
+from test_results import run_info
+
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.errors import CONNECTION_ERROR, UsageError
+from loadtest.outputs import check_out, write_text
+from loadtest.results import AccountRow, FindingKind, Results
+from loadtest.verdict import assess, exit_code, target_lost
+
+
+def second(t: int, requests: int, unanswered: int = 0, other: int = 0) -> dict:
+    errors = {CONNECTION_ERROR: unanswered} if unanswered else {}
+    if other:
+        errors["ResourceNotFound"] = other
+    return {"t": t, "partition": "hot", "op_class": "GET", "requests": requests, "errors": errors}
+
+
+def results_with(timeseries: list[dict]) -> Results:
+    account = AccountRow(entities=0, mean_eps=0, peak_eps=0, target=20000, ratio=0)
+    return Results(run=run_info(), partitions=[], account=account, timeseries=timeseries)
+
+
+def test_a_run_that_ends_unanswered_lost_its_target_at_the_first_such_second():
+    alive = [second(t, 100) for t in range(5)]
+    lost = [second(5, 60, unanswered=60), second(6, 0), second(7, 80, unanswered=80), second(8, 90, unanswered=90)]
+    assert target_lost(results_with(alive + lost)) == (5, 230)
+    # answered errors are the service speaking: not lost; nor one unanswered second at the very end
+    assert target_lost(results_with(alive + [second(5, 50, other=50), second(6, 50, other=50)])) is None
+    assert target_lost(results_with(alive + [second(5, 50, unanswered=50)])) is None
+    assert target_lost(results_with(alive + [second(5, 50, unanswered=50), second(6, 50, unanswered=49)])) is None
+    assert target_lost(results_with(alive)) is None
+
+
+def test_a_lost_target_or_a_missing_step_fails_the_run_whatever_fail_on_says():
+    results = assess(results_with([second(0, 10), second(1, 10, unanswered=10), second(2, 10, unanswered=10)]))
+    assert [f.kind for f in results.findings] == [FindingKind.TARGET_LOST]
+    assert "stopped answering at 1 s" in results.findings[0].message
+    assert exit_code(results, [])[0] == 1
+    results = results_with([second(0, 10)])
+    results.incomplete.append({"step": "report.html", "error": "OSError: disk full", "at_s": 12.0})
+    assess(results)
+    assert [f.kind for f in results.findings] == [FindingKind.INCOMPLETE]
+    assert exit_code(results, [])[0] == 1
+    assert Results.from_json(results.to_json()).incomplete == results.incomplete
+
+
+def test_out_must_be_a_writable_folder_without_an_earlier_run(tmp_path):
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    with pytest.raises(UsageError, match="must be a folder, and it is a file"):
+        check_out(str(a_file))
+    with pytest.raises(UsageError, match="cannot be created"):
+        check_out(str(a_file / "below"))
+    with pytest.raises(UsageError, match="this user can create and write to"):
+        check_out("/proc/partition-stress")
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "results.json").write_text("{}")
+    with pytest.raises(UsageError, match="holds an earlier run .* --overwrite"):
+        check_out(str(earlier))
+    assert check_out(str(earlier), overwrite=True) == earlier
+    assert check_out(str(tmp_path / "new" / "folder")).is_dir()
+
+
+def test_a_file_is_written_whole_or_not_at_all(tmp_path):
+    (tmp_path / "report.html").mkdir()  # something that cannot be replaced by a file
+    with pytest.raises(OSError):
+        write_text(tmp_path / "report.html", "x" * 100_000)
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary left behind
+    assert write_text(tmp_path / "results.json", "{}").read_text() == "{}"
+
+
+@pytest.mark.parametrize(
+    "make,rule",
+    [
+        (lambda p: (p / "f").write_text("x") and p / "f", "must be a folder, and it is a file"),
+        (lambda p: (p / "results.json").write_text("{}") and p, "holds an earlier run"),
+        (lambda p: "/proc/partition-stress", "this user can create and write to"),
+    ],
+)
+def test_an_unusable_out_is_refused_before_anything_is_sent(loadtest, azurite, target, tmp_path, make, rule):
+    before = tables(target)
+    done = loadtest("run", *SHORT, "--out", str(make(tmp_path)), "--connection-string", azurite.connection_string)
+    assert done.code == 2, done.output
+    assert rule in done.stderr and "--out" in done.stderr
+    assert "Traceback" not in done.output and len(done.stderr.strip().splitlines()) == 1
+    assert tables(target) == before
+
+
+def test_a_report_that_cannot_be_written_leaves_the_results_and_says_so(loadtest, azurite, tmp_path):
+    (tmp_path / "report.html").mkdir()
+    done = loadtest("run", *SHORT, "--out", str(tmp_path), "--connection-string", azurite.connection_string)
+    assert done.code == 1, done.output
+    assert "Traceback" not in done.output
+    data = results_of(tmp_path)
+    incomplete = [f for f in data["findings"] if f["kind"] == "INCOMPLETE"]
+    assert incomplete and "report.html failed" in incomplete[0]["message"]
+    assert sum(r["requests"] for r in data["partitions"]) > 0
+    assert (tmp_path / "server-logs.kql").is_file()
+
+
+def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
+    """Azurite killed at 6 s of a 16-s run, never restarted."""
+    out = tmp_path / "out"
+    with EmbeddedAzurite() as azurite:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "loadtest", "run", "-t", "16s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            + ["--mix", "read=60,upsert=40", "--out", str(out), "--connection-string", azurite.connection_string],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(6)
+        azurite.stop()
+        try:
+            stdout, stderr = child.communicate(timeout=120)
+        finally:
+            if child.poll() is None:
+                child.kill()
+    assert child.returncode == 1, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    data = json.loads((out / "results.json").read_text())
+    assert (out / "report.html").is_file() and (out / "timeseries.csv").is_file()
+    kinds = {f["kind"]: f["message"] for f in data["findings"]}
+    assert "TARGET_LOST" in kinds and "stopped answering" in kinds["TARGET_LOST"]
+    assert "read-back" in kinds.get("INCOMPLETE", "")  # the table could not be read back: said, not hidden
+    assert data["errors"].get(CONNECTION_ERROR, 0) > 0
+    assert sum(r["requests"] for r in data["partitions"] if r["op_class"] != "ALL") > data["errors"][CONNECTION_ERROR]
+    assert "TARGET_LOST" in (out / "report.html").read_text()
