@@ -14,6 +14,7 @@ from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from .errors import UsageError
 from .keys import KeyStrategy, key_strategy, row_key_maker
 from .options import OPTIONS, PROFILES
+from .redact import redact
 from .results import FindingKind
 from .retry import RetryStrategy
 
@@ -115,4 +116,6 @@ class Settings:
                 continue
             value = getattr(self, opt.dest)
             shown[opt.dest] = ("(set, redacted)" if value else "") if opt.secret else opt.show(value)
+            if isinstance(shown[opt.dest], str):
+                shown[opt.dest] = redact(shown[opt.dest])  # e.g. an --account-url carrying a SAS
         return shown

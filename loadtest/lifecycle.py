@@ -34,7 +34,7 @@ from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, namespace
 from .outputs import check_out
-from .redact import redact
+from .redact import redact, redact_every_handler
 from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
@@ -106,6 +106,7 @@ def register(environment: Environment) -> StressRun | None:
     a worker registers the listeners and joins the master's run when told at test start.
     """
     logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
+    redact_every_handler()  # no key or SAS signature in any log line, at any level, in any view
     # Let in-flight operations finish when the test stops: a write killed mid-request may land
     # unacknowledged, and the run would then report fewer PUT entities than it wrote.
     environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S

@@ -5,9 +5,10 @@ Imported by the report and by logging, so nothing heavy stands behind it (no SDK
 
 from __future__ import annotations
 
+import logging
 import re
 
-__all__ = ["AZURITE_ACCOUNT", "AZURITE_KEY", "redact"]
+__all__ = ["AZURITE_ACCOUNT", "AZURITE_KEY", "RedactingFilter", "redact", "redact_every_handler"]
 
 AZURITE_ACCOUNT = "devstoreaccount1"
 #: Azurite's well-known development key (public, documented by Microsoft); still redacted in every output.
@@ -26,3 +27,24 @@ def redact(text: str) -> str:
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(r"\1***", text)
     return text
+
+
+class RedactingFilter(logging.Filter):
+    """On a handler: every record it emits, from any logger at any level, leaves without a secret."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+def redact_every_handler() -> None:
+    """Put one ``RedactingFilter`` on every handler configured so far (the console, a log file, Locust's web UI log
+    view), whichever logger it hangs on: urllib3's and azure's debug lines pass through them too."""
+    loggers = [logging.getLogger(), *(v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+                handler.addFilter(RedactingFilter())
