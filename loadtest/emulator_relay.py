@@ -115,12 +115,22 @@ class Relay:
                 if refusal is not None:
                     client.sendall(refusal)
                     continue
-                if server is None:
-                    server = socket.create_connection(self.upstream, timeout=None)
-                    server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    answers = server.makefile("rb")
-                server.sendall(head + raw_body)
-                answer_head, answer_lines = _head(answers)
+                for reused in (server is not None, False):
+                    if server is None:
+                        server = socket.create_connection(self.upstream, timeout=None)
+                        server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                        answers = server.makefile("rb")
+                    try:
+                        server.sendall(head + raw_body)
+                        answer_head, answer_lines = _head(answers)
+                        break
+                    except (_Closed, OSError):
+                        answers.close()
+                        server.close()
+                        server = answers = None
+                        if not reused:
+                            raise
+                        # the upstream closed an idle kept-alive connection (Azurite after 5 s): send again on a new one
                 status = int(answer_lines[0].split(b" ", 2)[1])
                 a_length, a_chunked, a_close = _framing(answer_lines)
                 if method == b"HEAD" or status in _NO_BODY or 100 <= status < 200:

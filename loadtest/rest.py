@@ -123,8 +123,7 @@ class RestTransport:
             "x-ms-version": SERVICE_VERSION,
             "DataServiceVersion": "3.0",
             "Accept": f"{JSON};odata=minimalmetadata",
-            "x-ms-client-request-id": "",
-        }
+        }  # x-ms-client-request-id once set_request_id is called (not when seeding)
 
     def set_request_id(self, value: str) -> None:
         self.headers["x-ms-client-request-id"] = value

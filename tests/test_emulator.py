@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 
 import pytest
@@ -14,6 +15,7 @@ from loadtest.azurite import EmbeddedAzurite
 from loadtest.emulator import Budget, Budgets, charge_of
 from loadtest.errors import CONNECTION_ERROR, ServiceError
 from loadtest.operations import OPERATIONS
+from loadtest.redact import AZURITE_ACCOUNT
 from loadtest.rest import RestTransport
 from loadtest.retry import parse_retry
 from loadtest.table import TestTable
@@ -211,7 +213,8 @@ def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
 
 def test_the_relay_passes_every_kind_of_answer_and_a_dead_upstream_is_a_connection_error(tmp_path):
     """Through the emulator (budgets far above the load): point and paged queries (chunked or not), batches,
-    errors; then Azurite killed: the client sees what it would see without the emulator."""
+    errors; Azurite restarted under a kept-alive connection (the relay reconnects); then Azurite killed: the client sees what it
+    would see without the emulator."""
     with EmbeddedAzurite() as azurite:
         target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
             Budgets(partition_rate=10**9, account_rate=10**9)
@@ -227,6 +230,16 @@ def test_the_relay_passes_every_kind_of_answer_and_a_dead_upstream_is_a_connecti
             with pytest.raises(ServiceError) as missing:
                 client.get("p", "nope")
             assert missing.value.code == "ResourceNotFound"
+            # one kept-alive connection to the relay, by hand (clients reconnect by themselves and would hide it)
+            relay = socket.create_connection(("127.0.0.1", target.emulator.port))
+            request = f"GET /{AZURITE_ACCOUNT}/Tables HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+            relay.sendall(request)
+            assert relay.recv(65536).startswith(b"HTTP/1.1 403")  # unsigned: refused, but answered
+            azurite.stop()
+            azurite.start()  # restarted on its port: the relay's upstream connection is dead, a new one answers
+            relay.sendall(request)
+            assert relay.recv(65536).startswith(b"HTTP/1.1 403")
+            relay.close()
             azurite.stop()
             with pytest.raises(ServiceError) as dead:
                 client.get("p", "0007")
