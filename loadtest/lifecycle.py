@@ -186,8 +186,15 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
     cluster.ledger.enabled = settings.verify
-    counters = {"metrics": cluster.metrics, "ledger": cluster.ledger, "cluster": cluster}
-    _RUNS[environment] = StressRun(settings=settings, target=target, table=table, run_id=data["run_id"], **counters)
+    _RUNS[environment] = StressRun(
+        settings=settings,
+        target=target,
+        table=table,
+        metrics=cluster.metrics,
+        ledger=cluster.ledger,
+        cluster=cluster,
+        run_id=data["run_id"],
+    )
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
 

@@ -189,22 +189,17 @@ def explain(err: Exception, target: Target) -> RunError:
     """One line for a failure to reach or sign in to the target, with no secret in it (an SDK error, or the
     lean client's ``ServiceError``)."""
     if isinstance(err, ServiceError):
-        if err.code == CONNECTION_ERROR:
-            cause = err.__cause__
-            return RunError(f"cannot reach {target.endpoint}: {redact(str(cause or err).splitlines()[0])[:200]}")
-        if err.status == 403:
-            return RunError(
-                f"{target.endpoint} refused the credentials (403 {err.code}): check the account key, SAS or role assignment"
-            )
-        return RunError(f"{target.endpoint} answered {err.status} {err.code}")
-    if isinstance(err, ServiceRequestError):
-        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
-        return RunError(f"cannot reach {target.endpoint}: {redact(reason)[:200]}")
-    if isinstance(err, ClientAuthenticationError) or getattr(err, "status_code", None) == 403:
-        code = _service_code(err) or "Forbidden"
-        return RunError(f"{target.endpoint} refused the credentials (403 {code}): check the account key, SAS or role assignment")
-    if isinstance(err, HttpResponseError):
-        return RunError(
-            f"{target.endpoint} answered {err.status_code} {_service_code(err) or ''}: {redact(str(err).splitlines()[0])[:200]}"
-        )
+        unreachable, reason = err.code == CONNECTION_ERROR, str(err.__cause__ or err)
+        status, code, detail = err.status, err.code, ""
+    else:
+        unreachable, reason = isinstance(err, ServiceRequestError), str(err) or type(err).__name__
+        status, code, detail = getattr(err, "status_code", None), _service_code(err), str(err)
+    if unreachable:
+        return RunError(f"cannot reach {target.endpoint}: {redact(reason.splitlines()[0])[:200]}")
+    if status == 403 or isinstance(err, ClientAuthenticationError):
+        refused = f"refused the credentials (403 {code or 'Forbidden'})"
+        return RunError(f"{target.endpoint} {refused}: check the account key, SAS or role assignment")
+    if status:
+        first = f": {redact(detail.splitlines()[0])[:200]}" if detail else ""
+        return RunError(f"{target.endpoint} answered {status} {code or ''}{first}")
     return RunError(f"{target.endpoint}: {type(err).__name__}: {redact(str(err))[:200]}")
