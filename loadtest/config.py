@@ -52,6 +52,7 @@ class Settings:
     reuse_table: bool
     keep_table: bool
     client: str
+    timeout: float
     retry: RetryStrategy
     emulate_throttling: bool
     emulator_partition_rate: float

@@ -13,6 +13,8 @@ __all__ = [
     "EXIT_RUN_FAILED",
     "EXIT_USAGE",
     "THROTTLING_CODES",
+    "TIMEOUT",
+    "UNANSWERED",
     "RunError",
     "ServiceError",
     "ToolError",
@@ -47,8 +49,10 @@ class RunError(ToolError):
 
 #: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
 THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
-#: What a client calls a failure that never got an answer (refused, reset, timed out).
+#: What a client calls a failure that never got an answer: refused or reset, or no answer within ``--timeout``.
 CONNECTION_ERROR = "ConnectionError"
+TIMEOUT = "Timeout"
+UNANSWERED = (CONNECTION_ERROR, TIMEOUT)
 
 
 def is_throttling(status: int, error_code: str | None) -> bool:

@@ -124,7 +124,9 @@ def register(environment: Environment) -> StressRun | None:
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
         log.info("Target: %s", _target_source(environment.parsed_options, settings))
-        target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
+        target = resolve_target(
+            connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
+        )
         if settings.emulator:
             target = target.behind_emulator(settings.emulator)
             log.info("Throttling emulator on %s (pid %s)", target.endpoint, target.emulator.pid)
@@ -183,7 +185,9 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
             "this worker has no target: set %s or --connection-string (or --account-url on the master)", CONNECTION_STRING_ENV
         )
         return
-    target = resolve_target(connection_string=settings.connection_string, account_url=settings.account_url)
+    target = resolve_target(
+        connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
+    )
     table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
     cluster.ledger.enabled = settings.verify
     _RUNS[environment] = StressRun(

@@ -23,7 +23,7 @@ from .operations import BATCH_OPERATIONS, OPERATIONS
 from .parsers import Parse, non_negative, optional, positive, share, switch, text, whole
 from .results import FindingKind
 from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy, parse_retry
-from .transport import CLIENTS
+from .transport import CLIENTS, CONNECT_TIMEOUT_S, TIMEOUT_S
 
 __all__ = [
     "CONNECTION_STRING_ENV",
@@ -247,6 +247,13 @@ OPTIONS: tuple[Option, ...] = (
         "the latencies an application sees through the SDK)",
         "fast",
         _client,
+    ),
+    Option(
+        ("--timeout",),
+        f"seconds an attempt waits for the service's answer, for table set-up and load alike (connecting: at most "
+        f"{CONNECT_TIMEOUT_S:g} s); a timed-out attempt is an error with code Timeout, retried as connection errors are",
+        TIMEOUT_S,
+        positive,
     ),
     Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, _retry, RetryStrategy.spec),
     Option(

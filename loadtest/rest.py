@@ -27,7 +27,7 @@ from azure.data.tables._serialize import _add_entity_properties, _parameter_filt
 from geventhttpclient import HTTPClient
 
 from .auth import Auth, auth_for
-from .errors import CONNECTION_ERROR, ServiceError, is_throttling, service_code
+from .errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code
 from .operations import Operation
 from .retry import RetryStrategy
 from .target import Target
@@ -39,8 +39,6 @@ SERVICE_VERSION = "2019-02-02"
 JSON = "application/json"
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.~-]*")
 _FAILED_PART = re.compile(rb"^HTTP/1\.1 ([45]\d\d)", re.M)
-CONNECT_TIMEOUT_S = 10.0
-NETWORK_TIMEOUT_S = 60.0
 _BATCH_METHOD = {
     ("create", ""): "POST",
     ("upsert", "merge"): "MERGE",
@@ -114,8 +112,8 @@ class RestTransport:
             url.port,
             ssl=url.scheme == "https",
             concurrency=1,
-            connection_timeout=CONNECT_TIMEOUT_S,
-            network_timeout=NETWORK_TIMEOUT_S,
+            connection_timeout=target.connect_timeout,
+            network_timeout=target.timeout,  # per read: no answer within --timeout is a Timeout
         )
         # geventhttpclient's hook for socket options is its pool's after_connect (HTTPClient builds the pool itself)
         self.http._connection_pool.after_connect = _nagle_off
@@ -151,12 +149,12 @@ class RestTransport:
                 response = self.http.request(method, uri, body=body, headers=sent)
                 answer = response.read()
                 response.release()
-            except (OSError, HTTPException) as err:
-                if retries < self.retry.retries:  # a connection error is retried at once
+            except (OSError, HTTPException) as err:  # no answer; geventhttpclient dropped the connection
+                if retries < self.retry.retries:  # retried at once (a timeout has waited long enough)
                     retries += 1
                     self.hooks.on_backoff(0.0)
                     continue
-                raise ServiceError(CONNECTION_ERROR, None) from err
+                raise ServiceError(TIMEOUT if isinstance(err, TimeoutError) else CONNECTION_ERROR, None) from err
             status = response.status_code
             code = (service_code(response, answer) or f"HTTP{status}") if status >= 400 else None
             self.hooks.on_attempt(status, code)

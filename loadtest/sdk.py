@@ -40,7 +40,10 @@ class StrategyRetryPolicy(TablesRetryPolicy):
         self, strategy: RetryStrategy, *, seed: str | None = None, on_backoff: Callable[[float], None] | None = None
     ) -> None:
         retries = strategy.retries
-        super().__init__(retry_total=retries, retry_connect=retries, retry_read=0, retry_status=retries, retry_backoff_factor=0)
+        # connection errors and timeouts (reads) are retried at once, as the lean client does
+        super().__init__(
+            retry_total=retries, retry_connect=retries, retry_read=retries, retry_status=retries, retry_backoff_factor=0
+        )
         self.strategy = strategy
         self.rng = random.Random(seed)
         self.on_backoff = on_backoff
@@ -53,7 +56,7 @@ class StrategyRetryPolicy(TablesRetryPolicy):
 
     def sleep(self, settings: dict[str, Any], transport: Any, response: PipelineResponse | None = None) -> None:
         """Called before every retry: report it (``on_backoff``) and wait as the strategy says."""
-        # a connection error (no response) is retried at once
+        # a connection error or timeout (no response) is retried at once
         seconds = 0.0 if response is None else self.strategy.backoff(len(settings["history"]), self.rng)
         if self.on_backoff is not None:
             self.on_backoff(seconds)

@@ -16,14 +16,17 @@ from azure.core.exceptions import (
     ClientAuthenticationError,
     HttpResponseError,
     ServiceRequestError,
+    ServiceRequestTimeoutError,
     ServiceResponseError,
+    ServiceResponseTimeoutError,
 )
 from azure.data.tables import TableClient, TableServiceClient
 from azure.data.tables._base_client import parse_connection_str
 
 from .azurite import EmbeddedAzurite, EmulatorProcess
-from .errors import CONNECTION_ERROR, RunError, ServiceError, service_code
+from .errors import CONNECTION_ERROR, TIMEOUT, RunError, ServiceError, service_code
 from .redact import AZURITE_ACCOUNT, redact
+from .transport import CONNECT_TIMEOUT_S, TIMEOUT_S
 
 if TYPE_CHECKING:
     from azure.core.credentials import TokenCredential
@@ -53,6 +56,7 @@ class Target:
     endpoint: str
     connection_string: str = field(default="", repr=False)
     account_url: str = ""
+    timeout: float = TIMEOUT_S  # seconds an attempt waits for an answer (--timeout)
     azurite: EmbeddedAzurite | None = field(default=None, repr=False)
     emulator: EmulatorProcess | None = field(default=None, repr=False)
     direct: Target | None = field(default=None, repr=False)  # behind an emulator: the service itself
@@ -69,9 +73,22 @@ class Target:
             or host in ("127.0.0.1", "localhost", "::1")
         )
 
+    @property
+    def connect_timeout(self) -> float:
+        return min(self.timeout, CONNECT_TIMEOUT_S)
+
     def client_kwargs(self, retries: int) -> dict[str, Any]:
-        """The SDK's retries, set explicitly: its defaults (10 tries, 0.8 s exponential) stall and hide 503s."""
-        return {"retry_total": retries, "retry_connect": min(retries, 1), "retry_backoff_factor": 0.2, "retry_backoff_max": 5}
+        """The SDK's retries and timeouts, set explicitly: its defaults (10 tries, 0.8 s exponential, 300-s reads)
+        stall and hide 503s. A read that timed out is not retried: set-up fails within about one ``timeout``."""
+        return {
+            "retry_total": retries,
+            "retry_connect": min(retries, 1),
+            "retry_read": 0,
+            "retry_backoff_factor": 0.2,
+            "retry_backoff_max": 5,
+            "connection_timeout": self.connect_timeout,
+            "read_timeout": self.timeout,
+        }
 
     def service(self, retries: int = 1, **kwargs: Any) -> TableServiceClient:
         kwargs = {**self.client_kwargs(retries), **kwargs}
@@ -128,6 +145,7 @@ class Target:
             kind=self.kind,
             endpoint=endpoint,
             connection_string=connection_string,
+            timeout=self.timeout,
             azurite=self.azurite,
             emulator=emulator,
             direct=self,
@@ -146,19 +164,19 @@ def _parsed(connection_string: str) -> tuple[str, AzureNamedKeyCredential | Azur
     return endpoint.rstrip("/"), credential
 
 
-def resolve_target(*, connection_string: str = "", account_url: str = "") -> Target:
+def resolve_target(*, connection_string: str = "", account_url: str = "", timeout: float = TIMEOUT_S) -> Target:
     """No settings: start an embedded Azurite. Otherwise the named account or emulator."""
     if connection_string:
-        return Target(
-            kind=TargetKind.CONNECTION_STRING, endpoint=_parsed(connection_string)[0], connection_string=connection_string
-        )
+        endpoint = _parsed(connection_string)[0]
+        return Target(kind=TargetKind.CONNECTION_STRING, endpoint=endpoint, connection_string=connection_string, timeout=timeout)
     if account_url:
-        return Target(kind=TargetKind.AZURE_AD, endpoint=account_url.rstrip("/"), account_url=account_url)
+        return Target(kind=TargetKind.AZURE_AD, endpoint=account_url.rstrip("/"), account_url=account_url, timeout=timeout)
     azurite = EmbeddedAzurite().start()
     return Target(
         kind=TargetKind.AZURITE_EMBEDDED,
         endpoint=azurite.endpoint,
         connection_string=azurite.connection_string,
+        timeout=timeout,
         azurite=azurite,
     )
 
@@ -168,6 +186,8 @@ def error_code_of(err: BaseException) -> str:
     code = _service_code(err)
     if code:
         return code
+    if isinstance(err, (ServiceRequestTimeoutError, ServiceResponseTimeoutError)):
+        return TIMEOUT
     if isinstance(err, (ServiceRequestError, ServiceResponseError)):
         return CONNECTION_ERROR
     status = getattr(err, "status_code", None)
@@ -194,6 +214,11 @@ def explain(err: Exception, target: Target) -> RunError:
     else:
         unreachable, reason = isinstance(err, ServiceRequestError), str(err) or type(err).__name__
         status, code, detail = getattr(err, "status_code", None), _service_code(err), str(err)
+    if (err.code if isinstance(err, ServiceError) else error_code_of(err)) == TIMEOUT:
+        return RunError(
+            f"{target.endpoint} did not answer within {target.timeout:g} s (--timeout): the service is stalled, or the "
+            "address is not a table service"
+        )
     if unreachable:
         return RunError(f"cannot reach {target.endpoint}: {redact(reason.splitlines()[0])[:200]}")
     if status == 403 or isinstance(err, ClientAuthenticationError):

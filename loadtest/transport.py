@@ -17,9 +17,14 @@ from typing import Any, Protocol
 
 from .operations import Operation
 
-__all__ = ["CLIENTS", "AttemptHooks", "Transport", "transport_class"]
+__all__ = ["CLIENTS", "CONNECT_TIMEOUT_S", "TIMEOUT_S", "AttemptHooks", "Transport", "transport_class"]
 
 Entity = Mapping[str, Any]
+
+#: ``--timeout``'s default: seconds an attempt waits for the service's answer (set-up and load alike).
+TIMEOUT_S = 30.0
+#: Connecting takes at most this long (or ``--timeout`` if shorter): a listener that is not there fails fast.
+CONNECT_TIMEOUT_S = 5.0
 
 #: ``--client``: each transport by name, with where it lives (imported only when used).
 CLIENTS: dict[str, tuple[str, str]] = {

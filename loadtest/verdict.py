@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
-from .errors import CONNECTION_ERROR, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
+from .errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES, UNANSWERED
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
@@ -38,7 +38,8 @@ REMEDIES: dict[FindingKind, str] = {
     K.GENERATOR_BOUND: "The load generator ran out of CPU: add Locust workers or machines before reading the figures "
     "as the service's.",
     K.TARGET_LOST: "Rerun once the target answers again: from that second on the figures count failures, not the "
-    "service's throughput; check what stopped it (a killed emulator or Azurite, the network, the account's firewall).",
+    "service's throughput; check what stopped it (a killed or stalled emulator or Azurite, the network, the account's "
+    "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
 }
 #: Findings that mean the run itself failed (exit 1), whatever --fail-on says.
@@ -46,8 +47,6 @@ RUN_FAILURES = (K.TARGET_LOST, K.INCOMPLETE)
 #: Consecutive seconds of nothing but unanswered operations, up to the run's end, that mean the target was lost.
 LOST_AFTER_S = 2
 _ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
-#: Error codes of operations the target never answered.
-UNANSWERED = (CONNECTION_ERROR,)
 
 
 def level(ratio: float) -> FindingKind:
@@ -179,7 +178,7 @@ def assess(results: Results) -> Results:
             _finding(
                 K.TARGET_LOST,
                 f"the target stopped answering at {since} s: every one of the {failed:,} operations from then to the end "
-                "failed without an answer",
+                "failed without an answer (refused, reset or timed out)",
             )
         )
     for step in results.incomplete:

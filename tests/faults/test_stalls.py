@@ -1,0 +1,98 @@
+"""A target that connects and never answers: bounded by --timeout, at set-up and during load."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT
+from locust.event import EventHook
+
+from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
+from loadtest.client import TableOperations
+from loadtest.errors import TIMEOUT
+from loadtest.retry import parse_retry
+from loadtest.target import resolve_target
+
+
+@pytest.fixture
+def silent_listener():
+    """A loopback port whose connections the kernel accepts and nobody ever answers."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        yield listener.getsockname()[1]
+
+
+def test_a_silent_target_fails_set_up_within_about_one_timeout(loadtest, silent_listener, tmp_path):
+    started = time.monotonic()
+    done = loadtest(
+        "run", "-t", "5s", "--timeout", "2", "--out", str(tmp_path / "out"), "--connection-string",
+        azurite_connection_string(silent_listener),
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert done.code == 1, done.output
+    assert "Traceback" not in done.output
+    (line,) = [line for line in done.stderr.splitlines() if "error" in line.lower()]  # Locust's INFO lines aside
+    assert line.startswith("loadtest: error: ") and "did not answer within 2 s (--timeout)" in line
+    assert elapsed < 2 * 2 + 8, elapsed  # one timeout (no retry of a read that timed out), plus start-up
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_listener, client):
+    target = resolve_target(connection_string=azurite_connection_string(silent_listener), timeout=0.5)
+    events = EventHook()
+    fired: list[dict] = []
+    events.add_listener(lambda **kw: fired.append(kw))
+    table = TableOperations(target=target, table="t", request_event=events, retry=parse_retry("fixed:2,0"), client=client)
+    started = time.monotonic()
+    try:
+        assert table.read("hot", "0") is None
+    finally:
+        table.close()
+    elapsed = time.monotonic() - started
+    (event,) = fired
+    assert event["context"]["error_code"] == TIMEOUT
+    assert event["context"]["attempts"] == 3 and event["context"]["throttled"] == 0
+    assert 1.4 < elapsed < 3.5, elapsed  # three attempts of 0.5 s, no backoff between them
+
+
+def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
+    """Azurite frozen (SIGSTOP) at about 5 s of a 12-s run: it keeps accepting connections and answers none."""
+    out = tmp_path / "out"
+    with EmbeddedAzurite() as azurite:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "loadtest", "run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
+            + ["--connection-string", azurite.connection_string],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            time.sleep(5)
+            azurite.process.send_signal(signal.SIGSTOP)
+            stdout, stderr = child.communicate(timeout=90)
+        finally:
+            azurite.process.send_signal(signal.SIGCONT)
+            if child.poll() is None:
+                child.kill()
+    assert child.returncode == 1, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    data = json.loads((out / "results.json").read_text())
+    assert (out / "report.html").is_file()
+    timeouts = [row for row in data["timeseries"] if row["errors"].get(TIMEOUT)]
+    assert data["errors"].get(TIMEOUT, 0) == sum(row["errors"][TIMEOUT] for row in timeouts) > 0
+    assert len({row["t"] for row in timeouts}) >= 2  # counted per second, as they happened
+    kinds = {f["kind"]: f["message"] for f in data["findings"]}
+    assert "TARGET_LOST" in kinds and "timed out" in kinds["TARGET_LOST"]
+    assert "read-back" in kinds.get("INCOMPLETE", "")
+    # the drop timed out too, and the log says so (the request, queued on the frozen server, may still land)
+    assert f"could not delete test table {data['run']['table']}" in stdout + stderr
