@@ -80,6 +80,16 @@ class ChildProcess:
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             start_new_session=True,  # Ctrl-C reaches the tool, which stops the child itself
         )
+        try:
+            self._wait_until_ready(timeout)
+        except BaseException:  # failed, or stopped (Ctrl-C): no child is left running
+            self.stop()
+            raise
+        log.info("%s on %s:%s (pid %s)", self.name, self.host, self.port, self.pid)
+        return self
+
+    def _wait_until_ready(self, timeout: float) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -87,11 +97,9 @@ class ChildProcess:
                 raise RunError(f"{self.name} exited at start (code {self.process.returncode}): {err.strip()[:300]}")
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.5):
-                    log.info("%s on %s:%s (pid %s)", self.name, self.host, self.port, self.pid)
-                    return self
+                    return
             except OSError:
                 time.sleep(0.1)
-        self.stop()
         raise RunError(f"{self.name} did not answer on {self.host}:{self.port} within {timeout:.0f} s")
 
     def stop(self) -> None:

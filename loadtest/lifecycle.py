@@ -8,7 +8,6 @@ table unless kept, stop Azurite, and set the exit code.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import secrets
@@ -24,7 +23,7 @@ from weakref import WeakKeyDictionary
 
 import gevent
 from locust.env import Environment
-from locust.runners import WorkerRunner
+from locust.runners import STATE_INIT, WorkerRunner
 
 from . import summary, webui, wrapup
 from .config import Settings
@@ -32,8 +31,9 @@ from .distributed import Cluster
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
-from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, namespace
+from .options import CONNECTION_STRING_ENV, namespace
 from .outputs import check_out
+from .prepare import SIGNALS, abandon, prepare
 from .redact import redact, redact_every_handler
 from .results import Results, RunInfo
 from .table import TestTable
@@ -89,12 +89,8 @@ def current_run(environment: Environment) -> StressRun:
         raise RuntimeError("no stress test on this environment: call loadtest.lifecycle.register(environment) in init") from None
 
 
-def _fail(err: ToolError, target: Target | None = None, table: TestTable | None = None) -> None:
-    """One line, the contract's exit code, and nothing left behind."""
-    if table is not None:
-        table.drop()
-    if target is not None:
-        target.close()
+def _fail(err: ToolError) -> None:
+    """One line and the contract's exit code."""
     print(f"loadtest: error: {redact(str(err))}", file=sys.stderr, flush=True)
     sys.exit(err.exit_code)
 
@@ -110,35 +106,25 @@ def register(environment: Environment) -> StressRun | None:
     # Let in-flight operations finish when the test stops: a write killed mid-request may land
     # unacknowledged, and the run would then report fewer PUT entities than it wrote.
     environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S
-    # Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising
-    # KeyboardInterrupt inside whichever user greenlet happens to run.
-    gevent.signal_handler(signal.SIGINT, _interrupted)
     ledger = Ledger.register(environment)
     metrics = PartitionMetrics.register(environment)
     cluster = Cluster.register(environment, metrics, ledger, on_join=lambda data: _join_run(environment, cluster, data))
     if isinstance(environment.runner, WorkerRunner):
+        gevent.signal_handler(signal.SIGINT, _interrupted)
         return None
-    target = table = None
     try:
         settings = Settings.from_options(environment.parsed_options)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
-        log.info("Target: %s", _target_source(environment.parsed_options, settings))
-        target = resolve_target(
-            connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
-        )
-        if settings.emulator:
-            target = target.behind_emulator(settings.emulator)
-            log.info("Throttling emulator on %s (pid %s)", target.endpoint, target.emulator.pid)
-        table = TestTable.open(target, name=settings.table, reuse=settings.reuse_table)
-        log.info("Test table %s on %s (%s)", table.name, target.endpoint, target.kind)
-        table.seed(settings.keys(), settings.seed_entities, settings.shape)
+        target, table = prepare(settings, environment.parsed_options)  # stopped or failed, it leaves nothing behind
     except ToolError as err:
         metrics.close()
-        _fail(err, target, table)
+        _fail(err)
     ledger.enabled = settings.verify
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger, cluster=cluster)
     _RUNS[environment] = run
+    for signum in SIGNALS:  # after set-up's own handlers are gone
+        gevent.signal_handler(signum, _on_signal, run, environment, signum)
     environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
     events = environment.events
     events.test_start.add_listener(lambda **_: _on_test_start(run, environment))
@@ -148,16 +134,6 @@ def register(environment: Environment) -> StressRun | None:
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     webui.register(environment, run)
     return run
-
-
-def _target_source(options: argparse.Namespace, settings: Settings) -> str:
-    """Which target the settings name, and where that came from (never the secret itself)."""
-    if settings.connection_string:
-        given = getattr(options, "connection_string", "") or os.environ.get(FROM_FLAG_ENV)
-        return "the connection string " + ("given with --connection-string" if given else f"from ${CONNECTION_STRING_ENV}")
-    if settings.account_url:
-        return f"{settings.account_url} with Azure AD (DefaultAzureCredential)"
-    return "an embedded Azurite (no --connection-string, --account-url or $" + CONNECTION_STRING_ENV + ")"
 
 
 def _for_workers(run: StressRun) -> dict[str, Any]:
@@ -203,8 +179,27 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
 
 
 def _interrupted() -> None:
+    """Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising KeyboardInterrupt
+    inside whichever user greenlet happens to run."""
     log.info("Interrupted: stopping the test, writing the report and cleaning up")
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _on_signal(run: StressRun, environment: Environment, signum: int) -> None:
+    """Ctrl-C or SIGTERM once set-up is done. A headless master may still wait for its workers, before Locust has
+    a SIGTERM handler: the run is abandoned here (table dropped, Azurite stopped, exit 1). Later, Locust's path."""
+    runner = environment.runner
+    if getattr(environment.parsed_options, "headless", False) and runner.state == STATE_INIT and not run.tests:
+        gevent.spawn(_abandon_before_load, run, environment, signal.Signals(signum).name)
+    elif signum == signal.SIGINT:
+        _interrupted()
+
+
+def _abandon_before_load(run: StressRun, environment: Environment, name: str) -> None:
+    done = abandon(run.target, run.table, keep_table=run.settings.keep_table)
+    environment.runner.quit()
+    print(f"loadtest: error: interrupted ({name}) before the load started: nothing was measured; {done}", file=sys.stderr)
+    raise SystemExit(EXIT_RUN_FAILED)  # a system error: gevent hands it to the main greenlet
 
 
 def _on_test_start(run: StressRun, environment: Environment) -> None:

@@ -53,31 +53,48 @@ class TestTable:
     name: str
     created: bool = False
     seeded: int = 0
+    unique: bool = False  # a name made up by this run
+
+    @classmethod
+    def named(cls, target: Target, name: str = "") -> TestTable:
+        """The table to use: ``name``, or a new unique one (which only this run can have created)."""
+        return cls(target=target, name=name or unique_table_name(), unique=not name)
 
     @classmethod
     def open(cls, target: Target, *, name: str = "", reuse: bool = False) -> TestTable:
         """Create a new table (a unique name, or ``name`` if free) or open ``name`` with ``reuse``."""
-        table = cls(target=target, name=name or unique_table_name())
-        service = target.admin.service()
+        table = cls.named(target, name)
+        table.create(reuse=reuse)
+        return table
+
+    def create(self, *, reuse: bool = False) -> None:
+        """Create the table, or check that a reused one exists.
+
+        A unique name counts as created from the moment it is asked for: stopped mid-request, the run
+        may have made it, and dropping it harms nobody. A table named by the user is this run's only
+        once the service says it created it.
+        """
+        service = self.target.admin.service()
         try:
             if reuse:
                 try:
-                    service.get_table_client(table.name).get_table_access_policy()
+                    service.get_table_client(self.name).get_table_access_policy()
                 except ResourceNotFoundError:
-                    raise RunError(f"--reuse-table: table {table.name!r} does not exist") from None
-                return table
+                    raise RunError(f"--reuse-table: table {self.name!r} does not exist") from None
+                return
+            self.created = self.unique
             try:
-                service.create_table(table.name)
+                service.create_table(self.name)
             except ResourceExistsError:
+                self.created = False
                 raise RunError(
-                    f"table {table.name!r} exists and this run did not create it: pass --reuse-table to write to it"
+                    f"table {self.name!r} exists and this run did not create it: pass --reuse-table to write to it"
                 ) from None
-            table.created = True
-            return table
+            self.created = True
         except RunError:
             raise
         except SDK_ERRORS as err:
-            raise explain(err, target) from err
+            raise explain(err, self.target) from err
 
     def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
         """Write the strategy's ``count`` seeded entities: upserts in entity group transactions per PartitionKey,
@@ -92,25 +109,31 @@ class TestTable:
         batches = [
             (pk, rows[start : start + per_batch]) for pk, rows in by_partition.items() for start in range(0, len(rows), per_batch)
         ]
-        clients: list[RestTransport] = []
+        idle: list[RestTransport] = []  # one keep-alive connection per greenlet, reused batch after batch
+        made: list[RestTransport] = []
         self.seeded = 0
 
         def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
             pk, rows = batch
-            client = clients.pop() if clients else self._seeding_client()
+            if not idle:
+                made.append(self._seeding_client())
+                idle.append(made[-1])
+            client = idle.pop()
             client.batch([(UPSERT, shape.entity(pk, rk, i % 100)) for rk, i in rows])
-            clients.append(client)  # kept for the next batch (one keep-alive connection per greenlet)
+            idle.append(client)
             return len(rows)
 
+        pool = Pool(SEED_CONCURRENCY)
         try:
             with _progress(progress, count, keys.spec) as advance:
-                for written in Pool(SEED_CONCURRENCY).imap_unordered(write, batches):
+                for written in pool.imap_unordered(write, batches):
                     self.seeded += written
                     advance(written)
         except ServiceError as err:
             raise explain(err, self.target) from err
         finally:
-            for client in clients:
+            pool.kill()  # stopped (Ctrl-C) or failed: no batch goes on writing to a table about to be dropped
+            for client in made:
                 client.close()
         return self.seeded
 
@@ -131,12 +154,13 @@ class TestTable:
         with self.target.admin.table(self.name, retries=3) as client:
             return {(row["PartitionKey"], row["RowKey"]) for row in client.list_entities(select=["PartitionKey", "RowKey"])}
 
-    def drop(self) -> None:
-        """Delete the table if this run created it."""
+    def drop(self, timeout: float | None = None) -> None:
+        """Delete the table if this run created it, waiting at most ``timeout`` (default ``--timeout``) for the answer."""
         if not self.created:
             return
         try:
-            self.target.admin.service().delete_table(self.name)
+            waits = {"read_timeout": min(timeout, self.target.timeout)} if timeout else {}
+            self.target.admin.service(**waits).delete_table(self.name)  # a table that is not there is not an error
             self.created = False
         except SDK_ERRORS as err:
             log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
