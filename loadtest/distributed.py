@@ -9,11 +9,13 @@ The messages, each defined once here:
   its last counts; the master waits for every worker's ``FINAL`` before writing results.
 
 The sampler records, every second, users running and the generator's CPU, names workers that
-went missing (no heartbeat) and compacts the metrics.
+went missing (no heartbeat) and compacts the metrics. A worker whose master falls silent stops
+loading after ``MASTER_SILENT_S`` (Locust itself would load on for a minute before quitting).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +23,7 @@ from typing import Any
 import gevent
 from locust.env import Environment
 from locust.rpc import Message
-from locust.runners import MasterRunner, Runner, WorkerRunner
+from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner, Runner, WorkerRunner
 
 from .integrity import Ledger
 from .metrics import PartitionMetrics
@@ -33,6 +35,9 @@ LEDGER = "partition_stress_ledger"
 STOP = "partition_stress_stop"
 FINAL = "partition_stress_final"
 REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
+#: A worker stops its users when the master has not answered its heartbeats for this long (it answers every second).
+MASTER_SILENT_S = 5.0
+log = logging.getLogger("loadtest")
 
 
 class Cluster:
@@ -60,6 +65,7 @@ class Cluster:
             runner.register_message(RUN, lambda msg, **_: on_join(msg.data))
             runner.register_message(STOP, lambda msg, **_: runner.stop(), concurrent=True)
             events.test_stop.add_listener(cluster.hand_over)
+            gevent.spawn(cluster.watch_master, runner)
         elif isinstance(runner, MasterRunner):
             events.worker_report.add_listener(cluster.on_worker_report)
             runner.register_message(LEDGER, lambda msg, **_: ledger.merge(msg.data))
@@ -129,6 +135,7 @@ class Cluster:
                 last = self.worker_reports.get(client.id)
                 self.lost[client.id] = {
                     "worker": client.id,
+                    "index": runner.worker_indexes.get(client.id),  # its users' RowKeys carry it
                     "lost_at_s": round(now - started, 1),
                     "last_report_s": round(last - started, 1) if last else None,
                 }
@@ -140,6 +147,16 @@ class Cluster:
         runner = environment.runner
         runner.send_message(LEDGER, self.ledger.to_dict())
         runner.send_message(FINAL, {REPORT_KEY: self.metrics.drain()})
+
+    def watch_master(self, runner: WorkerRunner) -> None:
+        """Stop loading the target once the master is gone: nobody would count what this worker sends."""
+        while True:
+            gevent.sleep(1.0)
+            last = runner.last_heartbeat_timestamp
+            silent = time.time() - last if last else 0.0
+            if silent > MASTER_SILENT_S and runner.state in (STATE_SPAWNING, STATE_RUNNING):
+                log.error("no answer from the master for %.0f s: stopping this worker's users", silent)
+                runner.stop()
 
     # --- every process but a worker: the per-second sampler ----------------------------------
 

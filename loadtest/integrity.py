@@ -4,20 +4,30 @@ A listener keeps the ledger from the request events: entities whose creation the
 acknowledged (inserts; batch inserts and upserts of new rows) and those whose deletion it
 acknowledged. Workers send their ledgers to the master with their last buckets. At the end
 the table is read once: an acknowledged entity that is missing is a lost write; a row the
-users wrote (their RowKeys carry a user prefix) that no acknowledgement covers is a write the
-service made but never confirmed (a timeout that had in fact succeeded). An insert retried
+users wrote (their RowKeys carry a user prefix naming the worker) that no acknowledgement covers
+is a write the service made but never confirmed (a timeout that had in fact succeeded), unless
+its worker was lost before its ledger arrived: those are counted apart. An insert retried
 after such a timeout answers 409 EntityAlreadyExists: the client reports it as "succeeded
 earlier", not as a failure.
 """
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from locust.env import Environment
 
-__all__ = ["Ledger", "verify"]
+__all__ = ["Ledger", "user_row_prefix", "verify"]
+
+USER_ROWS = "u"  # the first letter of every RowKey a user writes; seeded RowKeys are digits
+
+
+def user_row_prefix(worker: int) -> str:
+    """A user's RowKey prefix for new entities: ``u<worker>.<random>-`` (unique per user, its worker named)."""
+    return f"{USER_ROWS}{worker}.{secrets.token_hex(3)}-"
 
 
 @dataclass
@@ -64,17 +74,21 @@ class Ledger:
         self.succeeded_earlier += data.get("succeeded_earlier", 0)
 
 
-def verify(ledger: Ledger, rows: set[tuple[str, str]], *, user_prefix: str = "u") -> dict[str, Any]:
-    """Compare the ledger with the table's (PartitionKey, RowKey) pairs."""
+def verify(ledger: Ledger, rows: set[tuple[str, str]], *, lost_workers: Iterable[int] = ()) -> dict[str, Any]:
+    """Compare the ledger with the table's (PartitionKey, RowKey) pairs; ``lost_workers``: indexes of workers
+    whose ledgers never arrived (their rows are theirs, not the service's unconfirmed writes)."""
     missing = ledger.created - rows
     resurrected = ledger.deleted & rows
     acknowledged = ledger.created | ledger.deleted
-    unacknowledged = {key for key in rows if key[1].startswith(user_prefix) and key not in acknowledged}
+    unacknowledged = {key for key in rows if key[1].startswith(USER_ROWS) and key not in acknowledged}
+    lost_prefixes = tuple(f"{USER_ROWS}{worker}." for worker in lost_workers)
+    of_lost = {key for key in unacknowledged if lost_prefixes and key[1].startswith(lost_prefixes)}
     return {
         "checked": True,
         "acknowledged_writes": len(ledger.created) + len(ledger.deleted),
         "lost": len(missing) + len(resurrected),
         "lost_examples": [list(k) for k in sorted(missing | resurrected)[:5]],
-        "unacknowledged": len(unacknowledged),
+        "unacknowledged": len(unacknowledged - of_lost),
+        "by_lost_workers": len(of_lost),
         "succeeded_earlier": ledger.succeeded_earlier,
     }

@@ -263,7 +263,8 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         settings=settings.public(),
     )
     results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())
-    read_back = (lambda: verify(run.ledger, run.table.keys())) if settings.verify else None
+    lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
+    read_back = (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers)) if settings.verify else None
     out = run.output_dir()
     if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back):
         return

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import secrets
 from collections import deque
 from itertools import accumulate
 from types import MethodType
@@ -25,6 +24,7 @@ from locust.env import Environment
 
 from .client import TableOperations
 from .config import Settings
+from .integrity import user_row_prefix
 from .keys import row_key, row_key_maker
 from .lifecycle import current_run
 from .operations import OPERATIONS
@@ -102,7 +102,8 @@ class TableUser(User):
             self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
         self._seeded = max(1, run.seeded)
         self._select = list(settings.select) or None
-        self._new_row = row_key_maker(settings.row_key_strategy, prefix=f"u{secrets.token_hex(4)}-", seed=stream)
+        prefix = user_row_prefix(environment.runner.worker_index)  # new rows name their worker (integrity)
+        self._new_row = row_key_maker(settings.row_key_strategy, prefix=prefix, seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
         self.table = TableOperations(
             target=run.target,

@@ -6,6 +6,7 @@ returns a message or ``None``; all are collected and the run exits once.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from statistics import mean
 
@@ -204,12 +205,16 @@ def saturation(results: Results) -> str | None:
     Compares the ramp's seconds at up to half the final users with the steady phase:
     in a closed loop, requests/s should grow with users; if users doubled or more but
     requests/s per user fell under 60 % and median latency rose 1.5x, the service was full.
+    Seconds from a worker's loss on are left out (its users vanish: no ramp, no saturation).
     """
-    users = {s["t"]: s["users"] for s in results.load if s.get("users")}
+    # from a lost worker's last report on, users and requests no longer match: those seconds are no evidence
+    losses = [lost.get("last_report_s") or lost["lost_at_s"] for lost in results.workers.get("lost", [])]
+    until = min(losses, default=math.inf)
+    users = {s["t"]: s["users"] for s in results.load if s.get("users") and s["t"] < until}
     if not users:
         return None
     per_second: dict[int, list[float]] = {}
-    for t in results.timeseries:
+    for t in (row for row in results.timeseries if row["t"] < until):
         entry = per_second.setdefault(t["t"], [0, 0.0])
         entry[0] += t["requests"]
         entry[1] += t["p50_ms"] * t["requests"]

@@ -1,6 +1,8 @@
+import re
+
 from synthetic import environment
 
-from loadtest.integrity import Ledger, verify
+from loadtest.integrity import Ledger, user_row_prefix, verify
 
 
 def fire(env, written, *, error=None, **context):
@@ -47,3 +49,12 @@ def test_a_disabled_ledger_keeps_nothing():
     ledger.enabled = False  # --skip-verify: no read-back, so no memory spent on it
     fire(env, (("insert", "p", "u1"),))
     assert ledger.created == set()
+
+
+def test_rows_of_a_worker_lost_before_its_ledger_arrived_are_its_own():
+    prefix = user_row_prefix(1)
+    assert re.fullmatch(r"u1\.[0-9a-f]{6}-", prefix) and user_row_prefix(1) != prefix
+    table = {("p", f"{prefix}0000000001"), ("p", f"{prefix}0000000002"), ("p", "u0.abcdef-0000000001"), ("p", "0000000001")}
+    report = verify(Ledger(), table, lost_workers=[1])
+    assert report["by_lost_workers"] == 2 and report["unacknowledged"] == 1 and report["lost"] == 0
+    assert verify(Ledger(), table)["unacknowledged"] == 3

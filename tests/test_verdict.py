@@ -106,3 +106,19 @@ def test_cpu_zeros_before_locusts_first_sample_are_no_readings():
     assert "GENERATOR_BOUND" in kinds(assess(build(metrics, run_info(), samples=samples)))
     samples = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else 60.0} for t in range(12)}
     assert "GENERATOR_BOUND" not in kinds(assess(build(metrics, run_info(), samples=samples)))
+
+
+def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
+    """Served load grew with users; then a worker was lost at 10 s and its users vanished (5 left, as in a ramp)."""
+    users = [2, 4, 6, 8, 10] + [10] * 5 + [5] * 5
+    requests = [100, 200, 300, 400, 500] + [500] * 5 + [500] * 5
+    latency = [20] * 10 + [10] * 5
+    seconds = {t: [{"ms": latency[t]}] * requests[t] for t in range(len(users))}
+    samples = {1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users)}
+    as_ramp = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples)
+    assert saturation(as_ramp) is not None  # read without the loss, the last seconds look like a ramp
+    lost = {"worker": "w1", "index": 1, "lost_at_s": 11.0, "last_report_s": 10.0}
+    workers = {"reported": ["w0", "w1"], "lost": [lost]}
+    after_loss = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples, workers=workers)
+    assert saturation(after_loss) is None
+    assert "EMULATOR_BOUND" not in kinds(assess(after_loss)) and "WORKER_LOST" in kinds(assess(after_loss))

@@ -1,0 +1,109 @@
+"""Master and workers killed through Locust's real runners: the survivors stop or carry on, and say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT
+from test_distributed import WORKLOAD
+
+from loadtest.azurite import free_port
+from loadtest.table import TestTable
+
+
+class Cluster:
+    """A Locust master and its workers in child processes, each logging to its own file."""
+
+    def __init__(self, tmp_path: Path, connection_string: str) -> None:
+        self.tmp_path, self.port = tmp_path, free_port()
+        self.env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": connection_string}
+        self.children: list[subprocess.Popen] = []
+
+    def start(self, args: list[str], name: str) -> subprocess.Popen:
+        with (self.tmp_path / f"{name}.log").open("w") as out:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", *args],
+                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        self.children.append(child)
+        return child
+
+    def log(self, name: str) -> str:
+        return (self.tmp_path / f"{name}.log").read_text()
+
+    def master(self, *args: str) -> subprocess.Popen:
+        bind = ["--master-bind-host", "127.0.0.1", "--master-bind-port", str(self.port)]
+        return self.start(["--master", "--headless", "--expect-workers", "2", *bind, *args], "master")
+
+    def workers(self, count: int = 2) -> list[subprocess.Popen]:
+        connect = ["--worker", "--master-host", "127.0.0.1", "--master-port", str(self.port)]
+        return [self.start(connect, f"w{i}") for i in range(count)]
+
+    def wait_for(self, text: str, name: str = "master", timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.log(name):
+            assert time.monotonic() < deadline and self.children[0].poll() is None, self.log(name)
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        for child in self.children:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+
+
+def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target, tmp_path):
+    cluster = Cluster(tmp_path, azurite.connection_string)
+    try:
+        master = cluster.master("-u", "4", "-r", "4", "-t", "60s", "--mix", "insert=1", "--seed-entities", "10")
+        cluster.workers()
+        cluster.wait_for("All users spawned")
+        table = TestTable(target=target, name=re.search(r"Test table (\w+)", cluster.log("master")).group(1), created=True)
+        time.sleep(2)
+        master.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        time.sleep(10 - (time.monotonic() - killed))
+        at_10_s = table.count()
+        time.sleep(3)
+        assert table.count() == at_10_s > 10  # nothing written from 10 s after the loss on
+        for name in ("w0", "w1"):
+            assert "no answer from the master" in cluster.log(name), cluster.log(name)
+    finally:
+        cluster.stop()
+        table.drop()
+
+
+def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
+    cluster = Cluster(tmp_path, azurite.connection_string)
+    try:
+        master = cluster.master("-u", "4", "-r", "4", "-t", "16s", *WORKLOAD, "--out", str(tmp_path / "out"))
+        workers = cluster.workers()
+        cluster.wait_for("All users spawned")
+        time.sleep(4)
+        workers[0].send_signal(signal.SIGKILL)
+        master.wait(timeout=90)
+    finally:
+        cluster.stop()
+    assert master.returncode == 0, cluster.log("master")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    (lost,) = results["workers"]["lost"]
+    assert lost["worker"] in results["workers"]["reported"] and lost["index"] in (0, 1)
+    assert 4 <= lost["lost_at_s"] <= 14
+    # its writes that landed but whose ledger never came are its own, not the service's unconfirmed writes
+    assert results["integrity"]["by_lost_workers"] > 0 and results["integrity"]["unacknowledged"] == 0
+    assert results["integrity"]["lost"] == 0
+    assert "EMULATOR_BOUND" not in {f["kind"] for f in results["findings"]}
+    finding = next(f for f in results["findings"] if f["kind"] == "WORKER_LOST")
+    assert lost["worker"] in finding["message"] and "lack its share" in finding["message"]
+    # the survivor's share goes on after the loss: the report covers the whole run
+    late = [row for row in results["timeseries"] if row["t"] > lost["lost_at_s"] + 2]
+    assert sum(row["entities"] for row in late) > 0
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/png") == 5
