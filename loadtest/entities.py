@@ -15,6 +15,9 @@ MAX_ENTITY_BYTES = 1024 * 1024
 MAX_BATCH_OPERATIONS = 100
 MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_PROPERTIES = 255  # including PartitionKey, RowKey and Timestamp
+FILTERED = "n"  # the property the tool adds to every entity: filtered scans select on it
+#: The payload properties an entity can have: the service's 255, less the 3 system properties and ``n``.
+MAX_PAYLOAD_PROPERTIES = MAX_PROPERTIES - 3 - 1
 MAX_STRING_CHARS = 32 * 1024  # 64 KiB of UTF-16
 _SYSTEM = ("PartitionKey", "RowKey")
 _ROW_KEY_CHARS = 10  # the generated RowKeys' length, used to size the payload
@@ -70,22 +73,46 @@ class EntityShape:
     properties: int = 1
     partition_key: str = "hot"
     payload: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    bytes: int = 0  # a seeded entity's size as the service counts it (``size``, or 1 byte more: strings count 2 a character)
 
     @classmethod
     def for_size(cls, size: int, *, partition_key: str = "hot", properties: int = 0) -> EntityShape:
-        """The payload for entities of ``size`` bytes; ``properties`` 0 picks as few as fit 32 K characters."""
-        fixed = 4 + 2 * (len(partition_key) + _ROW_KEY_CHARS) + _property_bytes("n", 0)
+        """The payload for entities of ``size`` bytes; ``properties`` 0 picks as few as fit 32 K characters.
+
+        Refused (naming the flags) when the entity cannot have that size: below the smallest entity (keys,
+        ``n`` and empty properties), or more properties than the service's 255 leave.
+        """
+        if properties > MAX_PAYLOAD_PROPERTIES:
+            raise UsageError(
+                f"--properties {properties}: at most {MAX_PAYLOAD_PROPERTIES}: an entity holds {MAX_PROPERTIES} properties, "
+                f"PartitionKey, RowKey and Timestamp among them, and the tool adds {FILTERED!r} (filtered scans select on it)"
+            )
+        fixed = 4 + 2 * (len(partition_key) + _ROW_KEY_CHARS) + _property_bytes(FILTERED, 0)
         if properties == 0:
             properties = max(1, -(-(size - fixed) // (2 * MAX_STRING_CHARS)))
         per_property_overhead = 8 + 2 * len("p000") + 4
-        chars, extra = divmod(max(0, size - fixed - properties * per_property_overhead) // 2, properties)
+        smallest = fixed + properties * per_property_overhead
+        if size < smallest:
+            raise UsageError(
+                f"--entity-size {size}: the smallest entity this run writes is {smallest} bytes (PartitionKey "
+                f"{partition_key!r}, a {_ROW_KEY_CHARS}-character RowKey, {FILTERED!r} and {properties} empty string "
+                f"propert{'y' if properties == 1 else 'ies'}); give at least {smallest}"
+            )
+        chars, extra = divmod(-(-(size - smallest) // 2), properties)
+        if chars + (1 if extra else 0) > MAX_STRING_CHARS:
+            needed = -(-(size - fixed) // (2 * MAX_STRING_CHARS + per_property_overhead))
+            raise UsageError(
+                f"--entity-size {size} over --properties {properties}: a string property holds at most {MAX_STRING_CHARS} "
+                f"characters (64 KiB); give --properties {needed} or more, or 0 to choose"
+            )
         payload = {f"p{i:03d}": "x" * (chars + (1 if i < extra else 0)) for i in range(properties)}
-        validate_entity({"PartitionKey": partition_key, "RowKey": "0" * _ROW_KEY_CHARS, "n": 0, **payload})
-        return cls(size=size, properties=properties, partition_key=partition_key, payload=payload)
+        sample = {"PartitionKey": partition_key, "RowKey": "0" * _ROW_KEY_CHARS, FILTERED: 0, **payload}
+        validate_entity(sample)
+        return cls(size=size, properties=properties, partition_key=partition_key, payload=payload, bytes=entity_bytes(sample))
 
     def entity(self, partition_key: str, row_key: str, n: int = 0) -> dict[str, Any]:
         """An entity with the payload and ``n`` (0-99), the property filtered scans select on."""
-        return {"PartitionKey": partition_key, "RowKey": row_key, "n": n, **self.payload}
+        return {"PartitionKey": partition_key, "RowKey": row_key, FILTERED: n, **self.payload}
 
 
 def check_batch(operations: list[tuple[str, Mapping[str, Any]]]) -> None:

@@ -14,7 +14,7 @@ import secrets
 import signal
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import count
 from pathlib import Path
@@ -33,7 +33,7 @@ from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .options import CONNECTION_STRING_ENV, namespace
 from .outputs import check_out
-from .prepare import SIGNALS, abandon, prepare
+from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import redact, redact_every_handler
 from .results import Results, RunInfo
 from .table import TestTable
@@ -207,35 +207,14 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
     run.streams = count()
     if run.tests > 1:
         run.run_id = new_run_id()
-    _apply_form(run, environment)
-    run.ledger.enabled = run.settings.verify
-    run.started = time.time()
-
-
-def _apply_form(run: StressRun, environment: Environment) -> None:
-    """Settings changed in the web UI's start form take effect; a new PartitionKey or size is seeded first.
-
-    The target and the table stay those the process started with.
-    """
-    try:
-        new = Settings.from_options(environment.parsed_options)
+    try:  # the web UI's start form may have changed settings
+        run.settings = next_settings(run.settings, environment.parsed_options, run.table)
     except ToolError as err:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)
         return
-    new = replace(
-        new,
-        connection_string=run.settings.connection_string,
-        account_url=run.settings.account_url,
-        table=run.settings.table,
-        reuse_table=run.settings.reuse_table,
-    )
-    if new == run.settings:
-        return
-    old, run.settings = run.settings, new
-    seeding = lambda s: (s.key_strategy, s.partition_key, s.key_seed, s.seed_entities, s.shape)  # noqa: E731
-    if seeding(new) != seeding(old):
-        run.table.seed(new.keys(), new.seed_entities, new.shape)
+    run.ledger.enabled = run.settings.verify
+    run.started = time.time()
 
 
 def _on_test_stop(run: StressRun, environment: Environment) -> None:
@@ -260,6 +239,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         endpoint=redact(run.target.endpoint),
         emulator=run.target.is_emulator,
         users=getattr(environment.runner, "target_user_count", 0) or 0,
+        entity_bytes=settings.shape.bytes,
         settings=settings.public(),
     )
     results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())

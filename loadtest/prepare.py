@@ -14,6 +14,7 @@ import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import gevent
 
@@ -23,7 +24,7 @@ from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV
 from .table import TestTable
 from .target import Target, resolve_target
 
-__all__ = ["Interrupted", "SIGNALS", "abandon", "prepare"]
+__all__ = ["Interrupted", "SIGNALS", "abandon", "next_settings", "prepare"]
 
 log = logging.getLogger("loadtest")
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -137,3 +138,19 @@ def abandon(target: Target | None, table: TestTable | None, *, keep_table: bool)
             done.append("Azurite stopped")
         target.close()
     return ", ".join(done) or "nothing was left behind"
+
+
+def next_settings(current: Settings, options: argparse.Namespace, table: TestTable) -> Settings:
+    """The settings of the next test (the web UI's start form may change them); a new PartitionKey or size is
+    seeded first. The target and the table stay those the process started with. Raises ``UsageError``."""
+    new = replace(
+        Settings.from_options(options),
+        connection_string=current.connection_string,
+        account_url=current.account_url,
+        table=current.table,
+        reuse_table=current.reuse_table,
+    )
+    seeding = lambda s: (s.key_strategy, s.partition_key, s.key_seed, s.seed_entities, s.shape)  # noqa: E731
+    if new != current and seeding(new) != seeding(current):
+        table.seed(new.keys(), new.seed_entities, new.shape)
+    return new

@@ -84,6 +84,7 @@ class RunInfo:
     steady_seconds: int = 0
     peak_window_s: int = 10
     users: int = 0
+    entity_bytes: int = 0  # a seeded entity's size as the service counts it (keys, properties, names)
     settings: dict[str, Any] = field(default_factory=dict)
 
 

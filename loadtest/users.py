@@ -24,6 +24,7 @@ from locust.env import Environment
 
 from .client import TableOperations
 from .config import Settings
+from .entities import FILTERED
 from .integrity import user_row_prefix
 from .keys import row_key, row_key_maker
 from .lifecycle import current_run
@@ -35,7 +36,7 @@ __all__ = ["TableUser", "HotPartitionUser"]
 
 #: How many of its own inserted entities a user remembers for deletes.
 OWN_ROWS_KEPT = 10_000
-FILTER = "n lt 10"  # filtered scans return about a tenth of the rows they scan
+FILTER = f"{FILTERED} lt 10"  # filtered scans return about a tenth of the rows they scan
 
 
 class TableUser(User):

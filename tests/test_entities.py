@@ -1,13 +1,38 @@
+import re
+
 import pytest
 
-from loadtest.entities import EntityShape, batch_bytes, entity_bytes, validate_entity
+from loadtest.entities import MAX_PAYLOAD_PROPERTIES, EntityShape, batch_bytes, entity_bytes, validate_entity
 from loadtest.errors import UsageError
 
 
-@pytest.mark.parametrize("size", [200, 1024, 4096, 65536, 500_000, 1024 * 1024])
-def test_shape_builds_entities_of_the_asked_size(size):
-    shape = EntityShape.for_size(size, partition_key="hot")
-    assert abs(entity_bytes(shape.entity("hot", "0000000001")) - size) <= 2 * shape.properties
+@pytest.mark.parametrize("size", [68, 69, 200, 1024, 4096, 65536, 500_000, 1024 * 1024])
+@pytest.mark.parametrize("properties", [0, 1, 3])
+def test_shape_builds_entities_of_the_asked_size_and_says_their_real_size(size, properties):
+    if size > 60_000 and properties:
+        properties = 0  # one string holds at most 64 KiB
+    try:
+        shape = EntityShape.for_size(size, partition_key="hot", properties=properties)
+    except UsageError as refused:  # too small for the properties asked: refused, naming the smallest size
+        smallest = int(re.search(r"at least (\d+)", str(refused)).group(1))
+        assert size < smallest == EntityShape.for_size(smallest, properties=properties).bytes
+        return
+    real = entity_bytes(shape.entity("hot", "0000000001"))
+    assert real == shape.bytes and size <= real <= size + 1  # strings count 2 bytes a character
+
+
+def test_an_entity_smaller_than_its_keys_and_properties_is_refused_with_the_smallest_size():
+    with pytest.raises(UsageError, match=r"--entity-size 1: the smallest entity this run writes is 68 bytes .* at least 68"):
+        EntityShape.for_size(1)
+    assert EntityShape.for_size(68).bytes == 68
+
+
+def test_the_property_limit_counts_every_property_the_tool_adds():
+    assert MAX_PAYLOAD_PROPERTIES == 251
+    shape = EntityShape.for_size(8000, properties=251)
+    assert len(shape.entity("hot", "0000000001")) + 1 == 255  # and Timestamp
+    with pytest.raises(UsageError, match="--properties 252: at most 251: .* the tool adds 'n'"):
+        EntityShape.for_size(8000, properties=252)
 
 
 def test_large_entities_spread_over_properties_under_32k_characters():
