@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, quote
 
@@ -11,9 +18,10 @@ import pytest
 from azure.core.credentials import AzureNamedKeyCredential
 from azure.data.tables import generate_account_sas
 from azure.data.tables._models import ResourceTypes
+from conftest import ROOT
 from test_cli import SHORT, results_of
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.azurite import EmbeddedAzurite, free_port
 
 ACCOUNT, KEY = "stressacct", base64.b64encode(b"partition-stress test key, not Azurite's own!").decode()
 
@@ -33,16 +41,28 @@ def own_account_azurite():
             os.environ["AZURITE_ACCOUNTS"] = previous
 
 
-@pytest.mark.parametrize("client", ["fast", "sdk"])
-def test_a_sas_signature_reaches_no_log_line_or_file_even_at_debug(loadtest, own_account_azurite, tmp_path, client):
-    sas = generate_account_sas(
+def account_sas() -> str:
+    return generate_account_sas(
         AzureNamedKeyCredential(ACCOUNT, KEY),
         resource_types=ResourceTypes(object=True, container=True, service=True),
         permission="rwdlacu",  # the table is created and dropped too
         expiry=datetime.now(UTC) + timedelta(hours=1),
     )
+
+
+def endpoint(azurite: EmbeddedAzurite) -> str:
+    return f"http://127.0.0.1:{azurite.port}/{ACCOUNT}"
+
+
+def secret_forms(sas: str) -> set[str]:
+    """The signature raw and percent-encoded, and the key."""
     signature = parse_qs(sas)["sig"][0]
-    endpoint = f"http://127.0.0.1:{own_account_azurite.port}/{ACCOUNT}"
+    return {signature, quote(signature, safe=""), quote(signature), KEY}
+
+
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_a_sas_signature_reaches_no_log_line_or_file_even_at_debug(loadtest, own_account_azurite, tmp_path, client):
+    sas = account_sas()
     done = loadtest(
         "run",
         *SHORT,
@@ -54,12 +74,65 @@ def test_a_sas_signature_reaches_no_log_line_or_file_even_at_debug(loadtest, own
         "DEBUG",
         "--out",
         str(tmp_path),
-        env={"AZURE_STORAGE_CONNECTION_STRING": f"TableEndpoint={endpoint};SharedAccessSignature={sas}"},
+        env={"AZURE_STORAGE_CONNECTION_STRING": f"TableEndpoint={endpoint(own_account_azurite)};SharedAccessSignature={sas}"},
     )
     assert done.code == 0, done.output
     assert results_of(tmp_path)["errors"] == {}
     assert "DEBUG" in done.output and len(done.output.splitlines()) > 50  # the debug lines are there, cleaned
-    forms = {signature, quote(signature, safe=""), quote(signature), KEY}
     for where, text in [("output", done.output)] + [(p.name, p.read_text()) for p in tmp_path.iterdir()]:
-        for secret in forms:
+        for secret in secret_forms(sas):
             assert secret not in text, f"a secret in {where}"
+
+
+def test_a_sas_signature_reaches_no_log_line_page_or_file_of_the_web_ui(own_account_azurite, tmp_path):
+    """``loadtest run --web`` at DEBUG: a test started and stopped through the web UI, every page and log read."""
+    sas = account_sas()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "AZURE_STORAGE_CONNECTION_STRING"}
+    env["AZURE_STORAGE_CONNECTION_STRING"] = f"TableEndpoint={endpoint(own_account_azurite)};SharedAccessSignature={sas}"
+    log = tmp_path / "out.log"
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "loadtest", "run", "--web", "--web-port", str(port), "--seed-entities", "100"]
+            + ["--loglevel", "DEBUG", "--logfile", str(tmp_path / "locust.log"), "--out", str(tmp_path / "report")],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    url, pages = f"http://127.0.0.1:{port}", {}
+    try:
+        deadline = time.monotonic() + 60
+        while not pages:
+            assert child.poll() is None and time.monotonic() < deadline, log.read_text()
+            try:
+                pages["/"] = fetch(url + "/")
+            except OSError:
+                time.sleep(0.3)
+        pages["/swarm"] = fetch(url + "/swarm", {"user_count": "3", "spawn_rate": "3"})
+        time.sleep(5)
+        for path in ("/logs", "/stats/requests", "/partition-stress/", "/partition-stress/data"):
+            pages[path] = fetch(url + path)
+        pages["/stop"] = fetch(url + "/stop", {})
+        while "/partition-stress/report" not in fetch(url + "/partition-stress/data"):
+            assert time.monotonic() < deadline + 60, log.read_text()
+            time.sleep(0.5)
+        pages["/partition-stress/report"] = fetch(url + "/partition-stress/report")
+        pages["/logs (after)"] = fetch(url + "/logs")
+    finally:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    assert child.returncode == 0, log.read_text()
+    assert json.loads(pages["/stats/requests"])["total_rps"] >= 0 and "DEBUG" in pages["/logs (after)"]
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {"out.log", "locust.log", "results.json", "report.html"} <= {p.name for p in files}
+    texts = [(name, text) for name, text in pages.items()] + [(p.name, p.read_text()) for p in files]
+    for where, text in texts:
+        for secret in secret_forms(sas):
+            assert secret not in text, f"a secret in {where}"
+
+
+def fetch(url: str, form: dict[str, str] | None = None) -> str:
+    data = urllib.parse.urlencode(form).encode() if form is not None else None
+    with urllib.request.urlopen(url, data=data, timeout=30) as response:
+        return response.read().decode()
