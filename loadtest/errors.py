@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 __all__ = [
+    "CAUSES",
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
     "EXIT_RUN_FAILED",
@@ -53,6 +54,19 @@ THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout
 CONNECTION_ERROR = "ConnectionError"
 TIMEOUT = "Timeout"
 UNANSWERED = (CONNECTION_ERROR, TIMEOUT)
+
+
+#: What an error code says about a run, the ERRORS finding's remedy (codes not named: read the service's docs).
+CAUSES = {
+    "ResourceNotFound": "an entity read, updated or deleted was not there (never seeded, or deleted meanwhile)",
+    "EntityAlreadyExists": "an insert met an existing entity (upsert, or give new entities their own RowKeys)",
+    "UpdateConditionNotSatisfied": "another writer changed the entity after it was read (the design's conflict rate)",
+    "TableNotFound": "the test table was gone (deleted during the run, or an in-memory Azurite restarted)",
+    "AuthenticationFailed": "the service stopped accepting the credentials (an expired SAS or token, a rotated key)",
+    "AuthorizationPermissionMismatch": "the credentials lack a permission this operation needs (SAS permissions, role)",
+    CONNECTION_ERROR: "no answer: the connection was refused or reset (the target, or the network)",
+    TIMEOUT: "no answer within --timeout (a stalled target, or a timeout too short for the load)",
+}
 
 
 def is_throttling(status: int, error_code: str | None) -> bool:

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from statistics import mean
 
-from .errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES, UNANSWERED
+from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES, UNANSWERED
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
@@ -28,8 +28,7 @@ REMEDIES: dict[FindingKind, str] = {
     K.COOL: "No action needed: this partition stays under its scalability target at this load.",
     K.THROTTLED: "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx), "
     "and spread the load over more PartitionKeys.",
-    K.ERRORS: "Read the error codes: 4xx answers (ResourceNotFound, EntityAlreadyExists, UpdateConditionNotSatisfied) "
-    "come from the workload itself and must not be retried.",
+    K.ERRORS: "Read the error codes; the docs: never retry a 4xx answer.",
     K.EMULATOR_BOUND: "The emulator, not the design, capped this figure (a lower bound): run against a real account "
     "(--connection-string or --account-url) to measure beyond Azurite's ceiling.",
     K.LOST_WRITES: "Acknowledged writes are missing from the table: check retries of non-idempotent operations and "
@@ -55,14 +54,20 @@ def level(ratio: float) -> FindingKind:
     return K.HOT if ratio > 1.0 else K.WARM if ratio >= WARM_RATIO else K.COOL
 
 
-def _finding(kind: FindingKind, message: str, row: PartitionRow | None = None) -> Finding:
+def _finding(kind: FindingKind, message: str, row: PartitionRow | None = None, remedy: str = "") -> Finding:
     return Finding(
         kind=kind,
         partition=row.partition if row else None,
         op_class=row.op_class if row else None,
         message=message,
-        remedy=REMEDIES[kind],
+        remedy=remedy or REMEDIES[kind],
     )
+
+
+def _causes(codes: dict[str, int]) -> str:
+    """The ERRORS remedy: what each code present says about the run (errors.CAUSES), then the docs' rule."""
+    known = [f"{code}: {CAUSES[code]}." for code in codes if code in CAUSES]
+    return " ".join([*known, REMEDIES[K.ERRORS]])
 
 
 def assess(results: Results) -> Results:
@@ -136,6 +141,7 @@ def assess(results: Results) -> Results:
                         f"operations failed ({codes})"
                     ),
                     row,
+                    _causes(other),
                 )
             )
 

@@ -122,3 +122,12 @@ def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
     after_loss = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples, workers=workers)
     assert saturation(after_loss) is None
     assert "EMULATOR_BOUND" not in kinds(assess(after_loss)) and "WORKER_LOST" in kinds(assess(after_loss))
+
+
+def test_the_errors_remedy_says_what_each_code_means_here():
+    seconds = steady(10)
+    seconds[1] += [{"op": "read", "op_class": "GET", "error": "TableNotFound"}] * 3
+    seconds[2] += [{"op": "read", "op_class": "GET", "error": "Timeout"}]
+    (errors,) = [f for f in judged(seconds).findings if f.kind == "ERRORS"]
+    assert "TableNotFound: the test table was gone" in errors.remedy and "Timeout: no answer within --timeout" in errors.remedy
+    assert "ResourceNotFound" not in errors.remedy and "never retry a 4xx" in errors.remedy
