@@ -8,7 +8,9 @@ locustfile: headless by default, Locust's web UI with ``--web``.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,20 +18,26 @@ from typing import NoReturn
 
 from .config import Settings
 from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
-from .options import CONNECTION_STRING_ENV, EMULATOR_OPTIONS, FROM_FLAG_ENV, OPTIONS, add_options
+from .options import CONNECTION_STRING_ENV, EMULATOR_OPTIONS, FROM_FLAG_ENV, OPTIONS, SECRET_ON_COMMAND_LINE, add_options
 from .outputs import check_out
-from .parsers import parse_duration, positive, whole
+from .parsers import number, parse_duration, port, whole
 
 __all__ = ["main"]
 
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
+#: One machine's worth: each user holds its own connection. More users: Locust's --master/--worker across machines.
+MAX_USERS = 10_000
+MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
+users = whole(minimum=1, maximum=MAX_USERS, unit=" (each user holds its own connection)")
+spawn_rate = number(f"users per second from 0.001 to {MAX_USERS}", lambda n: 0.001 <= n <= MAX_USERS)
+workers = whole(minimum=0, maximum=MAX_WORKERS, unit=" processes on this machine")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line (exit 2) instead of usage + message."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        print(f"loadtest: error: {message} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
@@ -42,11 +50,13 @@ def _parser() -> argparse.ArgumentParser:
         description="The docs' partition stress test: create a test table, seed it, load one partition, "
         "compare GET/PUT entities/s with the target. Unknown options go to Locust.",
     )
-    run.add_argument("-u", "--users", default="10", help="concurrent Locust users (default 10)")
+    run.add_argument("-u", "--users", default="10", help=f"concurrent Locust users (default 10, at most {MAX_USERS})")
     run.add_argument("-r", "--spawn-rate", default="2", help="users started per second (default 2)")
     run.add_argument("-t", "--duration", default="60s", help="how long the load runs: 90, 90s, 2m, 1h30m (default 60s)")
     run.add_argument(
-        "--workers", default="0", help="Locust worker processes beside the master (Locust's --processes; 0 = one process)"
+        "--workers",
+        default="0",
+        help=f"Locust worker processes beside the master (Locust's --processes; 0 = one process; at most {MAX_WORKERS})",
     )
     run.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
     run.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
@@ -73,15 +83,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
-    """Locust's command line for this run. The connection string travels in the environment, not argv."""
+    """Locust's command line for this run (``ns`` validated). The connection string travels in the environment."""
     argv = ["locust", "-f", str(LOCUSTFILE), "-u", str(ns.users), "-r", str(ns.spawn_rate)]
-    workers = whole()("--workers", ns.workers)
-    if workers:
-        argv += ["--processes", str(workers)]
+    if ns.workers:
+        argv += ["--processes", str(ns.workers)]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
-        argv += ["--headless", "--only-summary", "-t", f"{parse_duration(ns.duration)}s"]
+        argv += ["--headless", "--only-summary", "-t", f"{ns.duration}s"]
     for opt in OPTIONS:
         value = getattr(ns, opt.dest)
         if opt.secret:
@@ -93,15 +102,36 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     return argv + extra
 
 
+def _check_web(host: str, web_port: int) -> None:
+    """The web UI's address can be bound now (a socket bound, then closed): else one line before anything starts."""
+    valid = "valid: an address of this machine (127.0.0.1, 0.0.0.0, * for all) and a port nothing else listens on"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            None if host in ("", "*") else host, web_port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError, ValueError) as err:
+        raise UsageError(f"--web-host {host!r}: not an address of this machine ({err}); {valid}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Locust's web server (gevent) binds
+        try:
+            probe.bind(address)
+        except OSError as err:
+            flag = f"--web-host {host!r}" if err.errno == errno.EADDRNOTAVAIL else f"--web-port {web_port}"
+            raise UsageError(f"{flag}: {host}:{web_port} cannot be bound ({err.strerror}); {valid}") from None
+
+
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
-    whole(minimum=1)("--users", ns.users)
-    positive("--spawn-rate", ns.spawn_rate)
-    whole()("--workers", ns.workers)
-    parse_duration(ns.duration)
+    """Validate everything (one line, exit 2 on bad input), then hand over to Locust: nothing is sent before."""
+    ns.users, ns.spawn_rate = users("--users", ns.users), spawn_rate("--spawn-rate", ns.spawn_rate)
+    ns.workers, ns.duration = workers("--workers", ns.workers), parse_duration(ns.duration)
+    ns.web_port = port("--web-port", ns.web_port)
     settings = Settings.from_options(ns)  # every rule checked before anything starts
     if settings.out:
         check_out(settings.out, overwrite=settings.overwrite)
+    if ns.web:
+        _check_web(ns.web_host, ns.web_port)
     if ns.connection_string:
+        print(f"loadtest: warning: {SECRET_ON_COMMAND_LINE}", file=sys.stderr)
         os.environ[CONNECTION_STRING_ENV] = ns.connection_string
         os.environ[FROM_FLAG_ENV] = "1"  # so the log names where the target came from
     argv = _locust_argv(ns, extra)
@@ -131,7 +161,7 @@ def emulate(ns: argparse.Namespace) -> int:
     from .emulator_relay import serve
 
     budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
-    serve(ns.upstream, ns.host, whole(minimum=1, maximum=65535)("--port", ns.port), budgets)
+    serve(ns.upstream, ns.host, port("--port", ns.port), budgets)
     return EXIT_OK
 
 

@@ -123,8 +123,11 @@ def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: f
     """Run ``loadtest run`` once per strategy with the same ``run_args``, then compare."""
     if len(strategies) < 2:
         raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
-    for spec in strategies:
-        key_strategy(spec)  # every one valid before the first run starts
+    for spec in strategies:  # every one valid before the first run starts
+        try:
+            key_strategy(spec)
+        except UsageError as err:
+            raise UsageError(f"--strategies: {str(err).replace('--key-strategy ', '', 1)}") from None
     run_args, env = _secrets_to_environment(run_args)
     outcomes = []
     for spec in strategies:

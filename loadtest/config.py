@@ -12,6 +12,7 @@ from typing import Any
 from .emulator import Budgets
 from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from .errors import UsageError
+from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
 from .options import OPTIONS, PROFILES
 from .redact import redact
@@ -72,9 +73,9 @@ class Settings:
     def from_options(cls, options: argparse.Namespace) -> Settings:
         """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``."""
         v = {opt.dest: opt.value(options) for opt in OPTIONS}
-        # the key strategy with the skew and seed it is used with, and the RowKeys
+        # the key strategy (every key it makes) with the seed it is used with, and the RowKeys
         key_strategy(v["key_strategy"], default_key=v["partition_key"], seed=v["key_seed"], skew=v["skew"])
-        row_key_maker(v["row_key_strategy"], seed=v["key_seed"])
+        row_key_maker(v["row_key_strategy"], prefix=user_row_prefix(99), seed=v["key_seed"])  # as long as users' RowKeys
         shape = EntityShape.for_size(v["entity_size"], partition_key=v["partition_key"], properties=v["properties"])
         v["properties"] = shape.properties
         if "batch" in v["mix"] and batch_bytes(shape, v["batch_size"]) > MAX_BATCH_BYTES:
@@ -105,9 +106,12 @@ class Settings:
     def verify(self) -> bool:
         return not self.skip_verify
 
-    def keys(self, stream: int | str = 0) -> KeyStrategy:
-        """The key strategy; ``stream`` gives each user its own repeatable access sequence."""
-        return key_strategy(self.key_strategy, default_key=self.partition_key, seed=self.key_seed, skew=self.skew, stream=stream)
+    def keys(self, stream: int | str = 0, rows: str = "") -> KeyStrategy:
+        """The key strategy; ``stream`` gives each user its own repeatable access sequence; ``rows`` prefixes the
+        seeded RowKeys (a run's own, in a reused table)."""
+        return key_strategy(
+            self.key_strategy, default_key=self.partition_key, seed=self.key_seed, skew=self.skew, stream=stream, rows=rows
+        )
 
     def public(self) -> dict[str, Any]:
         """The settings as a report shows them (and ``namespace`` parses back): no secret, no unused emulator option."""

@@ -74,14 +74,15 @@ class Ledger:
         self.succeeded_earlier += data.get("succeeded_earlier", 0)
 
 
-def verify(ledger: Ledger, rows: set[tuple[str, str]], *, lost_workers: Iterable[int] = ()) -> dict[str, Any]:
+def verify(ledger: Ledger, rows: set[tuple[str, str]], *, lost_workers: Iterable[int] = (), prefix: str = "") -> dict[str, Any]:
     """Compare the ledger with the table's (PartitionKey, RowKey) pairs; ``lost_workers``: indexes of workers
-    whose ledgers never arrived (their rows are theirs, not the service's unconfirmed writes)."""
+    whose ledgers never arrived (their rows are theirs, not the service's unconfirmed writes); ``prefix``: the
+    run's own RowKey prefix in a reused table."""
     missing = ledger.created - rows
     resurrected = ledger.deleted & rows
     acknowledged = ledger.created | ledger.deleted
-    unacknowledged = {key for key in rows if key[1].startswith(USER_ROWS) and key not in acknowledged}
-    lost_prefixes = tuple(f"{USER_ROWS}{worker}." for worker in lost_workers)
+    unacknowledged = {key for key in rows if key[1].startswith(prefix + USER_ROWS) and key not in acknowledged}
+    lost_prefixes = tuple(f"{prefix}{USER_ROWS}{worker}." for worker in lost_workers)
     of_lost = {key for key in unacknowledged if lost_prefixes and key[1].startswith(lost_prefixes)}
     return {
         "checked": True,

@@ -11,10 +11,12 @@ from itertools import count
 from typing import Any
 
 from .errors import UsageError
+from .key_templates import MAX_TEMPLATE_KEYS, template_keys
 from .skew import Skew, parse_skew
 
 __all__ = [
     "MAX_KEY_BYTES",
+    "MAX_TEMPLATE_KEYS",
     "ROW_KEY_STRATEGIES",
     "STRATEGIES",
     "KeyStrategy",
@@ -36,7 +38,10 @@ def validate_key(key: str, what: str = "PartitionKey") -> str:
     bad = _FORBIDDEN.search(key)
     if bad:
         raise UsageError(f"{what} {key[:40]!r} contains {bad.group()!r}: keys may not contain / \\ # ? or control characters")
-    size = len(key.encode("utf-16-le"))
+    try:
+        size = len(key.encode("utf-16-le"))
+    except UnicodeEncodeError:  # a lone surrogate (from undecodable bytes in argv): no UTF-16 string holds it
+        raise UsageError(f"{what} {key[:40]!r} is not valid Unicode text: keys are UTF-16 strings") from None
     if size > MAX_KEY_BYTES:
         raise UsageError(f"{what} is {size} bytes in UTF-16: keys hold at most 1 KiB (512 characters)")
     return key
@@ -54,6 +59,7 @@ _SEED_EPOCH = 1_767_225_600  # 2026-01-01T00:00:00Z: seeded timestamp keys are t
 
 
 def _strftime(fmt: str) -> str:
+    fmt = fmt.replace("%", "%%")  # the user's text is literal: only the tokens are formatted
     for token, code in _TIME_TOKENS:
         fmt = fmt.replace(token, code)
     return fmt
@@ -68,12 +74,19 @@ class KeyStrategy:
 
     per_entity = False  # True: every new entity gets a PartitionKey of its own
 
-    def __init__(self, spec: str, *, seed: int | str | None = None, skew: str = "uniform", stream: int | str = 0) -> None:
+    def __init__(
+        self, spec: str, *, seed: int | str | None = None, skew: str = "uniform", stream: int | str = 0, rows: str = ""
+    ) -> None:
         self.spec = spec
+        self.rows = rows  # before every seeded RowKey: a run's own prefix in a reused table
         self.seed = seed  # fixes the seeded keys
         self.skew_spec = skew
         self.rng = random.Random(f"{seed}:{stream}")  # this user's own accesses, repeatable per stream
         self._skews: dict[int, Skew] = {}
+
+    def row(self, index: int) -> str:
+        """The RowKey of seeded row ``index`` under a PartitionKey."""
+        return self.rows + row_key(index)
 
     # the key space
     def keys(self) -> list[str] | None:
@@ -84,7 +97,7 @@ class KeyStrategy:
         """(PartitionKey, RowKey) of seeded entity ``index`` of ``count``."""
         keys = self.keys()
         assert keys is not None
-        return keys[index % len(keys)], row_key(index // len(keys))
+        return keys[index % len(keys)], self.row(index // len(keys))
 
     def new_partition(self) -> str:
         """The PartitionKey a new entity (an insert, a batch) gets."""
@@ -99,7 +112,7 @@ class KeyStrategy:
             return self.seeded(self.skew(count).next(), count)
         k = self.skew(len(keys)).next()
         rows = max(1, -(-(count - k) // len(keys)))  # seeded rows under key k
-        return keys[k], row_key(self.rng.randrange(rows))
+        return keys[k], self.row(self.rng.randrange(rows))
 
     def rows_in(self, partition_index: int, count: int) -> int:
         keys = self.keys() or [None]
@@ -130,7 +143,7 @@ class Single(KeyStrategy):
         return self._keys
 
     def existing(self, count: int) -> tuple[str, str]:  # one key: the skew is over its rows
-        return self._keys[0], row_key(self.skew(count).next())
+        return self._keys[0], self.row(self.skew(count).next())
 
 
 class KeySet(KeyStrategy):
@@ -155,7 +168,7 @@ class PerEntity(KeyStrategy):
     per_entity = True
 
     def seeded(self, index: int, count: int) -> tuple[str, str]:
-        return self.key_at(index), row_key(0)
+        return self.key_at(index), self.row(0)
 
     def key_at(self, index: int) -> str:
         raise NotImplementedError
@@ -202,88 +215,92 @@ class Timestamp(PerEntity):
     def __init__(self, spec: str, fmt: str, **kw: Any) -> None:
         super().__init__(spec, **kw)
         if not any(token in fmt for token, _ in _TIME_TOKENS):
-            raise UsageError(f"--key-strategy {spec!r}: the format needs yyyy, MM, dd, HH, mm or ss tokens")
+            raise UsageError("timestamp:FORMAT needs yyyy, MM, dd, HH, mm or ss tokens, e.g. timestamp:ssyyyyMMddHHmm")
+        validate_key(fmt, "the format")  # no forbidden characters; then its keys are checked as keys
         self.format = _strftime(fmt)
+        try:
+            validate_key(self.key_at(0), "a timestamp key")
+        except ValueError:  # a character strftime cannot format
+            raise UsageError("timestamp:FORMAT holds a character that cannot be formatted") from None
 
     def key_at(self, index: int) -> str:
         return time.strftime(self.format, time.gmtime(_SEED_EPOCH + index))
 
     def seeded(self, index: int, count: int) -> tuple[str, str]:
-        return self.key_at(index), row_key(index)
+        return self.key_at(index), self.row(index)
 
     def new_partition(self) -> str:
         return time.strftime(self.format, time.gmtime())
 
 
-def _template_keys(spec: str, template: str) -> list[str]:
-    """``{event}__{distance}``: each ``{name}`` or ``{name:N}`` takes N values (default 10): name0…"""
-    fields = re.findall(r"\{(\w+)(?::(\d+))?\}", template)
-    if not fields:
-        raise UsageError(
-            f"--key-strategy {spec!r}: a template needs {{name}} or {{name:N}} fields, e.g. template:{{event}}__{{distance}}"
-        )
-    keys = [template]
-    for name, n in fields:
-        size = int(n or 10)
-        keys = [k.replace(f"{{{name}{':' + n if n else ''}}}", f"{name}{i}", 1) for k in keys for i in range(size)]
-        if len(keys) > 100_000:
-            raise UsageError(f"--key-strategy {spec!r}: the template makes over 100,000 keys")
-    return keys
-
-
-STRATEGIES = (
-    "single[:KEY]",
-    "set:N",
-    "hash-prefix:N",
-    "guid",
-    "append-only",
-    "prepend-only",
-    "timestamp:FORMAT",
-    "template:TEXT",
-)
+STRATEGIES = tuple("single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT".split())
+ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
+_PER_ENTITY = ("guid", "append-only", "prepend-only", "timestamp")
 
 
 def key_strategy(
-    spec: str, *, default_key: str = "hot", seed: int | str | None = None, skew: str = "uniform", stream: int | str = 0
+    spec: str,
+    *,
+    default_key: str = "hot",
+    seed: int | str | None = None,
+    skew: str = "uniform",
+    stream: int | str = 0,
+    rows: str = "",
 ) -> KeyStrategy:
-    """Parse ``--key-strategy``; raises ``UsageError`` naming the valid strategies."""
+    """Parse ``--key-strategy`` whole (every key it makes is checked): an error names the flag and the strategies.
+    ``rows``: a prefix before every seeded RowKey (a run's own, in a reused table)."""
+    try:
+        return _strategy(str(spec), default_key, {"seed": seed, "skew": skew, "stream": stream, "rows": rows})
+    except UsageError as err:
+        raise UsageError(f"--key-strategy {spec!r}: {err}; valid: {', '.join(STRATEGIES)}") from None
+
+
+def _strategy(spec: str, default_key: str, kw: dict[str, Any]) -> KeyStrategy:
     name, _, param = spec.strip().partition(":")
-    kw: dict[str, Any] = {"seed": seed, "skew": skew, "stream": stream}
-    parse_skew(skew, 2)  # validate the skew at the edge
     if name == "single":
         return Single(spec, param or default_key, **kw)
     if name in ("set", "hash-prefix"):
-        if not param.isdigit() or not 1 <= int(param) <= (1000 if name == "hash-prefix" else 1_000_000):
-            bound = "1 to 1000" if name == "hash-prefix" else "1 to 1000000"
-            raise UsageError(f"--key-strategy {spec!r}: {name}:N takes N from {bound}")
+        most = 1000 if name == "hash-prefix" else 1_000_000
+        if not re.fullmatch(r"[0-9]{1,7}", param) or not 1 <= int(param) <= most:
+            raise UsageError(f"{name}:N takes N from 1 to {most}")
         if name == "set":
             return KeySet(spec, [f"k{i:07d}" for i in range(int(param))], **kw)
         return HashPrefix(spec, [f"{i:03d}" for i in range(int(param))], **kw)
-    if name == "guid" and not param:
-        return Guid(spec, **kw)
-    if name == "append-only" and not param:
-        return AppendOnly(spec, **kw)
-    if name == "prepend-only" and not param:
-        return PrependOnly(spec, **kw)
-    if name == "timestamp" and param:
+    if name == "template":
+        return KeySet(spec, template_keys(param), **kw)
+    if name in _PER_ENTITY:
+        return _per_entity(spec, name, param, kw)
+    raise UsageError("unknown strategy")
+
+
+def _per_entity(spec: str, name: str, param: str, kw: dict[str, Any]) -> KeyStrategy:
+    """A key per entity: the forms ``--key-strategy`` and ``--row-key-strategy`` share."""
+    if name == "timestamp":
+        if not param:
+            raise UsageError("timestamp:FORMAT needs a format, e.g. timestamp:ssyyyyMMddHHmm")
         return Timestamp(spec, param, **kw)
-    if name == "template" and param:
-        return KeySet(spec, _template_keys(spec, param), **kw)
-    raise UsageError(f"--key-strategy {spec!r}: valid strategies: {', '.join(STRATEGIES)}")
+    if param:
+        raise UsageError(f"{name} takes no parameter")
+    return {"guid": Guid, "append-only": AppendOnly, "prepend-only": PrependOnly}[name](spec, **kw)
 
 
-ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
+def row_key_maker(spec: str, *, prefix: str = "", rows: str = "", seed: int | str | None = None) -> Callable[[], str]:
+    """RowKeys for new entities, unique per maker: ``sequential`` (prefix + counter) or a key strategy's form.
 
-
-def row_key_maker(spec: str, *, prefix: str = "", seed: int | str | None = None) -> Callable[[], str]:
-    """RowKeys for new entities, unique per maker: ``sequential`` (prefix + counter) or a key strategy's form."""
+    ``prefix`` keeps one maker's keys apart from another's; ``rows`` (a run's own prefix in a reused
+    table) goes first, so every RowKey the run writes starts with it.
+    """
     counter = count(1)
-    if spec == "sequential":
-        return lambda: f"{prefix}{next(counter):010d}"
-    name = spec.partition(":")[0]
-    if name not in ("guid", "append-only", "prepend-only", "timestamp"):
-        raise UsageError(f"--row-key-strategy {spec!r}: valid strategies: {', '.join(ROW_KEY_STRATEGIES)}")
-    strategy = key_strategy(spec, seed=seed)
-    if name == "timestamp":  # many entities a second: keep them apart, in time order
-        return lambda: f"{strategy.new_partition()}-{prefix}{next(counter):010d}"
-    return strategy.new_partition
+    name, _, param = str(spec).strip().partition(":")
+    if name == "sequential" and not param:
+        return lambda: f"{rows}{prefix}{next(counter):010d}"
+    try:
+        if name not in _PER_ENTITY:
+            raise UsageError("unknown strategy")
+        strategy = _per_entity(spec, name, param, {"seed": seed})
+        if isinstance(strategy, Timestamp):  # many entities a second: keep them apart, in time order
+            validate_key(f"{rows}{strategy.key_at(0)}-{prefix}{0:010d}", "a RowKey it makes")
+            return lambda: f"{rows}{strategy.new_partition()}-{prefix}{next(counter):010d}"
+    except UsageError as err:
+        raise UsageError(f"--row-key-strategy {spec!r}: {err}; valid: {', '.join(ROW_KEY_STRATEGIES)}") from None
+    return (lambda: rows + strategy.new_partition()) if rows else strategy.new_partition

@@ -31,7 +31,7 @@ from .distributed import Cluster
 from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
-from .options import CONNECTION_STRING_ENV, namespace
+from .options import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE, namespace
 from .outputs import check_out
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import redact, redact_every_handler
@@ -114,6 +114,8 @@ def register(environment: Environment) -> StressRun | None:
         return None
     try:
         settings = Settings.from_options(environment.parsed_options)
+        if any(arg.split("=", 1)[0] == "--connection-string" for arg in sys.argv):  # locust -f … --connection-string
+            log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
         target, table = prepare(settings, environment.parsed_options)  # stopped or failed, it leaves nothing behind
@@ -146,6 +148,7 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
         "run_id": run.run_id,  # the workers' client request ids carry it
         "table": run.table.name,
         "seeded": run.seeded,
+        "rows": run.table.rows,  # a reused table: the run's RowKey prefix
         "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
         "embedded": run.target.connection_string if run.target.kind == TargetKind.AZURITE_EMBEDDED else "",
     }
@@ -164,7 +167,7 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     target = resolve_target(
         connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
     )
-    table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]))
+    table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]), rows=data.get("rows", ""))
     cluster.ledger.enabled = settings.verify
     _RUNS[environment] = StressRun(
         settings=settings,
@@ -244,7 +247,11 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     )
     results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
-    read_back = (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers)) if settings.verify else None
+    read_back = (
+        (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))
+        if settings.verify
+        else None
+    )
     out = run.output_dir()
     if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back):
         return
@@ -265,6 +272,8 @@ def _on_quitting(run: StressRun, environment: Environment) -> None:
             run.table.drop()
         elif run.table.created:
             log.info("Kept test table %s (--keep-table)", run.table.name)
+        elif run.table.rows:
+            log.info("Kept the rows under RowKey prefix %r in table %s (--keep-table)", run.table.rows, run.table.name)
         run.target.close()
         environment.process_exit_code = run.exit_code
 

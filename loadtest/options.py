@@ -15,14 +15,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .connection_string import check_connection_string
 from .emulator import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
 from .errors import UsageError
 from .keys import validate_key
 from .operations import BATCH_OPERATIONS, OPERATIONS
-from .parsers import Parse, non_negative, optional, positive, share, switch, text, whole
+from .parsers import (
+    Parse,
+    http_url,
+    mix,
+    non_negative,
+    number,
+    optional,
+    parse_mix,
+    positive,
+    property_names,
+    share,
+    show_mix,
+    switch,
+    text,
+    whole,
+)
 from .results import FindingKind
 from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy, parse_retry
+from .skew import SKEWS, parse_skew
 from .transport import CLIENTS, CONNECT_TIMEOUT_S, TIMEOUT_S
 
 __all__ = [
@@ -30,6 +47,7 @@ __all__ = [
     "EMULATOR_OPTIONS",
     "FAIL_ON",
     "FROM_FLAG_ENV",
+    "SECRET_ON_COMMAND_LINE",
     "OPTIONS",
     "PROFILES",
     "Option",
@@ -38,38 +56,17 @@ __all__ = [
     "parse_mix",
 ]
 
+MAX_SEED_ENTITIES = 1_000_000
 #: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
 PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500, 5000)}
 FAIL_ON = tuple(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND"))  # --fail-on's kinds
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
+MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
 FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
-
-
-def parse_mix(text: str, names: tuple[str, ...] = tuple(OPERATIONS), flag: str = "--mix") -> dict[str, int]:
-    """``read=60,upsert=25`` -> weights; unknown names and all-zero mixes are refused."""
-    mix: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in str(text).split(","))):
-        name, sep, weight = part.partition("=")
-        name = name.strip()
-        if name not in names:
-            raise UsageError(f"{flag}: unknown operation {name!r}; valid operations: {', '.join(names)}")
-        if not sep or not re.fullmatch(r"\d+", weight.strip()):
-            raise UsageError(f"{flag}: {part!r} needs a whole, non-negative weight, e.g. {name}=10")
-        mix[name] = int(weight)
-    if not any(mix.values()):
-        example = DEFAULT_MIX if flag == "--mix" else "upsert=80,update=20"
-        raise UsageError(f"{flag} {text!r}: at least one operation needs a weight above 0, e.g. {example}")
-    return {name: weight for name, weight in mix.items() if weight}
-
-
-def _mix(names: tuple[str, ...]) -> Parse:
-    """A mix as text (``read=60,upsert=40``) or as a mapping (a TableUser's ``mix`` attribute)."""
-    return lambda flag, value: parse_mix(value if isinstance(value, str) else _show_mix(value), names, flag)
-
-
-def _show_mix(mix: dict[str, int]) -> str:
-    return ",".join(f"{k}={v}" for k, v in mix.items())
+SECRET_ON_COMMAND_LINE = (
+    f"--connection-string on the command line is visible to other local users (ps); set ${CONNECTION_STRING_ENV} instead"
+)
 
 
 def _fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
@@ -84,11 +81,12 @@ def _fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
 
 
 def _key(flag: str, value: Any) -> str:
-    return validate_key(text(flag, value), "PartitionKey")
+    return validate_key(text(flag, value), flag)
 
 
-def _select(flag: str, value: Any) -> tuple[str, ...]:
-    return tuple(p.strip() for p in str(value).split(",") if p.strip())
+def _skew(flag: str, value: Any) -> str:
+    parse_skew(text(flag, value), 2)  # names --skew and the valid skews
+    return text(flag, value)
 
 
 def _profile(flag: str, value: Any) -> str:
@@ -106,9 +104,15 @@ def _table(flag: str, value: Any) -> str:
 
 def _account_url(flag: str, value: Any) -> str:
     url = text(flag, value)
-    if url and not re.match(r"^https?://[^/\s]+", url):
-        raise UsageError(f"{flag} {url!r}: must be a URL like https://<account>.table.core.windows.net")
-    return url
+    return url and http_url(flag, url, example="https://<account>.table.core.windows.net", query=True)
+
+
+def _connection_string(flag: str, value: Any) -> str:
+    """Judged here, without the network: a malformed string is a usage error before anything starts."""
+    connection_string = text(flag, value)
+    if connection_string:
+        check_connection_string(connection_string, flag)
+    return connection_string
 
 
 def _client(flag: str, value: Any) -> str:
@@ -118,7 +122,7 @@ def _client(flag: str, value: Any) -> str:
 
 
 def _retry(flag: str, value: Any) -> RetryStrategy:
-    return parse_retry(str(value))
+    return parse_retry(str(value))  # names --retry and its forms
 
 
 @dataclass(frozen=True)
@@ -144,11 +148,12 @@ class Option:
 
     def value(self, options: argparse.Namespace) -> Any:
         """This option's parsed value: given, else from its environment variable, else its default."""
-        raw = getattr(options, self.dest, None)
+        raw, given = getattr(options, self.dest, None), self.flags[0]
         if raw is None or (raw == "" and not self.blank):
             raw = os.environ.get(self.env, "") if self.env else ""
+            given = f"${self.env}" if raw else given  # an error names where the bad value came from
             raw = raw or self.default
-        return self.parse(self.flags[0], raw)
+        return self.parse(given, raw)
 
 
 #: The emulator's options, with its own defaults: ``loadtest emulator --X`` and ``loadtest run --emulator-X``.
@@ -185,22 +190,22 @@ OPTIONS: tuple[Option, ...] = (
         "RowKeys of new entities: sequential, guid, append-only, prepend-only, timestamp:FORMAT",
         "sequential",
     ),
-    Option(("--skew",), "access skew over the keys: uniform, zipfian[:theta], hotspot:OPS%,KEYS%", "uniform"),
+    Option(("--skew",), f"access skew over the keys: {', '.join(SKEWS)}", "uniform", _skew),
     Option(("--key-seed",), "seed of the key strategy and skew: the same seed, the same keys and accesses", 1, whole()),
-    Option(("--select",), "properties reads and scans return ($select), comma list; default all", "", _select, ",".join),
+    Option(("--select",), "properties reads and scans return ($select), comma list; default all", "", property_names, ",".join),
     Option(
         ("--batch-mix",),
         f"operations inside a batch, name=weight; names: {', '.join(BATCH_OPERATIONS)}",
         "upsert=100",
-        _mix(BATCH_OPERATIONS),
-        _show_mix,
+        mix(BATCH_OPERATIONS),
+        show_mix,
     ),
     Option(
         ("--mix",),
         f"weighted operation mix, name=weight pairs; names: {', '.join(OPERATIONS)}",
         DEFAULT_MIX,
-        _mix(tuple(OPERATIONS)),
-        _show_mix,
+        mix(tuple(OPERATIONS)),
+        show_mix,
     ),
     Option(
         ("--entity-size",),
@@ -209,7 +214,16 @@ OPTIONS: tuple[Option, ...] = (
         whole(minimum=1, maximum=MAX_ENTITY_BYTES, unit=" bytes (1 MiB)"),
     ),
     Option(("--properties",), "string properties the payload is spread over (0 = as few as fit)", 0, whole()),
-    Option(("--seed-entities",), "entities seeded under the PartitionKey before the load", 1000, whole(minimum=1)),
+    Option(
+        ("--seed-entities",),
+        f"entities seeded under the PartitionKey before the load (at most {MAX_SEED_ENTITIES:,})",
+        1000,
+        whole(
+            minimum=1,
+            maximum=MAX_SEED_ENTITIES,
+            unit=" (seeding takes minutes a million; a zipfian skew keeps a table that long)",
+        ),
+    ),
     Option(
         ("--batch-size",),
         "operations per entity group transaction (at most 100)",
@@ -232,6 +246,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("--connection-string",),
         f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",
+        parse=_connection_string,
         secret=True,
         env=CONNECTION_STRING_ENV,
     ),
@@ -253,7 +268,7 @@ OPTIONS: tuple[Option, ...] = (
         f"seconds an attempt waits for the service's answer, for table set-up and load alike (connecting: at most "
         f"{CONNECT_TIMEOUT_S:g} s); a timed-out attempt is an error with code Timeout, retried as connection errors are",
         TIMEOUT_S,
-        positive,
+        number(f"a positive number of seconds, at most {MAX_TIMEOUT_S}", lambda n: 0 < n <= MAX_TIMEOUT_S),
     ),
     Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, _retry, RetryStrategy.spec),
     Option(

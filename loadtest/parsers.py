@@ -5,17 +5,45 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from locust.util.timespan import parse_timespan
 
+from .entities import MAX_PROPERTIES
 from .errors import UsageError
+from .operations import OPERATIONS
+from .redact import redact
 
-__all__ = ["Parse", "non_negative", "optional", "parse_duration", "positive", "share", "switch", "text", "whole"]
+__all__ = [
+    "MAX_DURATION_S",
+    "MAX_PROPERTY_NAME",
+    "MAX_WEIGHT",
+    "Parse",
+    "http_url",
+    "mix",
+    "non_negative",
+    "number",
+    "optional",
+    "parse_duration",
+    "parse_mix",
+    "port",
+    "positive",
+    "property_names",
+    "share",
+    "show_mix",
+    "switch",
+    "text",
+    "whole",
+]
 
 
 Parse = Callable[[str, Any], Any]
+
+#: The longest run: a week of per-second buckets is already a soak test, and Locust overflows on far longer spans.
+MAX_DURATION_S = 7 * 24 * 3600
 
 
 def text(flag: str, value: Any) -> str:
@@ -28,36 +56,42 @@ def switch(flag: str, value: Any) -> bool:
 
 def whole(*, minimum: int = 0, maximum: int | None = None, unit: str = "") -> Parse:
     """A whole number in [minimum, maximum]."""
+    bound = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
 
     def parse(flag: str, value: Any) -> int:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            raise UsageError(f"{flag} {value!r}: must be a whole number") from None
+        digits = str(value).strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,30}", digits):  # ASCII digits only, and no 4,300-digit int() error
+            raise UsageError(f"{flag} {value!r}: must be a whole number {bound}{unit}")
+        number = int(digits)
         if number < minimum or (maximum is not None and number > maximum):
-            bound = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
             raise UsageError(f"{flag} {number}: must be {bound}{unit}")
         return number
 
     return parse
 
 
-def _number(rule: str, ok: Callable[[float], bool]) -> Parse:
+#: A TCP port (``--web-port``, ``loadtest emulator --port``).
+port = whole(minimum=1, maximum=65535)
+
+
+def number(rule: str, ok: Callable[[float], bool]) -> Parse:
+    """A finite number for which ``ok`` holds; ``rule`` says which (and so the valid values)."""
+
     def parse(flag: str, value: Any) -> float:
         try:
-            number = float(str(value).strip())
+            parsed = float(str(value).strip())
         except ValueError:
-            number = math.nan
-        if not math.isfinite(number) or not ok(number):
+            parsed = math.nan
+        if not math.isfinite(parsed) or not ok(parsed):
             raise UsageError(f"{flag} {value!r}: must be {rule}")
-        return number
+        return parsed
 
     return parse
 
 
-positive = _number("a positive number", lambda n: n > 0)
-non_negative = _number("a number, 0 or more", lambda n: n >= 0)
-share = _number("a share from 0 to 1", lambda n: 0 <= n <= 1)
+positive = number("a positive number", lambda n: n > 0)
+non_negative = number("a number, 0 or more", lambda n: n >= 0)
+share = number("a share from 0 to 1", lambda n: 0 <= n <= 1)
 
 
 def optional(parse: Parse) -> Parse:
@@ -66,11 +100,89 @@ def optional(parse: Parse) -> Parse:
 
 
 def parse_duration(text: str, flag: str = "--duration") -> int:
-    """Seconds from Locust's forms (90, 90s, 2m, 1h30m); positive only."""
+    """Seconds from Locust's forms (90, 90s, 2m, 1h30m); positive, at most ``MAX_DURATION_S``."""
+    value = str(text).strip()
     try:
-        seconds = parse_timespan(str(text).strip())
-    except ValueError:
+        seconds = parse_timespan(value) if re.fullmatch(r"[0-9hms]{1,20}", value) else 0
+    except (ValueError, OverflowError):
         seconds = 0
-    if seconds <= 0:
-        raise UsageError(f"{flag} {text!r}: must be a positive time span, e.g. 90, 90s, 2m, 1h30m")
+    if not 0 < seconds <= MAX_DURATION_S:
+        raise UsageError(
+            f"{flag} {text!r}: must be a positive time span of at most {MAX_DURATION_S // 3600}h; valid forms: 90, 90s, 2m, 1h30m"
+        )
     return seconds
+
+
+def http_url(flag: str, value: Any, *, example: str, query: bool = False) -> str:
+    """An http(s) URL with a host (and a valid port); ``query``: it may carry one (a SAS). Shown redacted."""
+    url = text(flag, value).strip()
+    try:
+        parts = urlsplit(url)
+        ok = (
+            parts.scheme in ("http", "https")
+            and bool(parts.hostname)
+            and parts.port != 0  # .port raises ValueError when out of range or not a number
+            and "@" not in parts.netloc
+            and not parts.fragment
+            and (query or not parts.query)
+            and not re.search(r"[\s\x00-\x1f\x7f]", url)
+        )
+    except ValueError:  # an invalid IPv6 address, a port out of range
+        ok = False
+    if not ok:
+        shown = redact(url)[:120]
+        rule = "an http(s) URL with a host" + ("" if query else ", no query")
+        raise UsageError(f"{flag} {shown!r}: must be {rule}; valid: a URL like {example}")
+    return url
+
+
+MAX_WEIGHT = 1_000_000  # a mix's weights are relative: larger numbers add nothing
+
+
+def parse_mix(text: str, names: tuple[str, ...] = tuple(OPERATIONS), flag: str = "--mix") -> dict[str, int]:
+    """``read=60,upsert=25`` -> weights; unknown or repeated names and all-zero mixes are refused."""
+    weights: dict[str, int] = {}
+    valid = f"valid operations: {', '.join(names)}"
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, sep, weight = (p.strip() for p in part.partition("="))
+        if name not in names or name in weights:
+            rule = f"{name!r} is given twice: give each operation once" if name in weights else f"unknown operation {name!r}"
+            raise UsageError(f"{flag} {text!r}: {rule}; {valid}")
+        if not sep or not re.fullmatch(r"[0-9]{1,7}", weight) or int(weight) > MAX_WEIGHT:
+            raise UsageError(f"{flag} {text!r}: {part!r} needs a whole weight from 0 to {MAX_WEIGHT}, e.g. {name}=10")
+        weights[name] = int(weight)
+    if not any(weights.values()):
+        raise UsageError(f"{flag} {text!r}: at least one operation needs a weight above 0, e.g. {names[0]}=100; {valid}")
+    return {name: weight for name, weight in weights.items() if weight}
+
+
+def mix(names: tuple[str, ...]) -> Parse:
+    """A mix as text (``read=60,upsert=40``) or as a mapping (a TableUser's ``mix`` attribute)."""
+    return lambda flag, value: parse_mix(value if isinstance(value, str) else show_mix(value), names, flag)
+
+
+def show_mix(weights: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in weights.items())
+
+
+#: ``--select``: Table property names follow C# identifiers' rules, up to 255 characters. The system properties
+#: may be selected under their own names; another casing of them is refused as the typo it is.
+MAX_PROPERTY_NAME = 255
+SYSTEM_PROPERTIES = ("PartitionKey", "RowKey", "Timestamp")
+
+
+def property_names(flag: str, value: Any) -> tuple[str, ...]:
+    """``--select``'s comma list of property names."""
+    names = tuple(p.strip() for p in str(value).split(",") if p.strip())
+    valid = (
+        f"valid: a comma list of at most {MAX_PROPERTIES} property names, each a C# identifier (a letter or _, then "
+        f"letters, digits or _) of up to {MAX_PROPERTY_NAME} characters, e.g. n,p000,Timestamp"
+    )
+    for name in names:
+        system = next((s for s in SYSTEM_PROPERTIES if s.lower() == name.lower()), name)
+        if not name.isidentifier() or len(name) > MAX_PROPERTY_NAME or system != name:
+            rule = f"is the system property {system}" if system != name else "is not a property name"
+            raise UsageError(f"{flag} {value!r}: {name[:60]!r} {rule}; {valid}")
+    if len(set(names)) < len(names) or len(names) > MAX_PROPERTIES:
+        raise UsageError(f"{flag} {value!r}: a property is named twice, or more than an entity holds; {valid}")
+    return names

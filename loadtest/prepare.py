@@ -90,7 +90,7 @@ class _Preparation:
         self.table.create(reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", self.table.name, self.target.endpoint, self.target.kind)
         self.phase = "seeding"
-        self.table.seed(settings.keys(), settings.seed_entities, settings.shape)
+        self.table.seed(settings.keys(rows=self.table.rows), settings.seed_entities, settings.shape)
         return self.target, self.table
 
 
@@ -131,6 +131,10 @@ def abandon(target: Target | None, table: TestTable | None, *, keep_table: bool)
         else:
             table.drop(timeout=ABANDON_TIMEOUT_S)
             done.append(f"test table {table.name} " + ("NOT dropped (delete it by hand)" if table.created else "dropped"))
+    elif table is not None and table.rows and not keep_table:
+        prefix = table.rows
+        table.drop(timeout=ABANDON_TIMEOUT_S)  # a reused table: the rows this run wrote
+        done.append(f"rows under {prefix!r} " + ("NOT removed from" if table.rows else "removed from") + f" {table.name}")
     if target is not None:
         if target.emulator:
             done.append("throttling emulator stopped")
@@ -152,5 +156,5 @@ def next_settings(current: Settings, options: argparse.Namespace, table: TestTab
     )
     seeding = lambda s: (s.key_strategy, s.partition_key, s.key_seed, s.seed_entities, s.shape)  # noqa: E731
     if new != current and seeding(new) != seeding(current):
-        table.seed(new.keys(), new.seed_entities, new.shape)
+        table.seed(new.keys(rows=table.rows), new.seed_entities, new.shape)
     return new

@@ -15,6 +15,7 @@ from .errors import UsageError
 __all__ = ["DEFAULT_RETRY", "RETRY_FORMS", "RetryStrategy", "parse_retry"]
 
 RETRY_FORMS = "none, fixed:N,DELAY or exponential:N,z,zmin,zmax (seconds)"
+MAX_RETRY_VALUE = 3600  # retries, and seconds of any wait (an hour): beyond, a number is a mistake
 DEFAULT_RETRY = "exponential:3,0.2,0.05,2"  # the docs' formula, with waits sized for a load test
 
 
@@ -50,6 +51,8 @@ def parse_retry(spec: str) -> RetryStrategy:
         values = [float(p) for p in params.split(",")] if params else []
     except ValueError:
         values = [-1.0]
+    if not all(0 <= v <= MAX_RETRY_VALUE for v in values):  # also nan and inf
+        values = [-1.0]
     if name == "none" and not values:
         return RetryStrategy("none")
     if name == "fixed" and len(values) == 2 and values[0] == int(values[0]) and min(values) >= 0:
@@ -58,4 +61,4 @@ def parse_retry(spec: str) -> RetryStrategy:
         retries, z, zmin, zmax = values
         if zmin <= zmax:
             return RetryStrategy("exponential", int(retries), z, zmin, zmax)
-    raise UsageError(f"--retry {spec!r}: valid forms: {RETRY_FORMS}, with zmin <= zmax")
+    raise UsageError(f"--retry {spec!r}: valid forms: {RETRY_FORMS}, with zmin <= zmax, every number 0 to {MAX_RETRY_VALUE}")

@@ -15,7 +15,7 @@ from itertools import accumulate
 
 from .errors import UsageError
 
-__all__ = ["Hotspot", "Skew", "Uniform", "Zipfian", "parse_skew"]
+__all__ = ["SKEWS", "Hotspot", "Skew", "Uniform", "Zipfian", "parse_skew"]
 
 ZIPFIAN_CONSTANT = 0.99  # YCSB's default
 
@@ -52,7 +52,7 @@ class Zipfian(Skew):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not 0 < self.theta < 1:
-            raise UsageError(f"zipfian constant {self.theta}: must be between 0 and 1 (exclusive), e.g. zipfian:0.99")
+            raise UsageError("the zipfian constant (theta) must be between 0 and 1, exclusive, e.g. zipfian:0.99")
         self.cumulative = list(accumulate(1.0 / (i + 1) ** self.theta for i in range(self.n)))
         self.zetan = self.cumulative[-1]
 
@@ -73,7 +73,10 @@ class Hotspot(Skew):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not (0 < self.keys <= 1 and 0 <= self.operations <= 1):
-            raise UsageError("hotspot:OPS,KEYS takes percentages, e.g. hotspot:80,20 (80 % of operations on 20 % of keys)")
+            raise UsageError(
+                "hotspot:OPS,KEYS takes percentages: OPS from 0 to 100, KEYS above 0 up to 100, e.g. hotspot:80,20 "
+                "(80 % of operations on 20 % of keys)"
+            )
         self.hot = max(1, min(self.n, round(self.n * self.keys)))
 
     def next(self) -> int:
@@ -91,8 +94,8 @@ SKEWS = ("uniform", "zipfian[:theta]", "hotspot:OPS%,KEYS%")
 
 
 def parse_skew(spec: str, n: int, seed: int | None = None) -> Skew:
-    """``uniform``, ``zipfian``, ``zipfian:0.8``, ``hotspot:80,20``."""
-    name, _, params = spec.strip().partition(":")
+    """``uniform``, ``zipfian``, ``zipfian:0.8``, ``hotspot:80,20``; an error names ``--skew`` and the valid skews."""
+    name, _, params = str(spec).strip().partition(":")
     try:
         if name == "uniform" and not params:
             return Uniform(n, seed)
@@ -101,6 +104,9 @@ def parse_skew(spec: str, n: int, seed: int | None = None) -> Skew:
         if name == "hotspot":
             ops, keys = (float(p) / 100 for p in params.split(",")) if params else (0.8, 0.2)
             return Hotspot(n, seed, keys=keys, operations=ops)
+        rule = "unknown skew"
     except ValueError:
-        pass
-    raise UsageError(f"--skew {spec!r}: valid skews: {', '.join(SKEWS)}")
+        rule = "its parameters are numbers: zipfian:THETA, hotspot:OPS,KEYS"
+    except UsageError as err:
+        rule = str(err)
+    raise UsageError(f"--skew {spec!r}: {rule}; valid: {', '.join(SKEWS)}")

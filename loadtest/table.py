@@ -1,7 +1,9 @@
 """The test table's lifecycle (the docs' steps 1 and 2): a unique name, create, seed, read back, delete.
 
 The tool never writes to a table it did not create unless the user names it with
-``--table NAME --reuse-table``. Every step goes to the service itself, past any emulator.
+``--table NAME --reuse-table``; then every RowKey it writes starts with a prefix of this run's
+own (``rows``), so no row of the user's is changed, and at the end it removes those rows instead
+of the table. Every step goes to the service itself, past any emulator.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import secrets
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
+from azure.data.tables import TableClient, TableEntity
 from gevent.pool import Pool
 
 from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes
@@ -35,7 +38,7 @@ __all__ = ["TestTable", "unique_table_name"]
 log = logging.getLogger(__name__)
 SEED_CONCURRENCY = 8  # batches in flight: enough to keep a partition server (or Azurite) busy
 SEED_RETRY = "exponential:5,0.5,0.1,5"  # seeding a real account may meet throttling: wait it out
-UPSERT = OPERATIONS["upsert"]
+UPSERT, DELETE = OPERATIONS["upsert"], OPERATIONS["delete"]
 
 
 def unique_table_name() -> str:
@@ -54,6 +57,7 @@ class TestTable:
     created: bool = False
     seeded: int = 0
     unique: bool = False  # a name made up by this run
+    rows: str = ""  # in a reused table: the prefix of every RowKey this run writes ("" in a table of its own)
 
     @classmethod
     def named(cls, target: Target, name: str = "") -> TestTable:
@@ -81,6 +85,8 @@ class TestTable:
                     service.get_table_client(self.name).get_table_access_policy()
                 except ResourceNotFoundError:
                     raise RunError(f"--reuse-table: table {self.name!r} does not exist") from None
+                self.rows = f"ps{secrets.token_hex(3)}-"
+                log.info("Reusing table %s: this run writes RowKeys starting with %r only", self.name, self.rows)
                 return
             self.created = self.unique
             try:
@@ -150,13 +156,23 @@ class TestTable:
             return sum(1 for _ in rows)
 
     def keys(self) -> set[tuple[str, str]]:
-        """Every (PartitionKey, RowKey) in the table: one read, for the integrity check."""
+        """Every (PartitionKey, RowKey) this run can have written: one read, for the integrity check."""
         with self.target.admin.table(self.name, retries=3) as client:
-            return {(row["PartitionKey"], row["RowKey"]) for row in client.list_entities(select=["PartitionKey", "RowKey"])}
+            return {(row["PartitionKey"], row["RowKey"]) for row in self._own_rows(client)}
+
+    def _own_rows(self, client: TableClient) -> Iterator[TableEntity]:
+        """The whole table, or in a reused one the rows under this run's RowKey prefix (a table scan either way)."""
+        if not self.rows:
+            return client.list_entities(select=["PartitionKey", "RowKey"])
+        prefix = {"low": self.rows, "high": self.rows + "~"}  # "~" sorts after every character a RowKey here uses
+        return client.query_entities("RowKey ge @low and RowKey lt @high", parameters=prefix, select=["PartitionKey", "RowKey"])
 
     def drop(self, timeout: float | None = None) -> None:
-        """Delete the table if this run created it, waiting at most ``timeout`` (default ``--timeout``) for the answer."""
+        """Delete the table if this run created it, or the rows it wrote in a reused one, waiting at most
+        ``timeout`` (default ``--timeout``) for each answer."""
         if not self.created:
+            if self.rows:
+                self._remove_own_rows()
             return
         try:
             waits = {"read_timeout": min(timeout, self.target.timeout)} if timeout else {}
@@ -164,6 +180,31 @@ class TestTable:
             self.created = False
         except SDK_ERRORS as err:
             log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
+
+    def _remove_own_rows(self) -> None:
+        """Delete every row under this run's prefix, 100 to an entity group transaction, as seeding wrote them."""
+        try:
+            with self.target.admin.table(self.name, retries=3) as client:
+                by_partition: dict[str, list[str]] = defaultdict(list)
+                for row in self._own_rows(client):
+                    by_partition[row["PartitionKey"]].append(row["RowKey"])
+            batches = [
+                [(DELETE, {"PartitionKey": pk, "RowKey": rk}) for rk in rks[start : start + MAX_BATCH_OPERATIONS]]
+                for pk, rks in by_partition.items()
+                for start in range(0, len(rks), MAX_BATCH_OPERATIONS)
+            ]
+            client = self._seeding_client()
+            try:
+                for batch in batches:
+                    client.batch(batch)
+            finally:
+                client.close()
+        except (ServiceError, *SDK_ERRORS) as err:
+            log.warning("could not remove the rows under %r from table %s: %s", self.rows, self.name, explain(err, self.target))
+            return
+        removed = sum(len(batch) for batch in batches)
+        log.info("Removed the %d rows this run wrote under RowKey prefix %r from table %s", removed, self.rows, self.name)
+        self.rows = ""
 
 
 class _Quiet:

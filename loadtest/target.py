@@ -21,9 +21,9 @@ from azure.core.exceptions import (
     ServiceResponseTimeoutError,
 )
 from azure.data.tables import TableClient, TableServiceClient
-from azure.data.tables._base_client import parse_connection_str
 
 from .azurite import EmbeddedAzurite, EmulatorProcess
+from .connection_string import canonical_connection_string, parse_connection_string
 from .errors import CONNECTION_ERROR, TIMEOUT, RunError, ServiceError, service_code
 from .redact import AZURITE_ACCOUNT, redact
 from .transport import CONNECT_TIMEOUT_S, TIMEOUT_S
@@ -114,7 +114,7 @@ class Target:
 
     def sdk_credential(self) -> AzureNamedKeyCredential | AzureSasCredential | TokenCredential:
         """The connection string's key or SAS, else the Azure AD credential."""
-        return _parsed(self.connection_string)[1] if self.connection_string else self.credential()
+        return parse_connection_string(self.connection_string)[1] if self.connection_string else self.credential()
 
     def token(self) -> str:
         """An Azure AD access token for storage, shared by every user of this process, renewed 5 minutes early."""
@@ -152,23 +152,12 @@ class Target:
         )
 
 
-def _parsed(connection_string: str) -> tuple[str, AzureNamedKeyCredential | AzureSasCredential]:
-    """The endpoint and credential of a connection string, with the keys azure-data-tables accepts."""
-    try:
-        endpoint, credential = parse_connection_str(connection_string, None, {})
-    except (ValueError, KeyError, AttributeError) as err:
-        raise RunError(
-            "the connection string names no TableEndpoint or AccountName with an AccountKey or SharedAccessSignature: "
-            "copy it from the portal's Access keys"
-        ) from err
-    return endpoint.rstrip("/"), credential
-
-
 def resolve_target(*, connection_string: str = "", account_url: str = "", timeout: float = TIMEOUT_S) -> Target:
     """No settings: start an embedded Azurite. Otherwise the named account or emulator."""
     if connection_string:
-        endpoint = _parsed(connection_string)[0]
-        return Target(kind=TargetKind.CONNECTION_STRING, endpoint=endpoint, connection_string=connection_string, timeout=timeout)
+        endpoint, credential = parse_connection_string(connection_string)
+        canonical = canonical_connection_string(endpoint, credential)
+        return Target(kind=TargetKind.CONNECTION_STRING, endpoint=endpoint, connection_string=canonical, timeout=timeout)
     if account_url:
         return Target(kind=TargetKind.AZURE_AD, endpoint=account_url.rstrip("/"), account_url=account_url, timeout=timeout)
     azurite = EmbeddedAzurite().start()

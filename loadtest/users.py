@@ -26,7 +26,7 @@ from .client import TableOperations
 from .config import Settings
 from .entities import FILTERED
 from .integrity import user_row_prefix
-from .keys import row_key, row_key_maker
+from .keys import row_key_maker
 from .lifecycle import current_run
 from .operations import OPERATIONS
 from .options import namespace
@@ -92,7 +92,8 @@ class TableUser(User):
             settings = Settings.from_options(_options(settings, overrides))
         # every user of the whole run its own repeatable stream: this process's worker index, then its user number
         stream = f"{environment.runner.worker_index}.{next(run.streams)}"
-        self.keys = settings.keys(stream=stream)
+        rows = run.table.rows  # in a reused table, every RowKey the run writes starts with it
+        self.keys = settings.keys(stream=stream, rows=rows)
         self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
         self._ops = [getattr(self, OPERATIONS[name].task) for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
@@ -103,8 +104,8 @@ class TableUser(User):
             self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
         self._seeded = max(1, run.seeded)
         self._select = list(settings.select) or None
-        prefix = user_row_prefix(environment.runner.worker_index)  # new rows name their worker (integrity)
-        self._new_row = row_key_maker(settings.row_key_strategy, prefix=prefix, seed=stream)
+        prefix = user_row_prefix(environment.runner.worker_index)  # names its worker (integrity)
+        self._new_row = row_key_maker(settings.row_key_strategy, prefix=prefix, rows=rows, seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
         self.table = TableOperations(
             target=run.target,
@@ -134,7 +135,7 @@ class TableUser(User):
         rows = self.keys.seeded_rows(pk, self._seeded) or 1
         size = min(self.settings.scan_size, rows)
         start = self.rng.randrange(rows - size + 1)
-        return pk, row_key(start), row_key(start + size), size
+        return pk, self.keys.row(start), self.keys.row(start + size), size
 
     # --- one method per operation, named do_<operation> -----------------------------------
 
@@ -197,7 +198,7 @@ class TableUser(User):
         operations, deleted = [], []
         for kind in self.rng.choices(self._batch_kinds, cum_weights=self._batch_weights, k=self.settings.batch_size):
             if kind == "update" and updatable:
-                operations.append(("update", self._entity(pk, row_key(updatable.pop()))))
+                operations.append(("update", self._entity(pk, self.keys.row(updatable.pop()))))
             elif kind == "delete" and mine:
                 deleted.append(rk := mine.pop())
                 operations.append(("delete", {"PartitionKey": pk, "RowKey": rk}))

@@ -145,7 +145,7 @@ BAD_INPUTS = [
     (["--partition-key", "a\tb"], "may not contain"),
     (["--partition-key", "k" * 513], "at most 1 KiB"),
     (["--entity-size", str(2 * 1024 * 1024)], "1 MiB"),
-    (["--properties", "300"], "at most 255"),
+    (["--properties", "300"], "--properties 300: at most"),
     (["--entity-size", "100000", "--properties", "1"], "at most 32768"),
     (["--mix", "read=1,explode=2"], "valid operations: read, scan, filter-scan, partition-scan, table-scan, insert"),
     (["--mix", "read=0,upsert=0"], "at least one operation needs a weight above 0"),
@@ -153,11 +153,16 @@ BAD_INPUTS = [
     (["--entity-size", "65536", "--batch-size", "100"], "exceeds the 4 MiB"),
     (["-t", "0"], "must be a positive time span"),
     (["--duration=-5s"], "must be a positive time span"),
-    (["-u", "0"], "--users 0: must be at least 1"),
-    (["-u", "-3"], "--users -3: must be at least 1"),
-    (["-r", "0"], "--spawn-rate '0': must be a positive"),
+    (["-u", "0"], "--users 0: must be from 1 to 10000"),
+    (["-u", "-3"], "--users -3: must be from 1 to 10000"),
+    (["-r", "0"], "--spawn-rate '0': must be users per second from 0.001 to 10000"),
     (["--entity-size", "0"], "--entity-size 0: must be from 1"),
-    (["--seed-entities", "0"], "--seed-entities 0: must be at least 1"),
+    (["--mix", "read=60,read=40"], "--mix 'read=60,read=40': 'read' is given twice"),
+    (["--select", "a b,c"], "--select 'a b,c': 'a b' is not a property name"),
+    (["--key-strategy", "template:{a:0}"], "--key-strategy 'template:{a:0}': each field takes N of at least 1"),
+    (["--skew", "hotspot:200,10"], "--skew 'hotspot:200,10': hotspot:OPS,KEYS takes percentages: OPS from 0 to 100"),
+    (["--web", "--web-port", "99999"], "--web-port 99999: must be from 1 to 65535"),
+    (["--seed-entities", "0"], "--seed-entities 0: must be from 1 to 1000000"),
     (["--scan-size", "-1"], "--scan-size -1: must be at least 1"),
     (["--fail-on", "lukewarm"], "valid: never, hot"),
     (["--profile", "turbo"], "valid profiles: current, legacy"),
@@ -169,7 +174,7 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("args,rule", BAD_INPUTS, ids=[" ".join(a)[:40] for a, _ in BAD_INPUTS])
 def test_bad_input_is_one_line_exit_2_and_nothing_sent(loadtest, azurite, target, args, rule):
     before = tables(target)
-    done = loadtest("run", *args, "--connection-string", azurite.connection_string)
+    done = loadtest("run", *args, env={"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string})
     assert done.code == 2, done.output
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, done.stderr

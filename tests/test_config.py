@@ -1,11 +1,14 @@
 import argparse
+import re
 
 import pytest
 
 from loadtest.config import Settings
 from loadtest.errors import UsageError
-from loadtest.options import add_options, namespace, parse_mix
+from loadtest.options import CONNECTION_STRING_ENV, add_options, namespace, parse_mix
 from loadtest.parsers import parse_duration
+
+CONNECTION_STRING = "AccountName=a;AccountKey=c2VjcmV0;EndpointSuffix=core.windows.net"
 
 
 def settings(**overrides):
@@ -44,12 +47,14 @@ def test_mix_parses_weights_and_drops_zeros():
     [
         ("read=60,fly=10", "unknown operation 'fly'; valid operations: read, scan, filter-scan, partition-scan"),
         ("read=0,upsert=0", "at least one operation needs a weight above 0"),
-        ("read", "needs a whole, non-negative weight"),
-        ("read=-1", "needs a whole, non-negative weight"),
+        ("read", "needs a whole weight from 0 to 1000000"),
+        ("read=-1", "needs a whole weight from 0 to 1000000"),
+        ("read=99999999", "needs a whole weight from 0 to 1000000"),
+        ("read=60,read=40", "'read' is given twice: give each operation once; valid operations: read, scan"),
     ],
 )
 def test_bad_mixes_are_refused_naming_the_rule(text, rule):
-    with pytest.raises(UsageError, match=rule.replace("(", r"\(")):
+    with pytest.raises(UsageError, match=re.escape(rule)):
         parse_mix(text)
 
 
@@ -62,22 +67,46 @@ def test_bad_mixes_are_refused_naming_the_rule(text, rule):
         ({"entity_size": "0"}, "must be from 1"),
         ({"entity_size": str(2 * 1024 * 1024)}, "1 MiB"),
         ({"entity_size": "100000", "properties": "1"}, "at most 32768"),
-        ({"properties": "300"}, "at most 255"),
-        ({"seed_entities": "-1"}, "at least 1"),
+        ({"properties": "300"}, "--properties 300: at most"),
+        ({"seed_entities": "-1"}, "from 1 to 1000000"),
         ({"partition_key": "a/b"}, "may not contain"),
         ({"partition_key": "k" * 600}, "at most 1 KiB"),
         ({"profile": "fast"}, "valid profiles: current, legacy"),
         ({"fail_on": "hot,lukewarm"}, "valid: never, hot, warm"),
         ({"reuse_table": True}, "needs --table"),
         ({"table": "bad-name"}, "3-63 letters and digits"),
-        ({"connection_string": "x=y", "account_url": "https://a.table.core.windows.net"}, "give one"),
+        ({"connection_string": CONNECTION_STRING, "account_url": "https://a.table.core.windows.net"}, "give one"),
+        ({"connection_string": "AccountName=a;AccountKey=c2VjcmV0"}, "--connection-string: it names no table endpoint"),
+        ({"account_url": "https://[::1/x"}, "--account-url 'https://[::1/x': must be an http(s) URL"),
+        ({"skew": "zipfian:5"}, "--skew 'zipfian:5': the zipfian constant (theta) must be between 0 and 1"),
+        ({"key_strategy": "template:{a:0}"}, "--key-strategy 'template:{a:0}': each field takes N of at least 1"),
+        ({"row_key_strategy": "timestamp:"}, "--row-key-strategy 'timestamp:': timestamp:FORMAT needs a format"),
+        ({"row_key_strategy": "timestamp:" + "ss" * 250}, "at most 1 KiB"),  # fits alone, not with a user's RowKey prefix
+        ({"select": "a b,c"}, "--select 'a b,c': 'a b' is not a property name"),
+        ({"timeout": "3601"}, "--timeout '3601': must be a positive number of seconds, at most 3600"),
+        ({"retry": "fixed:inf,1"}, "--retry 'fixed:inf,1': valid forms"),
+        ({"retry": "exponential:nan,1,2,3"}, "--retry 'exponential:nan,1,2,3': valid forms"),
         ({"partition_target": "0"}, "at least 1"),
         ({"scan_size": "abc"}, "whole number"),
     ],
 )
 def test_bad_settings_are_refused_naming_the_rule(overrides, rule):
-    with pytest.raises(UsageError, match=rule.replace("(", r"\(")):
+    with pytest.raises(UsageError, match=re.escape(rule)):
         settings(**overrides)
+
+
+def test_a_bad_connection_string_in_the_environment_is_named_as_the_variable(monkeypatch):
+    monkeypatch.setenv(CONNECTION_STRING_ENV, "UseDevelopmentStorage=true;AccountKey=c2VjcmV0")
+    with pytest.raises(
+        UsageError, match=r"^\$AZURE_STORAGE_CONNECTION_STRING: UseDevelopmentStorage=true stands alone"
+    ) as caught:
+        settings()
+    assert "c2VjcmV0" not in str(caught.value)
+
+
+@pytest.mark.parametrize("select", ["n", "PartitionKey,RowKey,Timestamp", "_x,é,p000", "x" * 255])
+def test_select_takes_property_names_and_the_system_properties(select):
+    assert settings(select=select).select == tuple(select.split(","))
 
 
 def test_a_large_entity_batch_is_fine_when_the_mix_has_no_batch():
@@ -85,7 +114,7 @@ def test_a_large_entity_batch_is_fine_when_the_mix_has_no_batch():
 
 
 def test_public_settings_never_hold_the_connection_string():
-    s = settings(connection_string="AccountName=a;AccountKey=c2VjcmV0")
+    s = settings(connection_string=CONNECTION_STRING)
     assert "c2VjcmV0" not in str(s.public()) and "c2VjcmV0" not in repr(s)
 
 

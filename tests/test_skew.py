@@ -45,10 +45,28 @@ def test_a_seed_makes_the_sequence_repeatable():
     assert draws(Hotspot(50, seed=9)) == draws(Hotspot(50, seed=9)) != draws(Hotspot(50, seed=10))
 
 
-@pytest.mark.parametrize("spec", ["zipf", "zipfian:1.5", "zipfian:x", "hotspot:80", "hotspot:a,b", "uniform:3"])
-def test_bad_skews_name_the_valid_ones(spec):
-    with pytest.raises(UsageError, match="uniform|between 0 and 1|hotspot"):
+@pytest.mark.parametrize(
+    "spec,rule",
+    [
+        ("zipf", "unknown skew"),
+        ("uniform:3", "unknown skew"),
+        ("zipfian:1.5", "the zipfian constant (theta) must be between 0 and 1, exclusive"),
+        ("zipfian:5", "the zipfian constant (theta) must be between 0 and 1, exclusive"),
+        ("zipfian:nan", "must be between 0 and 1"),
+        ("zipfian:x", "its parameters are numbers"),
+        ("hotspot:80", "its parameters are numbers"),
+        ("hotspot:a,b", "its parameters are numbers"),
+        ("hotspot:200,10", "OPS from 0 to 100, KEYS above 0 up to 100"),
+        ("hotspot:80,0", "OPS from 0 to 100, KEYS above 0 up to 100"),
+        ("hotspot:80,inf", "OPS from 0 to 100, KEYS above 0 up to 100"),
+    ],
+)
+def test_bad_skews_name_the_flag_the_rule_and_the_valid_ones(spec, rule):
+    with pytest.raises(UsageError) as caught:
         parse_skew(spec, 10)
+    message = str(caught.value)
+    assert message.startswith(f"--skew {spec!r}: ") and rule in message, message
+    assert message.endswith("; valid: uniform, zipfian[:theta], hotspot:OPS%,KEYS%")
 
 
 def test_parse_skew_reads_parameters():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -110,32 +111,60 @@ def test_a_report_that_cannot_be_written_leaves_the_results_and_says_so(loadtest
     assert (tmp_path / "server-logs.kql").is_file()
 
 
-def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
-    """Azurite killed at 6 s of a 16-s run, never restarted."""
-    out = tmp_path / "out"
+def run_with_azurite(out, *, duration: str, kill_at: float, restart_at: float | None = None) -> tuple[int, str]:
+    """``loadtest run`` against an Azurite of its own, killed at ``kill_at`` s (and restarted on its port at
+    ``restart_at``): the exit code and the output."""
     with EmbeddedAzurite() as azurite:
         child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "-t", "16s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            [sys.executable, "-m", "loadtest", "run", "-t", duration, "-u", "4", "-r", "4", "--seed-entities", "100"]
             + ["--mix", "read=60,upsert=40", "--out", str(out), "--connection-string", azurite.connection_string],
             cwd=ROOT,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
         )
-        time.sleep(6)
-        azurite.stop()
         try:
-            stdout, stderr = child.communicate(timeout=120)
+            time.sleep(kill_at)
+            azurite.stop()
+            if restart_at is not None:
+                time.sleep(restart_at - kill_at)
+                azurite.start()  # the same port, in memory: the test table is gone
+            output, _ = child.communicate(timeout=120)
         finally:
             if child.poll() is None:
                 child.kill()
-    assert child.returncode == 1, stdout + stderr
-    assert "Traceback" not in stdout + stderr
+    return child.returncode, output
+
+
+def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
+    """Azurite killed at 10 s of a 30-s run, never restarted."""
+    out = tmp_path / "out"
+    code, output = run_with_azurite(out, duration="30s", kill_at=10)
+    assert code == 1, output
+    assert "Traceback" not in output
     data = json.loads((out / "results.json").read_text())
     assert (out / "report.html").is_file() and (out / "timeseries.csv").is_file()
     kinds = {f["kind"]: f["message"] for f in data["findings"]}
     assert "TARGET_LOST" in kinds and "stopped answering" in kinds["TARGET_LOST"]
+    assert 5 <= int(re.search(r"answering at (\d+) s", kinds["TARGET_LOST"]).group(1)) <= 11  # killed 10 s in (start-up first)
     assert "read-back" in kinds.get("INCOMPLETE", "")  # the table could not be read back: said, not hidden
     assert data["errors"].get(CONNECTION_ERROR, 0) > 0
     assert sum(r["requests"] for r in data["partitions"] if r["op_class"] != "ALL") > data["errors"][CONNECTION_ERROR]
     assert "TARGET_LOST" in (out / "report.html").read_text()
+
+
+def test_a_target_restarted_mid_run_without_the_table_says_the_table_vanished(tmp_path):
+    """Azurite killed at 5 s and restarted on its port at 7 s of a 14-s run: in memory, the test table is gone."""
+    out = tmp_path / "out"
+    code, output = run_with_azurite(out, duration="14s", kill_at=5, restart_at=7)
+    assert code == 1, output
+    assert "Traceback" not in output
+    data = json.loads((out / "results.json").read_text())
+    assert (out / "report.html").is_file()
+    assert data["errors"].get(CONNECTION_ERROR, 0) > 0 and data["errors"].get("TableNotFound", 0) > 0
+    late = [row for row in data["timeseries"] if row["t"] >= 9]
+    assert late and all(set(row["errors"]) <= {"TableNotFound"} for row in late)  # answered again, without the table
+    findings = {f["kind"]: f for f in data["findings"]}
+    assert "TARGET_LOST" not in findings  # it answers again: the run ends answered
+    assert "TableNotFound: the test table was gone" in " ".join(f["remedy"] for f in data["findings"] if f["kind"] == "ERRORS")
+    assert "read-back" in findings["INCOMPLETE"]["message"]  # the table to read back is gone: said, and exit 1
