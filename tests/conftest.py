@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -37,6 +38,15 @@ def table(target):
     created = TestTable.open(target)
     yield created
     created.drop()
+
+
+@pytest.fixture
+def silent_port():
+    """A loopback port something listens on and never answers: the kernel accepts its connections, nobody reads."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        yield listener.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

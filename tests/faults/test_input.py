@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -261,18 +260,9 @@ def test_a_connection_string_on_the_command_line_works_with_one_warning(run_in_p
     assert run_in_process(env={CONNECTION_STRING_ENV: azurite.connection_string}) == ("launched", "")
 
 
-@pytest.fixture
-def busy_port():
-    """A loopback port some other program listens on."""
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        yield listener.getsockname()[1]
-
-
-def test_a_web_port_in_use_is_refused_before_anything_starts(run_in_process, azurite, busy_port):
-    code, stderr = run_in_process("--web", "--web-port", str(busy_port), "--connection-string", azurite.connection_string)
-    assert f"127.0.0.1:{busy_port} cannot be bound" in assert_refused(code, stderr, ("--web-port",))
+def test_a_web_port_in_use_is_refused_before_anything_starts(run_in_process, azurite, silent_port):
+    code, stderr = run_in_process("--web", "--web-port", str(silent_port), "--connection-string", azurite.connection_string)
+    assert f"127.0.0.1:{silent_port} cannot be bound" in assert_refused(code, stderr, ("--web-port",))
     code, stderr = run_in_process("--web", "--web-host", "203.0.113.7", "--connection-string", azurite.connection_string)
     assert "203.0.113.7:8089 cannot be bound" in assert_refused(code, stderr, ("--web-host",))
 
@@ -304,17 +294,16 @@ def test_as_a_user_runs_it_bad_input_is_one_line_exit_2_and_no_table(loadtest, a
     assert tables(target) == before
 
 
-def test_a_web_port_in_use_as_a_user_runs_it(loadtest, azurite, target, busy_port):
-    done = loadtest("run", "--web", "--web-port", str(busy_port), "--connection-string", azurite.connection_string, timeout=60)
+def test_a_web_port_in_use_as_a_user_runs_it(loadtest, azurite, target, silent_port):
+    done = loadtest("run", "--web", "--web-port", str(silent_port), "--connection-string", azurite.connection_string, timeout=60)
     assert_one_error_line(done.code, done.stderr, "--web-port")
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
-def test_locusts_own_parser_refuses_a_bad_template_in_one_line_and_creates_no_table(azurite, target):
-    before = tables(target)
-    done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", "--headless", "-t", "2s"]
-        + ["--key-strategy", "template:{a:0}", "--connection-string", azurite.connection_string],
+def run_locust(*args: str) -> subprocess.CompletedProcess:
+    """``locust -f loadtest/locustfile.py --headless -t 2s ARGS`` as a user runs it, without the environment's target."""
+    return subprocess.run(
+        [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", "--headless", "-t", "2s", *args],
         cwd=ROOT,
         env={k: v for k, v in os.environ.items() if k != CONNECTION_STRING_ENV},
         capture_output=True,
@@ -322,21 +311,18 @@ def test_locusts_own_parser_refuses_a_bad_template_in_one_line_and_creates_no_ta
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
+
+
+def test_locusts_own_parser_refuses_a_bad_template_in_one_line_and_creates_no_table(azurite, target):
+    before = tables(target)
+    done = run_locust("--key-strategy", "template:{a:0}", "--connection-string", azurite.connection_string)
     assert_one_error_line(done.returncode, done.stderr, "--key-strategy")
     assert tables(target) == before
 
 
 def test_locust_f_with_a_connection_string_on_its_command_line_warns_once(azurite, tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", "--headless", "-t", "2s", "-u", "1"]
-        + ["--seed-entities", "10", "--out", str(tmp_path), "--connection-string", azurite.connection_string],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k != CONNECTION_STRING_ENV},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    target = ("--connection-string", azurite.connection_string)
+    done = run_locust("-u", "1", "--seed-entities", "10", "--out", str(tmp_path), *target)
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "visible to other local users" in line]
     assert len(warnings) == 1 and "WARNING" in warnings[0] and CONNECTION_STRING_ENV in warnings[0]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -119,18 +118,15 @@ def test_stopped_while_azurite_starts_leaves_no_azurite(tmp_path: Path):
     assert azurite_pids() == before
 
 
-def test_stopped_while_creating_the_table_stops_the_emulator():
+def test_stopped_while_creating_the_table_stops_the_emulator(silent_port):
     """A table service that never answers: create_table hangs (within --timeout), the emulator in front of it runs."""
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(16)
-        watched = Watched(
-            ["-m", "loadtest", "run", "-t", "5s", "--emulate-throttling", "--timeout", "60"]
-            + ["--connection-string", azurite_connection_string(listener.getsockname()[1])]
-        )
-        pid = int(re.search(r"\(pid (\d+)\)", watched.wait_for("Throttling emulator on")).group(1))
-        time.sleep(1)
-        code, took = watched.stop(signal.SIGTERM)
+    watched = Watched(
+        ["-m", "loadtest", "run", "-t", "5s", "--emulate-throttling", "--timeout", "60"]
+        + ["--connection-string", azurite_connection_string(silent_port)]
+    )
+    pid = int(re.search(r"\(pid (\d+)\)", watched.wait_for("Throttling emulator on")).group(1))
+    time.sleep(1)
+    code, took = watched.stop(signal.SIGTERM)
     assert code == 1 and took < 5 + 5 + 3, (code, took, watched.output)
     line = assert_one_clean_line(watched, "while creating the test table", "SIGTERM")
     assert "throttling emulator stopped" in line and f"(pid {pid}) stopped" in watched.output

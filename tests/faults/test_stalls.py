@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,20 +19,11 @@ from loadtest.retry import parse_retry
 from loadtest.target import resolve_target
 
 
-@pytest.fixture
-def silent_listener():
-    """A loopback port whose connections the kernel accepts and nobody ever answers."""
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(64)
-        yield listener.getsockname()[1]
-
-
-def test_a_silent_target_fails_set_up_within_about_one_timeout(loadtest, silent_listener, tmp_path):
+def test_a_silent_target_fails_set_up_within_about_one_timeout(loadtest, silent_port, tmp_path):
     started = time.monotonic()
     done = loadtest(
         "run", "-t", "5s", "--timeout", "2", "--out", str(tmp_path / "out"), "--connection-string",
-        azurite_connection_string(silent_listener),
+        azurite_connection_string(silent_port),
     )  # fmt: skip
     elapsed = time.monotonic() - started
     assert done.code == 1, done.output
@@ -45,8 +35,8 @@ def test_a_silent_target_fails_set_up_within_about_one_timeout(loadtest, silent_
 
 
 @pytest.mark.parametrize("client", ["fast", "sdk"])
-def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_listener, client):
-    target = resolve_target(connection_string=azurite_connection_string(silent_listener), timeout=0.5)
+def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port, client):
+    target = resolve_target(connection_string=azurite_connection_string(silent_port), timeout=0.5)
     events = EventHook()
     fired: list[dict] = []
     events.add_listener(lambda **kw: fired.append(kw))
