@@ -91,13 +91,13 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
         argv += ["--headless", "--only-summary", "-t", f"{ns.duration}s"]
-    for opt in OPTIONS:
+    for opt in OPTIONS:  # only what was given: Locust applies LOCUST_* variables, locust.conf and defaults
         value = getattr(ns, opt.dest)
-        if opt.secret:
+        if opt.secret or value is None:
             continue
         if opt.is_switch:
             argv += [opt.flags[0]] if value else []
-        elif value not in (None, ""):
+        elif value != "" or opt.blank:
             argv += [opt.flags[0], str(value)]
     return argv + extra
 

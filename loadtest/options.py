@@ -146,13 +146,22 @@ class Option:
     def is_switch(self) -> bool:
         return self.parse is switch
 
+    @property
+    def locust_env(self) -> str:
+        """Locust's convention: ``--partition-target`` is also ``LOCUST_PARTITION_TARGET``."""
+        return f"LOCUST_{self.dest.upper()}"
+
     def value(self, options: argparse.Namespace) -> Any:
-        """This option's parsed value: given, else from its environment variable, else its default."""
+        """This option's parsed value: given, else ``LOCUST_<OPTION>``, else its own variable, else its default
+        (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not)."""
         raw, given = getattr(options, self.dest, None), self.flags[0]
         if raw is None or (raw == "" and not self.blank):
-            raw = os.environ.get(self.env, "") if self.env else ""
-            given = f"${self.env}" if raw else given  # an error names where the bad value came from
-            raw = raw or self.default
+            for name in (self.locust_env, self.env):
+                if name and os.environ.get(name):
+                    raw, given = os.environ[name], f"${name}"  # an error names where the bad value came from
+                    break
+            else:
+                raw = self.default
         return self.parse(given, raw)
 
 
@@ -284,7 +293,12 @@ OPTIONS: tuple[Option, ...] = (
 
 
 def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...] = OPTIONS) -> None:
-    """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``)."""
+    """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``).
+
+    Locust's parser gives each its ``LOCUST_<OPTION>`` variable and reads ``locust.conf`` / ``--config``, with
+    Locust's precedence (command line, environment, config file, default). ``loadtest run``'s parser leaves
+    options not given at ``None``, so that only what was given reaches Locust's command line.
+    """
     locust_parser = hasattr(parser, "args_included_in_web_ui")
     # Locust's parser takes its web-UI keywords on add_argument itself, not on groups
     group = parser if locust_parser else parser.add_argument_group("partition-stress")
@@ -294,12 +308,12 @@ def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...] = O
         # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
         kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help.replace("%", "%%")}
         if opt.is_switch:
-            kwargs.update(action="store_true", default=False)
+            kwargs.update(action="store_true", default=False if locust_parser else None)
         else:
-            kwargs.update(type=str, default="" if opt.default is None else str(opt.default))
+            kwargs.update(type=str, default=("" if opt.default is None else str(opt.default)) if locust_parser else None)
         if locust_parser:
             # secrets stay out of the web UI's form: its page would carry the value
-            kwargs["include_in_web_ui"] = not opt.secret
+            kwargs.update(include_in_web_ui=not opt.secret, env_var=opt.locust_env)
         group.add_argument(*opt.flags, **kwargs)
 
 
