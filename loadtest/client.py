@@ -55,9 +55,12 @@ class TableOperations:
         seed: str | None = None,
         client: str = "fast",
         request_ids: str | None = None,
+        names: str = "",
     ) -> None:
         """``request_ids``: the prefix of each operation's ``x-ms-client-request-id`` (``<run-id>-<stream>.``), followed
-        by its sequence number; a random prefix if not given."""
+        by its sequence number; a random prefix if not given. ``names``: before each request name (a user class's,
+        when several share a run)."""
+        self._names = names
         self._fire = request_event.fire
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
         self._sequence = count(1)
@@ -115,7 +118,7 @@ class TableOperations:
         context["first_ms"] = elapsed_ms if not self._retries or self._first_ms is None else self._first_ms
         self._fire(
             request_type=op.name,
-            name=op.request_name,
+            name=f"{self._names}{op.request_name}" if self._names else op.request_name,
             response_time=elapsed_ms,
             response_length=context["entities"],
             exception=exception,

@@ -14,12 +14,15 @@ from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from .errors import UsageError
 from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
-from .options import OPTIONS, PROFILES
+from .options import OPTIONS, PROFILES, namespace
 from .redact import redact
 from .results import FindingKind
 from .retry import RetryStrategy
 
-__all__ = ["Settings"]
+__all__ = ["USER_SETTINGS", "Settings"]
+
+#: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's).
+USER_SETTINGS = ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix", "scan_size")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +97,20 @@ class Settings:
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
         return cls(**v, shape=shape)
+
+    def for_class(self, user_class: type) -> Settings:
+        """These settings with a user class's own (its ``USER_SETTINGS`` attributes that are not ``None``)."""
+        overrides = {name: getattr(user_class, name) for name in USER_SETTINGS if getattr(user_class, name, None) is not None}
+        if not overrides:
+            return self
+        values = {k: v for k, v in self.public().items() if k not in ("connection_string", "account_url")}
+        secret = {"connection_string": self.connection_string, "account_url": self.account_url}
+        return Settings.from_options(namespace(**{**values, **overrides, **secret}))
+
+    @property
+    def seeding(self) -> tuple[Any, ...]:
+        """What the seeded rows depend on: two settings with the same ``seeding`` address the same rows."""
+        return (self.key_strategy, self.partition_key, self.key_seed, self.seed_entities, self.shape)
 
     @property
     def emulator(self) -> Budgets | None:

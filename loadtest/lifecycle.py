@@ -118,7 +118,8 @@ def register(environment: Environment) -> StressRun | None:
             log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
-        target, table = prepare(settings, environment.parsed_options)  # stopped or failed, it leaves nothing behind
+        # seeded for every user class's key strategy; stopped or failed, it leaves nothing behind
+        target, table = prepare(settings, environment.parsed_options, environment.user_classes)
     except ToolError as err:
         metrics.close()
         _fail(err)
@@ -211,7 +212,7 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
     if run.tests > 1:
         run.run_id = new_run_id()
     try:  # the web UI's start form may have changed settings
-        run.settings = next_settings(run.settings, environment.parsed_options, run.table)
+        run.settings = next_settings(run.settings, environment.parsed_options, run.table, environment.user_classes)
     except ToolError as err:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)

@@ -12,7 +12,7 @@ import argparse
 import logging
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -24,7 +24,7 @@ from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV
 from .table import TestTable
 from .target import Target, resolve_target
 
-__all__ = ["Interrupted", "SIGNALS", "abandon", "next_settings", "prepare"]
+__all__ = ["Interrupted", "SIGNALS", "abandon", "next_settings", "prepare", "seed"]
 
 log = logging.getLogger("loadtest")
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -69,8 +69,8 @@ def _interruptible() -> Iterator[_Signals]:
 class _Preparation:
     """What set-up has made so far, to be undone if it is stopped."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, settings: Settings, user_classes: Sequence[type]) -> None:
+        self.settings, self.user_classes = settings, user_classes
         self.phase = "starting"
         self.target: Target | None = None
         self.table: TestTable | None = None
@@ -90,14 +90,15 @@ class _Preparation:
         self.table.create(reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", self.table.name, self.target.endpoint, self.target.kind)
         self.phase = "seeding"
-        self.table.seed(settings.keys(rows=self.table.rows), settings.seed_entities, settings.shape)
+        seed(self.table, _per_class(settings, self.user_classes))
         return self.target, self.table
 
 
-def prepare(settings: Settings, options: argparse.Namespace) -> tuple[Target, TestTable]:
-    """The target and the seeded table; raises a ``ToolError`` once whatever was made is undone."""
+def prepare(settings: Settings, options: argparse.Namespace, user_classes: Sequence[type] = ()) -> tuple[Target, TestTable]:
+    """The target and the table, seeded for every user class (each with its own key strategy and entities);
+    raises a ``ToolError`` once whatever was made is undone."""
     log.info("Target: %s", _target_source(options, settings))
-    preparation = _Preparation(settings)
+    preparation = _Preparation(settings, user_classes)
     with _interruptible() as signals:
         try:
             return preparation.run()
@@ -144,9 +145,18 @@ def abandon(target: Target | None, table: TestTable | None, *, keep_table: bool)
     return ", ".join(done) or "nothing was left behind"
 
 
-def next_settings(current: Settings, options: argparse.Namespace, table: TestTable) -> Settings:
+def seed(table: TestTable, settings: Sequence[Settings]) -> None:
+    """Seed the rows each of ``settings`` addresses, once per distinct seeding (the union of the user classes')."""
+    for one in {s.seeding: s for s in settings}.values():
+        table.seed(one.keys(rows=table.rows), one.seed_entities, one.shape)
+
+
+def next_settings(
+    current: Settings, options: argparse.Namespace, table: TestTable, user_classes: Sequence[type] = ()
+) -> Settings:
     """The settings of the next test (the web UI's start form may change them); a new PartitionKey or size is
-    seeded first. The target and the table stay those the process started with. Raises ``UsageError``."""
+    seeded first, for every user class. The target and the table stay those the process started with.
+    Raises ``UsageError``."""
     new = replace(
         Settings.from_options(options),
         connection_string=current.connection_string,
@@ -154,7 +164,12 @@ def next_settings(current: Settings, options: argparse.Namespace, table: TestTab
         table=current.table,
         reuse_table=current.reuse_table,
     )
-    seeding = lambda s: (s.key_strategy, s.partition_key, s.key_seed, s.seed_entities, s.shape)  # noqa: E731
+    seeding = lambda s: [one.seeding for one in _per_class(s, user_classes)]  # noqa: E731
     if new != current and seeding(new) != seeding(current):
-        table.seed(new.keys(rows=table.rows), new.seed_entities, new.shape)
+        seed(table, _per_class(new, user_classes))
     return new
+
+
+def _per_class(settings: Settings, user_classes: Sequence[type]) -> list[Settings]:
+    """Each user class's settings (the run's, with its class attributes over them); the run's if no class."""
+    return [settings.for_class(cls) for cls in user_classes] or [settings]

@@ -12,7 +12,6 @@ take the run's settings (command line, web UI form or environment)::
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections import deque
 from itertools import accumulate
@@ -23,13 +22,11 @@ from locust import User, constant, constant_throughput, task
 from locust.env import Environment
 
 from .client import TableOperations
-from .config import Settings
 from .entities import FILTERED
 from .integrity import user_row_prefix
 from .keys import row_key_maker
 from .lifecycle import current_run
 from .operations import OPERATIONS
-from .options import namespace
 from .serverlogs import request_id_prefix
 
 __all__ = ["TableUser", "HotPartitionUser"]
@@ -73,23 +70,7 @@ class TableUser(User):
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         run = current_run(environment)
-        settings: Settings = run.settings
-        overrides = {
-            name: getattr(self, name)
-            for name in (
-                "partition_key",
-                "key_strategy",
-                "row_key_strategy",
-                "skew",
-                "mix",
-                "batch_size",
-                "batch_mix",
-                "scan_size",
-            )
-            if getattr(self, name) is not None
-        }
-        if overrides:
-            settings = Settings.from_options(_options(settings, overrides))
+        settings = run.settings.for_class(type(self))  # its class attributes over the run's settings
         # every user of the whole run its own repeatable stream: this process's worker index, then its user number
         stream = f"{environment.runner.worker_index}.{next(run.streams)}"
         rows = run.table.rows  # in a reused table, every RowKey the run writes starts with it
@@ -115,6 +96,7 @@ class TableUser(User):
             seed=f"{settings.key_seed}:retry:{stream}",
             client=settings.client,
             request_ids=f"{request_id_prefix(run.run_id)}{stream}.",
+            names=_names(environment, type(self)),
         )
 
     def on_stop(self) -> None:
@@ -213,10 +195,10 @@ class TableUser(User):
             self._own.extend((pk, e["RowKey"]) for kind, e in operations if kind == "insert")
 
 
-def _options(settings: Settings, overrides: dict[str, Any]) -> argparse.Namespace:
-    """The run's settings with a subclass's class attributes over them, as options to validate."""
-    values = {k: v for k, v in settings.public().items() if k != "connection_string"}
-    return namespace(**{**values, **overrides}, connection_string=settings.connection_string)
+def _names(environment: Environment, user_class: type) -> str:
+    """With several table user classes in a run, each one's requests carry its name (``OrdersUser: GET point read``)."""
+    table_classes = [cls for cls in environment.user_classes if issubclass(cls, TableUser)]
+    return f"{user_class.__name__}: " if len(table_classes) > 1 else ""
 
 
 class HotPartitionUser(TableUser):

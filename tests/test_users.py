@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 
 from conftest import ROOT
 
@@ -59,3 +60,72 @@ def test_class_attributes_configure_a_users_workload(azurite, tmp_path):
             entities[row["partition"]] = entities.get(row["partition"], 0) + row["entities"]
     assert set(entities) == {"k0000000", "k0000001", "k0000002"}
     assert entities["k0000000"] > 0.75 * sum(entities.values())  # the hotspot: 90 % on the first third
+
+
+def readme_example() -> str:
+    """The README's custom-user example, verbatim."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("- **Your own workload**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    return textwrap.dedent(block)
+
+
+def run_locustfile(locustfile, tmp_path, azurite, *args: str) -> tuple[dict, list[dict]]:
+    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
+    stats = tmp_path / "stats"
+    done = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "--out", str(tmp_path / "out")]
+        + ["--json-file", str(stats), *args],
+        cwd=ROOT,
+        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
+
+
+def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp_path):
+    """Its hash-prefix keys are seeded (they were not: a quarter of its reads were 404), and 4 users at
+    constant_throughput(10) offer 40 operations/s."""
+    locustfile = tmp_path / "orders_locustfile.py"
+    locustfile.write_text(readme_example())
+    assert "constant_throughput(10)" in locustfile.read_text()
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "14s")
+    assert results["errors"] == {}, results["errors"]
+    assert len({row["partition"] for row in results["partitions"] if row["op_class"] != "ALL"}) == 16
+    steady_from = results["run"]["steady_from_s"]
+    per_second: dict[int, int] = {}
+    for row in results["timeseries"]:
+        per_second[row["t"]] = per_second.get(row["t"], 0) + row["requests"]
+    steady = [n for t, n in sorted(per_second.items()) if t >= steady_from][:-1]  # the last second is cut short
+    assert len(steady) >= 8, per_second
+    assert abs(sum(steady) / len(steady) - 40) <= 0.05 * 40, steady
+
+
+TWO_CLASSES = """
+import loadtest.plugin  # noqa: F401
+from loadtest.users import TableUser
+
+
+class OrdersUser(TableUser):
+    key_strategy = "hash-prefix:8"
+    mix = {"read": 70, "update": 20, "scan": 10}
+
+
+class EventsUser(TableUser):
+    key_strategy = "set:3"
+    mix = {"read": 50, "upsert": 50}
+"""
+
+
+def test_several_user_classes_each_find_their_own_seeded_rows_and_are_kept_apart(azurite, tmp_path):
+    locustfile = tmp_path / "two_classes.py"
+    locustfile.write_text(TWO_CLASSES)
+    results, stats = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "4s", "--seed-entities", "60")
+    assert results["errors"] == {}, results["errors"]
+    partitions = {row["partition"] for row in results["partitions"] if row["op_class"] != "ALL"}
+    assert partitions == {f"{i:03d}" for i in range(8)} | {f"k{i:07d}" for i in range(3)}
+    names = {entry["name"] for entry in stats}
+    assert {"OrdersUser: GET point read", "EventsUser: GET point read", "EventsUser: PUT upsert merge"} <= names, names
