@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import UsageError
-from .keys import validate_key
 
-__all__ = ["EntityShape", "batch_bytes", "check_batch", "entity_bytes", "validate_entity"]
+__all__ = ["MAX_KEY_BYTES", "EntityShape", "batch_bytes", "check_batch", "entity_bytes", "validate_entity", "validate_key"]
+
+#: Keys are strings of at most 1 KiB; the service stores them as UTF-16 (512 BMP characters).
+MAX_KEY_BYTES = 1024
+_FORBIDDEN = re.compile(r"[/\\#?\x00-\x1f\x7f-\x9f]")
+
+
+def validate_key(key: str, what: str = "PartitionKey") -> str:
+    """Return ``key`` if the service accepts it, else raise ``UsageError`` naming the rule."""
+    if key is None:
+        raise UsageError(f"{what} must be a string; empty is allowed, null is not")
+    bad = _FORBIDDEN.search(key)
+    if bad:
+        raise UsageError(f"{what} {key[:40]!r} contains {bad.group()!r}: keys may not contain / \\ # ? or control characters")
+    try:
+        size = len(key.encode("utf-16-le"))
+    except UnicodeEncodeError:  # a lone surrogate (from undecodable bytes in argv): no UTF-16 string holds it
+        raise UsageError(f"{what} {key[:40]!r} is not valid Unicode text: keys are UTF-16 strings") from None
+    if size > MAX_KEY_BYTES:
+        raise UsageError(f"{what} is {size} bytes in UTF-16: keys hold at most 1 KiB (512 characters)")
+    return key
+
 
 MAX_ENTITY_BYTES = 1024 * 1024
 MAX_BATCH_OPERATIONS = 100

@@ -1,4 +1,5 @@
-"""PartitionKey and RowKey rules, checked on the client: Azurite does not enforce Azure's."""
+"""PartitionKey designs (the key strategies) and the RowKeys of seeded and new entities; the keys' own rules,
+checked on the client (Azurite does not enforce Azure's), are ``entities.validate_key``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from itertools import count
 from typing import Any
 
+from .entities import MAX_KEY_BYTES, validate_key
 from .errors import UsageError
 from .key_templates import MAX_TEMPLATE_KEYS, template_keys
 from .skew import Skew, parse_skew
@@ -25,26 +27,6 @@ __all__ = [
     "row_key_maker",
     "validate_key",
 ]
-
-#: Keys are strings of at most 1 KiB; the service stores them as UTF-16 (512 BMP characters).
-MAX_KEY_BYTES = 1024
-_FORBIDDEN = re.compile(r"[/\\#?\x00-\x1f\x7f-\x9f]")
-
-
-def validate_key(key: str, what: str = "PartitionKey") -> str:
-    """Return ``key`` if the service accepts it, else raise ``UsageError`` naming the rule."""
-    if key is None:
-        raise UsageError(f"{what} must be a string; empty is allowed, null is not")
-    bad = _FORBIDDEN.search(key)
-    if bad:
-        raise UsageError(f"{what} {key[:40]!r} contains {bad.group()!r}: keys may not contain / \\ # ? or control characters")
-    try:
-        size = len(key.encode("utf-16-le"))
-    except UnicodeEncodeError:  # a lone surrogate (from undecodable bytes in argv): no UTF-16 string holds it
-        raise UsageError(f"{what} {key[:40]!r} is not valid Unicode text: keys are UTF-16 strings") from None
-    if size > MAX_KEY_BYTES:
-        raise UsageError(f"{what} is {size} bytes in UTF-16: keys hold at most 1 KiB (512 characters)")
-    return key
 
 
 def row_key(index: int) -> str:

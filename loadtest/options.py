@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .connection_string import check_connection_string
+from . import option_parsers as rules
 from .emulator import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
-from .errors import UsageError
-from .keys import validate_key
 from .operations import BATCH_OPERATIONS, OPERATIONS
+from .option_parsers import FAIL_ON, PROFILES
 from .parsers import (
     Parse,
-    http_url,
     mix,
     non_negative,
     number,
@@ -37,10 +34,9 @@ from .parsers import (
     text,
     whole,
 )
-from .results import FindingKind
-from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy, parse_retry
-from .skew import SKEWS, parse_skew
-from .transport import CLIENTS, CONNECT_TIMEOUT_S, TIMEOUT_S
+from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy
+from .skew import SKEWS
+from .transport import CONNECT_TIMEOUT_S, TIMEOUT_S
 
 __all__ = [
     "CONNECTION_STRING_ENV",
@@ -57,9 +53,6 @@ __all__ = [
 ]
 
 MAX_SEED_ENTITIES = 1_000_000
-#: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
-PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500, 5000)}
-FAIL_ON = tuple(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND"))  # --fail-on's kinds
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
 MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
@@ -67,62 +60,6 @@ FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run p
 SECRET_ON_COMMAND_LINE = (
     f"--connection-string on the command line is visible to other local users (ps); set ${CONNECTION_STRING_ENV} instead"
 )
-
-
-def _fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
-    kinds = tuple(k.strip().upper() for k in str(value).split(",") if k.strip())
-    if kinds in ((), ("NEVER",)):
-        return ()
-    valid = [k.lower() for k in FAIL_ON]
-    for kind in kinds:
-        if kind.lower() not in valid:
-            raise UsageError(f"{flag}: unknown finding {kind.lower()!r}; valid: never, {', '.join(valid)}")
-    return tuple(FindingKind(k) for k in kinds)
-
-
-def _key(flag: str, value: Any) -> str:
-    return validate_key(text(flag, value), flag)
-
-
-def _skew(flag: str, value: Any) -> str:
-    parse_skew(text(flag, value), 2)  # names --skew and the valid skews
-    return text(flag, value)
-
-
-def _profile(flag: str, value: Any) -> str:
-    if value not in PROFILES:
-        raise UsageError(f"{flag} {value!r}: valid profiles: {', '.join(PROFILES)}")
-    return str(value)
-
-
-def _table(flag: str, value: Any) -> str:
-    name = text(flag, value)
-    if name and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{2,62}", name):
-        raise UsageError(f"{flag} {name!r}: table names are 3-63 letters and digits, starting with a letter")
-    return name
-
-
-def _account_url(flag: str, value: Any) -> str:
-    url = text(flag, value)
-    return url and http_url(flag, url, example="https://<account>.table.core.windows.net", query=True)
-
-
-def _connection_string(flag: str, value: Any) -> str:
-    """Judged here, without the network: a malformed string is a usage error before anything starts."""
-    connection_string = text(flag, value)
-    if connection_string:
-        check_connection_string(connection_string, flag)
-    return connection_string
-
-
-def _client(flag: str, value: Any) -> str:
-    if value not in CLIENTS:
-        raise UsageError(f"{flag} {value!r}: valid clients: {', '.join(CLIENTS)}")
-    return str(value)
-
-
-def _retry(flag: str, value: Any) -> RetryStrategy:
-    return parse_retry(str(value))  # names --retry and its forms
 
 
 @dataclass(frozen=True)
@@ -187,7 +124,7 @@ def _emulator(option: Option) -> Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option(("--partition-key",), "PartitionKey the load aims at (the single strategy's key)", "hot", _key, blank=True),
+    Option(("--partition-key",), "PartitionKey the load aims at (the single strategy's key)", "hot", rules.key, blank=True),
     Option(
         ("--key-strategy",),
         "PartitionKey design: single, set:N, hash-prefix:N, guid, append-only, prepend-only, "
@@ -199,7 +136,7 @@ OPTIONS: tuple[Option, ...] = (
         "RowKeys of new entities: sequential, guid, append-only, prepend-only, timestamp:FORMAT",
         "sequential",
     ),
-    Option(("--skew",), f"access skew over the keys: {', '.join(SKEWS)}", "uniform", _skew),
+    Option(("--skew",), f"access skew over the keys: {', '.join(SKEWS)}", "uniform", rules.skew),
     Option(("--key-seed",), "seed of the key strategy and skew: the same seed, the same keys and accesses", 1, whole()),
     Option(("--select",), "properties reads and scans return ($select), comma list; default all", "", property_names, ",".join),
     Option(
@@ -240,14 +177,14 @@ OPTIONS: tuple[Option, ...] = (
         whole(minimum=1, maximum=MAX_BATCH_OPERATIONS, unit=" (an entity group transaction holds at most 100 operations)"),
     ),
     Option(("--scan-size",), "rows a row range scan asks for", 100, whole(minimum=1)),
-    Option(("--profile",), "scalability targets: current (2000/20000) or legacy (500/5000)", "current", _profile),
+    Option(("--profile",), "scalability targets: current (2000/20000) or legacy (500/5000)", "current", rules.profile),
     Option(("--partition-target",), "entities/s per partition (default: the profile's)", None, optional(whole(minimum=1))),
     Option(("--account-target",), "entities/s per account (default: the profile's)", None, optional(whole(minimum=1))),
     Option(
         ("--fail-on",),
         f"exit 3 when any of these findings occurs: never or a comma list of {', '.join(k.lower() for k in FAIL_ON)}",
         "never",
-        _fail_on,
+        rules.fail_on,
         lambda kinds: ",".join(k.lower() for k in kinds) or "never",
     ),
     Option(("--out",), "folder for report.html, results.json and timeseries.csv (default reports/<run-id>)"),
@@ -255,14 +192,17 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("--connection-string",),
         f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",
-        parse=_connection_string,
+        parse=rules.connection_string,
         secret=True,
         env=CONNECTION_STRING_ENV,
     ),
     Option(
-        ("--account-url",), "https://<account>.table.core.windows.net, signed in with DefaultAzureCredential", "", _account_url
+        ("--account-url",),
+        "https://<account>.table.core.windows.net, signed in with DefaultAzureCredential",
+        "",
+        rules.account_url,
     ),
-    Option(("--table",), "test table name (default: a new, unique one)", "", _table),
+    Option(("--table",), "test table name (default: a new, unique one)", "", rules.table),
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, switch),
     Option(("--keep-table",), "keep the test table after the run", False, switch),
     Option(
@@ -270,7 +210,7 @@ OPTIONS: tuple[Option, ...] = (
         "table client: fast (a lean REST client, about 4x cheaper per operation) or sdk (azure-data-tables: "
         "the latencies an application sees through the SDK)",
         "fast",
-        _client,
+        rules.client,
     ),
     Option(
         ("--timeout",),
@@ -279,7 +219,9 @@ OPTIONS: tuple[Option, ...] = (
         TIMEOUT_S,
         number(f"a positive number of seconds, at most {MAX_TIMEOUT_S}", lambda n: 0 < n <= MAX_TIMEOUT_S),
     ),
-    Option(("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, _retry, RetryStrategy.spec),
+    Option(
+        ("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, rules.retry, RetryStrategy.spec
+    ),
     Option(
         ("--emulate-throttling",),
         "put the throttling emulator (token buckets per PartitionKey and account) in front of the table service",

@@ -1,0 +1,92 @@
+"""The options whose values follow a rule of their own (a finding kind, a profile, a table name, a client…), each
+a parser ``(flag, value) -> value`` raising a ``UsageError`` that names the flag and the valid values. The
+generic parsers (numbers, switches, mixes, URLs) are in ``parsers.py``; ``options.OPTIONS`` uses both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .connection_string import check_connection_string
+from .entities import validate_key
+from .errors import UsageError
+from .parsers import http_url, text
+from .results import FindingKind
+from .retry import RetryStrategy, parse_retry
+from .skew import parse_skew
+from .transport import CLIENTS
+
+__all__ = [
+    "FAIL_ON",
+    "PROFILES",
+    "account_url",
+    "client",
+    "connection_string",
+    "fail_on",
+    "key",
+    "profile",
+    "retry",
+    "skew",
+    "table",
+]
+
+#: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
+PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500, 5000)}
+FAIL_ON = tuple(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND"))  # --fail-on's kinds
+
+
+def fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:
+    kinds = tuple(k.strip().upper() for k in str(value).split(",") if k.strip())
+    if kinds in ((), ("NEVER",)):
+        return ()
+    valid = [k.lower() for k in FAIL_ON]
+    for kind in kinds:
+        if kind.lower() not in valid:
+            raise UsageError(f"{flag}: unknown finding {kind.lower()!r}; valid: never, {', '.join(valid)}")
+    return tuple(FindingKind(k) for k in kinds)
+
+
+def key(flag: str, value: Any) -> str:
+    return validate_key(text(flag, value), flag)
+
+
+def skew(flag: str, value: Any) -> str:
+    parse_skew(text(flag, value), 2)  # names --skew and the valid skews
+    return text(flag, value)
+
+
+def profile(flag: str, value: Any) -> str:
+    if value not in PROFILES:
+        raise UsageError(f"{flag} {value!r}: valid profiles: {', '.join(PROFILES)}")
+    return str(value)
+
+
+def table(flag: str, value: Any) -> str:
+    name = text(flag, value)
+    if name and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{2,62}", name):
+        raise UsageError(f"{flag} {name!r}: table names are 3-63 letters and digits, starting with a letter")
+    return name
+
+
+def account_url(flag: str, value: Any) -> str:
+    url = text(flag, value)
+    return url and http_url(flag, url, example="https://<account>.table.core.windows.net", query=True)
+
+
+def connection_string(flag: str, value: Any) -> str:
+    """Judged here, without the network: a malformed string is a usage error before anything starts."""
+    given = text(flag, value)
+    if given:
+        check_connection_string(given, flag)
+    return given
+
+
+def client(flag: str, value: Any) -> str:
+    if value not in CLIENTS:
+        raise UsageError(f"{flag} {value!r}: valid clients: {', '.join(CLIENTS)}")
+    return str(value)
+
+
+def retry(flag: str, value: Any) -> RetryStrategy:
+    return parse_retry(str(value))  # names --retry and its forms
