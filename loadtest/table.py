@@ -15,7 +15,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
@@ -143,8 +143,9 @@ class TestTable:
                 client.close()
         return self.seeded
 
-    def _seeding_client(self) -> RestTransport:
-        return RestTransport(target=self.target.admin, table=self.name, retry=parse_retry(SEED_RETRY), seed=None, hooks=_Quiet())
+    def _seeding_client(self, admin: Target | None = None) -> RestTransport:
+        target = admin or self.target.admin
+        return RestTransport(target=target, table=self.name, retry=parse_retry(SEED_RETRY), seed=None, hooks=_Quiet())
 
     def count(self, partition_key: str | None = None) -> int:
         """Entities in the table (or one partition), read back through the service."""
@@ -170,21 +171,21 @@ class TestTable:
     def drop(self, timeout: float | None = None) -> None:
         """Delete the table if this run created it, or the rows it wrote in a reused one, waiting at most
         ``timeout`` (default ``--timeout``) for each answer."""
+        admin = replace(self.target.admin, timeout=min(timeout, self.target.timeout)) if timeout else self.target.admin
         if not self.created:
             if self.rows:
-                self._remove_own_rows()
+                self._remove_own_rows(admin)
             return
         try:
-            waits = {"read_timeout": min(timeout, self.target.timeout)} if timeout else {}
-            self.target.admin.service(**waits).delete_table(self.name)  # a table that is not there is not an error
+            admin.service().delete_table(self.name)  # a table that is not there is not an error
             self.created = False
         except SDK_ERRORS as err:
             log.warning("could not delete test table %s: %s", self.name, explain(err, self.target))
 
-    def _remove_own_rows(self) -> None:
+    def _remove_own_rows(self, admin: Target) -> None:
         """Delete every row under this run's prefix, 100 to an entity group transaction, as seeding wrote them."""
         try:
-            with self.target.admin.table(self.name, retries=3) as client:
+            with admin.table(self.name, retries=3) as client:
                 by_partition: dict[str, list[str]] = defaultdict(list)
                 for row in self._own_rows(client):
                     by_partition[row["PartitionKey"]].append(row["RowKey"])
@@ -193,7 +194,7 @@ class TestTable:
                 for pk, rks in by_partition.items()
                 for start in range(0, len(rks), MAX_BATCH_OPERATIONS)
             ]
-            client = self._seeding_client()
+            client = self._seeding_client(admin)
             try:
                 for batch in batches:
                     client.batch(batch)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,3 +90,31 @@ def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float =
 @pytest.fixture
 def loadtest():
     return run_loadtest
+
+
+@contextmanager
+def web_ui_process(args: list[str], *, port: int, env: dict[str, str], log: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``python ARGS`` serving a web UI on ``port``: (the child, its URL) once ``/`` answers; then stopped by PID with
+    SIGTERM (Locust's own path: report, cleanup), killed if it has not exited within 60 s."""
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert child.poll() is None and time.monotonic() < deadline, log.read_text()
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.3)
+        yield child, url
+    finally:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=10)

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.request
 
 import pytest
 from browser import chromium_page
-from conftest import ROOT
+from conftest import web_ui_process
 from synthetic import recorded
 
 from loadtest.azurite import free_port
@@ -52,46 +48,10 @@ def web_ui(azurite, tmp_path):
     port = free_port()
     log = tmp_path / "locust.log"
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
-    with log.open("w") as out:
-        child = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "locust",
-                "-f",
-                "loadtest/locustfile.py",
-                "--web-host",
-                "127.0.0.1",
-                "--web-port",
-                str(port),
-                "--seed-entities",
-                "200",
-                "--out",
-                str(tmp_path / "report"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert child.poll() is None, log.read_text()
-            try:
-                urllib.request.urlopen(url + "/", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.3)
+    args = ["-m", "locust", "-f", "loadtest/locustfile.py", "--web-host", "127.0.0.1", "--web-port", str(port)]
+    args += ["--seed-entities", "200", "--out", str(tmp_path / "report")]
+    with web_ui_process(args, port=port, env=env, log=log) as (child, url):
         yield url, tmp_path, log
-    finally:
-        child.send_signal(signal.SIGTERM)
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
     assert child.returncode == 0, log.read_text()
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -18,7 +15,7 @@ import pytest
 from azure.core.credentials import AzureNamedKeyCredential
 from azure.data.tables import generate_account_sas
 from azure.data.tables._models import ResourceTypes
-from conftest import ROOT
+from conftest import web_ui_process
 from test_cli import SHORT, results_of
 
 from loadtest.azurite import EmbeddedAzurite, free_port
@@ -90,38 +87,22 @@ def test_a_sas_signature_reaches_no_log_line_page_or_file_of_the_web_ui(own_acco
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "AZURE_STORAGE_CONNECTION_STRING"}
     env["AZURE_STORAGE_CONNECTION_STRING"] = f"TableEndpoint={endpoint(own_account_azurite)};SharedAccessSignature={sas}"
-    log = tmp_path / "out.log"
-    with log.open("w") as out:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "--web", "--web-port", str(port), "--seed-entities", "100"]
-            + ["--loglevel", "DEBUG", "--logfile", str(tmp_path / "locust.log"), "--out", str(tmp_path / "report")],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
-    url, pages = f"http://127.0.0.1:{port}", {}
-    try:
-        deadline = time.monotonic() + 60
-        while not pages:
-            assert child.poll() is None and time.monotonic() < deadline, log.read_text()
-            try:
-                pages["/"] = fetch(url + "/")
-            except OSError:
-                time.sleep(0.3)
+    log, pages = tmp_path / "out.log", {}
+    args = ["-m", "loadtest", "run", "--web", "--web-port", str(port), "--seed-entities", "100", "--loglevel", "DEBUG"]
+    args += ["--logfile", str(tmp_path / "locust.log"), "--out", str(tmp_path / "report")]
+    with web_ui_process(args, port=port, env=env, log=log) as (child, url):
+        pages["/"] = fetch(url + "/")
         pages["/swarm"] = fetch(url + "/swarm", {"user_count": "3", "spawn_rate": "3"})
         time.sleep(5)
         for path in ("/logs", "/stats/requests", "/partition-stress/", "/partition-stress/data"):
             pages[path] = fetch(url + path)
         pages["/stop"] = fetch(url + "/stop", {})
+        deadline = time.monotonic() + 60
         while "/partition-stress/report" not in fetch(url + "/partition-stress/data"):
-            assert time.monotonic() < deadline + 60, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.5)
         pages["/partition-stress/report"] = fetch(url + "/partition-stress/report")
         pages["/logs (after)"] = fetch(url + "/logs")
-    finally:
-        child.send_signal(signal.SIGTERM)
-        try:
-            child.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            child.kill()
     assert child.returncode == 0, log.read_text()
     assert json.loads(pages["/stats/requests"])["total_rps"] >= 0 and "DEBUG" in pages["/logs (after)"]
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
