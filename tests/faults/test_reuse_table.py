@@ -45,7 +45,9 @@ def test_a_reused_table_keeps_every_row_of_the_user_as_it_was(loadtest, azurite,
     data = results_of(tmp_path)
     assert data["integrity"]["lost"] == 0 and data["integrity"]["unacknowledged"] == 0
     assert data["integrity"]["acknowledged_writes"] > 0 and sum(r["requests"] for r in data["partitions"]) > 100
-    assert data["errors"] == {}, data["errors"]  # reads, updates and scans found the run's own seeded rows
+    # reads, updates and scans found the run's own seeded rows (no ResourceNotFound); only update-etag's conflict
+    # between two users of the run (412, the design's conflict rate) may occur
+    assert set(data["errors"]) <= {"UpdateConditionNotSatisfied"}, data["errors"]
 
 
 def test_with_keep_table_the_run_s_rows_stay_under_its_prefix(loadtest, azurite, target, users_table, tmp_path):
