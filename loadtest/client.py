@@ -19,7 +19,9 @@ from locust.event import EventHook
 
 from .entities import check_batch
 from .errors import ServiceError, is_throttling
+from .keys import KeyStrategy
 from .operations import OPERATIONS, Operation
+from .query_reach import reach_of
 from .retry import DEFAULT_RETRY, RetryStrategy, parse_retry
 from .target import Target
 from .transport import Transport, transport_class
@@ -30,6 +32,12 @@ READ, SCAN, FILTER_SCAN = OPERATIONS["read"], OPERATIONS["scan"], OPERATIONS["fi
 PARTITION_SCAN, TABLE_SCAN = OPERATIONS["partition-scan"], OPERATIONS["table-scan"]
 INSERT, UPSERT, REPLACE, DELETE = OPERATIONS["insert"], OPERATIONS["upsert"], OPERATIONS["replace"], OPERATIONS["delete"]
 UPDATE, UPDATE_ETAG, BATCH = OPERATIONS["update"], OPERATIONS["update-etag"], OPERATIONS["batch"]
+QUERY = OPERATIONS["query"]
+
+
+def _first(touched: Counter[str]) -> str:
+    """The partition a multi-partition answer is filed under: its first key (the rows go where they were)."""
+    return min(touched) if touched else "(table)"
 
 
 def _written(op: Operation, pk: str, rk: str) -> tuple[tuple[str, str, str], ...]:
@@ -56,11 +64,15 @@ class TableOperations:
         client: str = "fast",
         request_ids: str | None = None,
         names: str = "",
+        keys: KeyStrategy | None = None,
+        seeded: int = 0,
     ) -> None:
         """``request_ids``: the prefix of each operation's ``x-ms-client-request-id`` (``<run-id>-<stream>.``), followed
         by its sequence number; a random prefix if not given. ``names``: before each request name (a user class's,
-        when several share a run)."""
+        when several share a run). ``keys`` and ``seeded``: what the run seeded, for the rows a query scans."""
         self._names = names
+        self._keys, self._seeded = keys, seeded
+        self._last_read: tuple[str, str] | None = None  # a write of the entity just read: an upsert would do
         self._fire = request_event.fire
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
         self._sequence = count(1)
@@ -88,11 +100,13 @@ class TableOperations:
         entities: int,
         call: Callable[[], Any],
         counted: Callable[[Any], dict[str, Any]] | None = None,
+        name: str | None = None,
         **extra: Any,
     ) -> Any:
         """Time ``call``, fire one request event, and return its result (None on failure).
 
-        ``counted`` turns the result into context fields known only afterwards (a scan's entities).
+        ``counted`` turns the result into context fields known only afterwards (a scan's entities); ``name``
+        replaces the operation's request name.
         """
         self._retries = self._throttled = 0
         self._backoff, self._first_ms = 0.0, None
@@ -118,7 +132,7 @@ class TableOperations:
         context["first_ms"] = elapsed_ms if not self._retries or self._first_ms is None else self._first_ms
         self._fire(
             request_type=op.name,
-            name=f"{self._names}{op.request_name}" if self._names else op.request_name,
+            name=f"{self._names}{name or op.request_name}" if self._names else name or op.request_name,
             response_time=elapsed_ms,
             response_length=context["entities"],
             exception=exception,
@@ -128,13 +142,18 @@ class TableOperations:
 
     def _write(self, op: Operation, entity: dict[str, Any], call: Callable[[], None]) -> Any:
         pk, rk = entity["PartitionKey"], entity["RowKey"]
-        return self._run(op, pk, 1, lambda: call() or True, written=_written(op, pk, rk))
+        extra = {"client": self._request_ids}  # one client's writes to one partition in one second: a batch would carry them
+        if self._last_read == (pk, rk) and op in (INSERT, UPDATE):
+            extra["after_read"] = True
+        self._last_read = None
+        return self._run(op, pk, 1, lambda: call() or True, written=_written(op, pk, rk), **extra)
 
     # --- the operations -------------------------------------------------------------------
 
     def read(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
         """The entity (azure-data-tables' ``TableEntity``, its ETag in ``.metadata``), or None on failure."""
-        return self._run(READ, pk, 1, lambda: self.transport.get(pk, rk, select))
+        self._last_read = (pk, rk)
+        return self._run(READ, pk, 1, lambda: self.transport.get(pk, rk, select), select=bool(select))
 
     def insert(self, entity: dict[str, Any]) -> Any:
         return self._write(INSERT, entity, lambda: self.transport.insert(entity))
@@ -151,7 +170,9 @@ class TableOperations:
         return self._write(op, entity, lambda: self.transport.update(entity, op.mode, etag))
 
     def delete(self, pk: str, rk: str) -> Any:
-        return self._run(DELETE, pk, 1, lambda: self.transport.delete(pk, rk) or True, written=_written(DELETE, pk, rk))
+        self._last_read = None
+        call = lambda: self.transport.delete(pk, rk) or True
+        return self._run(DELETE, pk, 1, call, written=_written(DELETE, pk, rk), client=self._request_ids)
 
     def batch(self, operations: list[tuple[str, dict[str, Any]]]) -> Any:
         """One entity group transaction, counted operation by operation (a batch of N = N entities).
@@ -196,7 +217,7 @@ class TableOperations:
                 return {"entities": max(known_rows, returned), "returned": returned, "estimated": True}
             return {"entities": returned, "returned": returned}
 
-        return self._run(FILTER_SCAN if where else SCAN, pk, 0, call, counted)
+        return self._run(FILTER_SCAN if where else SCAN, pk, 0, call, counted, select=bool(select))
 
     def scan_partitions(self, low: str, high: str, *, limit: int, select: list[str] | None = None) -> Any:
         """A partition range scan (PartitionKeys in [low, high)), or a full table scan when both are empty.
@@ -219,7 +240,53 @@ class TableOperations:
             entities = sum(touched.values())
             return {"entities": entities, "returned": entities, "partition": first, "partitions": dict(touched)}
 
-        return self._run(op, low or "(table)", 0, call, counted)
+        return self._run(op, low or "(table)", 0, call, counted, select=bool(select))
+
+    def query(
+        self,
+        filter: str | None,
+        *,
+        parameters: dict[str, Any] | None = None,
+        select: list[str] | None = None,
+        top: int | None = None,
+        name: str | None = None,
+    ) -> list[Any] | None:
+        """The application's own query: the entities matching the OData ``filter`` (``@name`` values from
+        ``parameters``, as azure-data-tables' ``query_entities`` takes them), at most ``top``; None on failure.
+
+        ``name`` is Locust's request name (default ``GET query``): give each of your queries its own, and the report
+        shows each one's query density. Entities are counted as the docs count them, as rows scanned: the service
+        seeks on the filter's key conditions and scans every row inside them. Without other conditions it scans what
+        it returns; with a property condition the count is the rows the run seeded inside the key range (``returned``
+        keeps what came back), marked as estimated. A query cut short by ``top`` counts what it returned.
+        """
+        reach = reach_of(filter, parameters)  # a filter it cannot read fails here, before anything is sent
+        if top is not None and top < 1:
+            raise ValueError(f"query: top must be at least 1, not {top}")
+
+        def call() -> list[Any]:
+            rows = self.transport.query(filter, parameters, select=select, page_size=min(top or 1000, 1000))
+            return list(islice(rows, top))
+
+        def counted(found: list[Any]) -> dict[str, Any]:
+            returned = len(found)
+            touched = Counter(row["PartitionKey"] for row in found) if reach.partition is None else Counter()
+            fields: dict[str, Any] = {"returned": returned, "reach": reach.kind, "partition": reach.partition or _first(touched)}
+            if reach.filtered and self._keys is not None and not (top and returned >= top):
+                known = reach.known_by_partition(self._keys, self._seeded)
+                if reach.partition is not None:
+                    fields.update(entities=max(known.get(reach.partition, 0), returned), estimated=True)
+                    return fields
+                spread = {p: max(n, touched.get(p, 0)) for p, n in known.items() if n or p in touched}
+                spread.update({p: n for p, n in touched.items() if p not in spread})
+                fields.update(entities=sum(spread.values()), estimated=True, partitions=spread)
+                return fields
+            fields["entities"] = returned
+            if touched:
+                fields["partitions"] = dict(touched)
+            return fields
+
+        return self._run(QUERY, reach.partition or "(table)", 0, call, counted, name, select=bool(select))
 
     def close(self) -> None:
         self.transport.close()

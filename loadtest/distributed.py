@@ -27,6 +27,7 @@ from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner, Runner, 
 
 from .integrity import Ledger
 from .metrics import PartitionMetrics
+from .workload import WorkloadProfile
 
 __all__ = ["Cluster"]
 
@@ -35,6 +36,7 @@ LEDGER = "partition_stress_ledger"
 STOP = "partition_stress_stop"
 FINAL = "partition_stress_final"
 REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
+WORKLOAD_KEY = "partition_stress_workload"  # and its workload profile's
 #: A worker stops its users when the master has not answered its heartbeats for this long (it answers every second).
 MASTER_SILENT_S = 5.0
 log = logging.getLogger("loadtest")
@@ -43,8 +45,8 @@ log = logging.getLogger("loadtest")
 class Cluster:
     """This process's side of the master/worker exchange, and the per-second samples."""
 
-    def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger) -> None:
-        self.environment, self.metrics, self.ledger = environment, metrics, ledger
+    def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, workload: WorkloadProfile) -> None:
+        self.environment, self.metrics, self.ledger, self.workload = environment, metrics, ledger, workload
         self.samples: dict[int, dict[str, float]] = {}  # second -> users, generator cpu %
         self.worker_reports: dict[str, float] = {}  # worker id -> time of its last report (master)
         self.finals: set[str] = set()  # workers whose last counts arrived (master)
@@ -53,15 +55,21 @@ class Cluster:
 
     @classmethod
     def register(
-        cls, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, *, on_join: Callable[[dict[str, Any]], None]
+        cls,
+        environment: Environment,
+        metrics: PartitionMetrics,
+        ledger: Ledger,
+        workload: WorkloadProfile,
+        *,
+        on_join: Callable[[dict[str, Any]], None],
     ) -> Cluster:
         """Wire this process's messages; a worker calls ``on_join`` with the master's run."""
-        cluster = cls(environment, metrics, ledger)
+        cluster = cls(environment, metrics, ledger, workload)
         events, runner = environment.events, environment.runner
         events.test_start.add_listener(cluster.on_test_start)
         events.test_stop.add_listener(cluster.on_test_stop)
         if isinstance(runner, WorkerRunner):
-            events.report_to_master.add_listener(lambda client_id, data: data.update({REPORT_KEY: metrics.drain()}))
+            events.report_to_master.add_listener(lambda client_id, data: data.update(cluster.drain()))
             runner.register_message(RUN, lambda msg, **_: on_join(msg.data))
             runner.register_message(STOP, lambda msg, **_: runner.stop(), concurrent=True)
             events.test_stop.add_listener(cluster.hand_over)
@@ -85,11 +93,11 @@ class Cluster:
 
     def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
         self.worker_reports[client_id] = time.time()
-        self.metrics.merge(data.get(REPORT_KEY))
+        self.merge(data)
 
     def on_final(self, msg: Message, **_: Any) -> None:
         self.worker_reports[msg.node_id] = time.time()
-        self.metrics.merge(msg.data.get(REPORT_KEY))
+        self.merge(msg.data)
         self.finals.add(msg.node_id)
 
     def collect(self, timeout: float) -> list[str]:
@@ -146,7 +154,16 @@ class Cluster:
         """Once this worker's users stopped: its ledger, then what the periodic reports have not sent."""
         runner = environment.runner
         runner.send_message(LEDGER, self.ledger.to_dict())
-        runner.send_message(FINAL, {REPORT_KEY: self.metrics.drain()})
+        runner.send_message(FINAL, self.drain())
+
+    def drain(self) -> dict[str, Any]:
+        """This worker's counts since its last report: the metrics' and the workload profile's."""
+        return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain()}
+
+    def merge(self, data: dict[str, Any]) -> None:
+        """Add a worker's counts (the master)."""
+        self.metrics.merge(data.get(REPORT_KEY))
+        self.workload.merge(data.get(WORKLOAD_KEY))
 
     def watch_master(self, runner: WorkerRunner) -> None:
         """Stop loading the target once the master is gone: nobody would count what this worker sends."""

@@ -39,6 +39,7 @@ from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
 from .verdict import checks_for, exit_code
+from .workload import WorkloadProfile
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
@@ -108,7 +109,8 @@ def register(environment: Environment) -> StressRun | None:
     environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S
     ledger = Ledger.register(environment)
     metrics = PartitionMetrics.register(environment)
-    cluster = Cluster.register(environment, metrics, ledger, on_join=lambda data: _join_run(environment, cluster, data))
+    workload = WorkloadProfile.register(environment)  # its test_stop before the cluster's last drain
+    cluster = Cluster.register(environment, metrics, ledger, workload, on_join=lambda data: _join_run(environment, cluster, data))
     if isinstance(environment.runner, WorkerRunner):
         gevent.signal_handler(signal.SIGINT, _interrupted)
         return None
@@ -246,7 +248,9 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         entity_bytes=settings.shape.bytes,
         settings=settings.public(),
     )
-    results = summary.build(run.metrics, info, samples=run.cluster.samples, workers=run.cluster.record())
+    cluster = run.cluster
+    workload = cluster.workload.figures()
+    results = summary.build(run.metrics, info, samples=cluster.samples, workers=cluster.record(), workload=workload)
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["BATCH_OPERATIONS", "OPERATIONS", "OpClass", "Operation"]
+__all__ = ["BATCH_OPERATIONS", "MIX_OPERATIONS", "OPERATIONS", "OpClass", "Operation"]
 
 
 class OpClass(StrEnum):
@@ -30,6 +30,8 @@ class Operation:
     action: str = ""  # the SDK's verb: create, upsert, update, delete (the same inside a batch)
     mode: str = ""  # merge | replace: how an upsert or update writes
     in_batch: bool = False  # may stand inside an entity group transaction
+    reach: str = ""  # a read's kind (query_reach.REACHES): point, range, partitions, table; "" for a write
+    in_mix: bool = True  # --mix may name it (the application's own queries are tasks of a user class)
 
     @property
     def task(self) -> str:
@@ -41,16 +43,24 @@ _GET, _PUT = OpClass.GET, OpClass.PUT
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
-        Operation("read", _GET, "GET point read", "point read (PartitionKey + RowKey)"),
-        Operation("scan", _GET, "GET row range scan", "row range scan inside a partition"),
+        Operation("read", _GET, "GET point read", "point read (PartitionKey + RowKey)", reach="point"),
+        Operation("scan", _GET, "GET row range scan", "row range scan inside a partition", reach="range"),
         Operation(
             "filter-scan",
             _GET,
             "GET filtered row range scan",
             "row range scan with a property filter: scans more than it returns",
+            reach="range",
         ),
-        Operation("partition-scan", _GET, "GET partition range scan", "PartitionKey range scan"),
-        Operation("table-scan", _GET, "GET full table scan", "full table scan (bounded by --scan-size)"),
+        Operation("partition-scan", _GET, "GET partition range scan", "PartitionKey range scan", reach="partitions"),
+        Operation("table-scan", _GET, "GET full table scan", "full table scan (bounded by --scan-size)", reach="table"),
+        Operation(
+            "query",
+            _GET,
+            "GET query",
+            "the application's own OData filter (self.table.query in a user class's task)",
+            in_mix=False,
+        ),
         Operation("insert", _PUT, "PUT insert", "insert a new entity", "create", in_batch=True),
         Operation("upsert", _PUT, "PUT upsert merge", "upsert, merge mode", "upsert", "merge", in_batch=True),
         Operation("replace", _PUT, "PUT upsert replace", "upsert, replace mode", "upsert", "replace", in_batch=True),
@@ -76,3 +86,4 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 BATCH_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.in_batch)
+MIX_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.in_mix)

@@ -17,7 +17,7 @@ from typing import Any
 from . import option_parsers as rules
 from .emulator import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
-from .operations import BATCH_OPERATIONS, OPERATIONS
+from .operations import BATCH_OPERATIONS, MIX_OPERATIONS
 from .option_parsers import FAIL_ON, PROFILES
 from .parsers import (
     Parse,
@@ -148,9 +148,9 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("--mix",),
-        f"weighted operation mix, name=weight pairs; names: {', '.join(OPERATIONS)}",
+        f"weighted operation mix, name=weight pairs; names: {', '.join(MIX_OPERATIONS)}",
         DEFAULT_MIX,
-        mix(tuple(OPERATIONS)),
+        mix(MIX_OPERATIONS),
         show_mix,
     ),
     Option(

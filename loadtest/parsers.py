@@ -14,7 +14,7 @@ from locust.util.timespan import parse_timespan
 
 from .entities import MAX_PROPERTIES
 from .errors import UsageError
-from .operations import OPERATIONS
+from .operations import MIX_OPERATIONS
 from .redact import redact
 
 __all__ = [
@@ -139,7 +139,7 @@ def http_url(flag: str, value: Any, *, example: str, query: bool = False) -> str
 MAX_WEIGHT = 1_000_000  # a mix's weights are relative: larger numbers add nothing
 
 
-def parse_mix(text: str, names: tuple[str, ...] = tuple(OPERATIONS), flag: str = "--mix") -> dict[str, int]:
+def parse_mix(text: str, names: tuple[str, ...] = MIX_OPERATIONS, flag: str = "--mix") -> dict[str, int]:
     """``read=60,upsert=25`` -> weights; unknown or repeated names and all-zero mixes are refused."""
     weights: dict[str, int] = {}
     valid = f"valid operations: {', '.join(names)}"

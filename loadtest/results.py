@@ -65,6 +65,14 @@ class FindingKind(StrEnum):
     LOST_WRITES = "LOST_WRITES"
     TARGET_LOST = "TARGET_LOST"
     INCOMPLETE = "INCOMPLETE"
+    # the docs' performance checklist (checklist.py)
+    SCANS = "SCANS"
+    LOW_QUERY_DENSITY = "LOW_QUERY_DENSITY"
+    NO_PROJECTION = "NO_PROJECTION"
+    UNBATCHED_WRITES = "UNBATCHED_WRITES"
+    READ_BEFORE_WRITE = "READ_BEFORE_WRITE"
+    APPEND_ONLY = "APPEND_ONLY"
+    PREPEND_ONLY = "PREPEND_ONLY"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +147,7 @@ class Results:
     retry: dict[str, Any] = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
     integrity: dict[str, Any] = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
     incomplete: list[dict[str, Any]] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
+    workload: dict[str, Any] = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
     schema: int = SCHEMA_VERSION
 
     # --- the interchange form -------------------------------------------------------------
@@ -167,6 +176,7 @@ class Results:
             retry=dict(data.get("retry", {})),
             integrity=dict(data.get("integrity", {})),
             incomplete=list(data.get("incomplete", [])),
+            workload=dict(data.get("workload", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

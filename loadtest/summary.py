@@ -215,8 +215,10 @@ def build(
     *,
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
+    workload: Mapping[str, Any] | None = None,
 ) -> Results:
-    """The run's results from what the metrics counted, the per-second samples and the workers' record."""
+    """The run's results from what the metrics counted, the per-second samples, the workers' record and the
+    workload profile's figures."""
     samples = samples or {}
     phases = Phases.of((key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped)
     first, last = phases.span[0], phases.span[-1]
@@ -244,6 +246,7 @@ def build(
         timeseries=timeseries(buckets, metrics.latency, samples, first),
         load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
         workers=dict(workers or {}),
+        workload=dict(workload or {}),
         latency=latency_figures(metrics.latency, metrics.first_attempt),
         keys=key_figures(rows, metrics.distinct_partitions()),
         retry={

@@ -33,7 +33,7 @@ __all__ = ["TableUser", "HotPartitionUser"]
 
 #: How many of its own inserted entities a user remembers for deletes.
 OWN_ROWS_KEPT = 10_000
-FILTER = f"{FILTERED} lt 10"  # filtered scans return about a tenth of the rows they scan
+FILTER = f"{FILTERED} lt 5"  # filtered scans return one row in twenty: a query density of 5 %
 
 
 class TableUser(User):
@@ -97,23 +97,42 @@ class TableUser(User):
             client=settings.client,
             request_ids=f"{request_id_prefix(run.run_id)}{stream}.",
             names=_names(environment, type(self)),
+            keys=self.keys,
+            seeded=run.seeded,
         )
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A class with tasks of its own runs those instead of the mix (a task may call ``self.one_operation()``)."""
+        super().__init_subclass__(**kwargs)
+        own = [t for t in cls.tasks if t is not TableUser.one_operation]
+        if own:
+            cls.tasks = own
 
     def on_stop(self) -> None:
         self.table.close()
 
     @task
     def one_operation(self) -> None:
+        """One operation drawn from the mix (``mix``, ``--mix``)."""
         self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
 
-    # --- helpers ------------------------------------------------------------------------
+    # --- for your own tasks ---------------------------------------------------------------
 
-    def _entity(self, pk: str, rk: str) -> dict[str, Any]:
+    def existing(self) -> tuple[str, str]:
+        """(PartitionKey, RowKey) of a seeded entity, chosen by the class's key strategy and skew."""
+        return self.keys.existing(self._seeded)
+
+    def new_keys(self) -> tuple[str, str]:
+        """(PartitionKey, RowKey) for a new entity: the key strategy's next key, a RowKey of this user's own."""
+        return self.keys.new_partition(), self._new_row()
+
+    def entity(self, pk: str, rk: str) -> dict[str, Any]:
+        """An entity of the run's shape (``--entity-size``, ``--properties``) under these keys."""
         return self.settings.shape.entity(pk, rk, self.rng.randrange(100))
 
     def _range(self) -> tuple[str, str, str, int]:
         """A RowKey range of up to ``scan_size`` seeded rows in one partition: (pk, low, high, rows known)."""
-        pk, _ = self.keys.existing(self._seeded)
+        pk, _ = self.existing()
         rows = self.keys.seeded_rows(pk, self._seeded) or 1
         size = min(self.settings.scan_size, rows)
         start = self.rng.randrange(rows - size + 1)
@@ -122,7 +141,7 @@ class TableUser(User):
     # --- one method per operation, named do_<operation> -----------------------------------
 
     def do_read(self) -> None:
-        self.table.read(*self.keys.existing(self._seeded), select=self._select)
+        self.table.read(*self.existing(), select=self._select)
 
     def do_scan(self) -> None:
         pk, low, high, _ = self._range()
@@ -133,25 +152,25 @@ class TableUser(User):
         self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select, where=FILTER, known_rows=known)
 
     def do_partition_scan(self) -> None:
-        low, _ = self.keys.existing(self._seeded)
+        low, _ = self.existing()
         self.table.scan_partitions(low, "~", limit=self.settings.scan_size, select=self._select)
 
     def do_table_scan(self) -> None:
         self.table.scan_partitions("", "", limit=self.settings.scan_size, select=self._select)
 
     def do_insert(self) -> None:
-        entity = self._entity(self.keys.new_partition(), self._new_row())
+        entity = self.entity(*self.new_keys())
         if self.table.insert(entity) is not None:
             self._own.append((entity["PartitionKey"], entity["RowKey"]))
 
     def do_upsert(self) -> None:
-        self.table.upsert(self._entity(*self.keys.existing(self._seeded)))
+        self.table.upsert(self.entity(*self.existing()))
 
     def do_replace(self) -> None:
-        self.table.replace(self._entity(*self.keys.existing(self._seeded)))
+        self.table.replace(self.entity(*self.existing()))
 
     def do_update(self) -> None:
-        self.table.update(self._entity(*self.keys.existing(self._seeded)))
+        self.table.update(self.entity(*self.existing()))
 
     def do_update_etag(self) -> None:
         """Optimistic concurrency: read, then update only if nobody changed the entity meanwhile.
@@ -159,10 +178,10 @@ class TableUser(User):
         Under contention some updates fail with 412 UpdateConditionNotSatisfied: that is the
         design's conflict rate, reported under ERRORS.
         """
-        pk, rk = self.keys.existing(self._seeded)
+        pk, rk = self.existing()
         current = self.table.read(pk, rk)
         if current is not None:
-            self.table.update(self._entity(pk, rk), etag=current.metadata["etag"])
+            self.table.update(self.entity(pk, rk), etag=current.metadata["etag"])
 
     def do_delete(self) -> None:
         if not self._own:
@@ -180,13 +199,13 @@ class TableUser(User):
         operations, deleted = [], []
         for kind in self.rng.choices(self._batch_kinds, cum_weights=self._batch_weights, k=self.settings.batch_size):
             if kind == "update" and updatable:
-                operations.append(("update", self._entity(pk, self.keys.row(updatable.pop()))))
+                operations.append(("update", self.entity(pk, self.keys.row(updatable.pop()))))
             elif kind == "delete" and mine:
                 deleted.append(rk := mine.pop())
                 operations.append(("delete", {"PartitionKey": pk, "RowKey": rk}))
             else:  # insert, upsert, replace of a new entity (also when nothing is left to update or delete)
                 operations.append(
-                    (kind if kind in ("insert", "upsert", "replace") else "upsert", self._entity(pk, self._new_row()))
+                    (kind if kind in ("insert", "upsert", "replace") else "upsert", self.entity(pk, self._new_row()))
                 )
         if self.table.batch(operations) is not None:
             if deleted:

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 from statistics import mean
 
+from . import checklist
 from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES, UNANSWERED
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
@@ -201,6 +202,7 @@ def assess(results: Results) -> Results:
                 ),
             )
         )
+    findings += checklist.findings(results)
     results.findings = findings
     return results
 

@@ -12,6 +12,7 @@ from conftest import ROOT
 from synthetic import recorded
 from test_results import run_info
 
+from loadtest.checklist import CHECKLIST
 from loadtest.report import render
 from loadtest.summary import build
 from loadtest.verdict import assess
@@ -66,7 +67,12 @@ def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_rep
         widths = page.eval_on_selector_all("img.chart", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
         assert len(widths) == 5 and all(w > 300 for w in widths), widths  # heat map included
         kinds = page.eval_on_selector_all("#findings-table tr.finding", "rows => rows.map(r => r.dataset.kind)")
-        assert kinds == [f["kind"] for f in results["findings"]] and kinds
+        advice = page.eval_on_selector_all("#checklist-table tr.finding", "rows => rows.map(r => r.dataset.kind)")
+        assert kinds == [f["kind"] for f in results["findings"] if f["kind"] not in CHECKLIST] and kinds
+        assert advice == [f["kind"] for f in results["findings"] if f["kind"] in CHECKLIST]  # in their own section
+        names = page.inner_text("#requests-table")
+        for name in results["workload"]["names"]:
+            assert name["name"] in names and f"{name['requests']:,}" in names
         partitions = page.inner_text("#partitions-table")
         for row in results["partitions"]:
             assert f"{row['entities']:,}" in partitions

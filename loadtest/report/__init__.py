@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..checklist import CHECKLIST
 from ..outputs import write_text
 from ..redact import redact
 from ..results import OTHER, Results
@@ -29,6 +30,8 @@ def render(results: Results, out: Path) -> Path:
         rows=rows,
         hidden=len(results.partitions) - len(rows),
         other=OTHER,
+        checklist=[f for f in results.findings if f.kind in CHECKLIST],
+        practices=list(CHECKLIST),
         charts=all_charts(results),
     )
     return write_text(Path(out) / "report.html", redact(page))

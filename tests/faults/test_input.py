@@ -20,7 +20,7 @@ from test_target import KEY as OWN_KEY
 from test_target import REFUSED, SAS
 
 from loadtest.cli import main
-from loadtest.operations import BATCH_OPERATIONS, OPERATIONS
+from loadtest.operations import BATCH_OPERATIONS, MIX_OPERATIONS
 from loadtest.options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, OPTIONS
 from loadtest.redact import AZURITE_KEY
 
@@ -137,7 +137,7 @@ SHAPED: dict[str, st.SearchStrategy[str]] = {
     "--retry": st.one_of(
         _form(["fixed"], _listed(TOKENS, size=2)), _form(["exponential"], _listed(TOKENS, size=4)), _form(["none"], TOKENS)
     ),
-    "--mix": _mix(tuple(OPERATIONS)),
+    "--mix": _mix(MIX_OPERATIONS),
     "--batch-mix": _mix(BATCH_OPERATIONS),
     "--select": _listed(st.sampled_from(["n", "rowkey", "RowKey", "a b", "1a", "_x", "é", "x" * 256])),
     "--fail-on": _listed(st.sampled_from(["never", "hot", "HOT", "warm", "lukewarm", ""])),

@@ -1,0 +1,137 @@
+"""The docs' performance checklist for tables, as findings: which of its practices the workload broke.
+
+Read from what the workload profile counted (``results.workload``), each with the docs' remedy.
+Each rule wants some evidence first (``MIN_EVIDENCE`` operations), so a handful of requests
+never makes a finding. They are advice about the design, not failures, unless ``--fail-on``
+names them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .results import Finding, FindingKind, Results
+
+__all__ = ["CHECKLIST", "LOW_DENSITY", "findings"]
+
+K = FindingKind
+MIN_EVIDENCE = 20  # operations a rule needs before it speaks
+SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
+LOW_DENSITY = 0.10  # rows returned / rows scanned, per request name
+UNPROJECTED_SHARE = 0.5  # GET requests without $select ...
+PROJECTION_BYTES = 512  # ... of entities at least this big (as seeded): $select would cut the payload
+BATCHABLE_SHARE = 0.5  # single writes that one client sent to one partition within a second, with others
+READ_BEFORE_WRITE_SHARE = 0.10  # inserts and unconditional updates of an entity the client had just read
+EDGE_SHARE = 0.5  # new keys past (or before) every key written a while before: append-only (prepend-only)
+
+CHECKLIST: dict[FindingKind, str] = {
+    K.SCANS: "Use point queries (PartitionKey and RowKey) for most reads and table or partition range queries "
+    "sparingly: denormalize or keep an index entity so that the application reads what it needs by key.",
+    K.LOW_QUERY_DENSITY: "Make the query scan what it returns: put what it filters on into the PartitionKey or RowKey "
+    "(or an index entity), so the key conditions select the rows instead of a property filter.",
+    K.NO_PROJECTION: "Ask only for the properties the application uses ($select, select= in azure-data-tables): "
+    "the service sends less and the client parses less.",
+    K.UNBATCHED_WRITES: "Send writes to one partition together as an entity group transaction (up to 100 operations, "
+    "4 MiB, one PartitionKey): one request instead of many.",
+    K.READ_BEFORE_WRITE: "Write with an upsert (insert-or-merge, insert-or-replace) instead of reading first to decide "
+    "between insert and update: one request instead of two.",
+    K.APPEND_ONLY: "Avoid increasing keys (timestamps, counters): they always land on the last range partition. "
+    "Prefix them with a hash, or put the seconds first (ssyyyyMMdd…).",
+    K.PREPEND_ONLY: "Avoid decreasing keys (reverse timestamps): they always land on the first range partition. "
+    "Prefix them with a hash, or put the seconds first.",
+}
+
+
+def findings(results: Results) -> list[Finding]:
+    """The checklist's findings for this run (none when the workload profile counted nothing)."""
+    workload = results.workload
+    if not workload:
+        return []
+    names: list[dict[str, Any]] = workload.get("names", [])
+    gets = [n for n in names if n["op_class"] == "GET"]
+    out = [*_scans(gets), *_density(gets), *_projection(gets, results.run.entity_bytes)]
+    out += _writes(names, workload)
+    out += _key_order(workload)
+    return out
+
+
+def _finding(kind: FindingKind, message: str, op_class: str | None = None) -> Finding:
+    return Finding(kind=kind, partition=None, op_class=op_class, message=message, remedy=CHECKLIST[kind])  # type: ignore[arg-type]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%} ({part:,} of {whole:,})"
+
+
+def _listed(names: list[dict[str, Any]]) -> str:
+    return ", ".join(repr(n["name"]) for n in names[:3]) + (", …" if len(names) > 3 else "")
+
+
+def _scans(gets: list[dict[str, Any]]) -> list[Finding]:
+    requests = sum(n["requests"] for n in gets)
+    scans = [n for n in gets if n["reach"] in ("partitions", "table")]
+    scanned = sum(n["requests"] for n in scans)
+    if requests < MIN_EVIDENCE or scanned / requests <= SCAN_SHARE:
+        return []
+    message = f"{_share(scanned, requests)} of GET requests were partition range or full table scans: {_listed(scans)}"
+    return [_finding(K.SCANS, message, "GET")]
+
+
+def _density(gets: list[dict[str, Any]]) -> list[Finding]:
+    out = []
+    for n in gets:
+        density = n.get("density")
+        if density is None or n["scanned"] < MIN_EVIDENCE or density >= LOW_DENSITY:
+            continue
+        how = " (estimated from the rows seeded in its key range)" if n["estimated"] else ""
+        message = (
+            f"{n['name']!r} returned {n['returned']:,} of the {n['scanned']:,} entities it scanned{how}: "
+            f"query density {density:.1%}, under {LOW_DENSITY:.0%}"
+        )
+        out.append(_finding(K.LOW_QUERY_DENSITY, message, "GET"))
+    return out
+
+
+def _projection(gets: list[dict[str, Any]], entity_bytes: int) -> list[Finding]:
+    requests = sum(n["requests"] for n in gets)
+    whole = [n for n in gets if n["unprojected"]]
+    unprojected = sum(n["unprojected"] for n in whole)
+    if requests < MIN_EVIDENCE or unprojected / requests < UNPROJECTED_SHARE or entity_bytes < PROJECTION_BYTES:
+        return []
+    message = f"{_share(unprojected, requests)} of GET requests read whole entities of {entity_bytes:,} bytes: {_listed(whole)}"
+    return [_finding(K.NO_PROJECTION, message, "GET")]
+
+
+def _writes(names: list[dict[str, Any]], workload: dict[str, Any]) -> list[Finding]:
+    out = []
+    single, batchable = workload.get("single_writes", 0), workload.get("batchable", 0)
+    if single >= MIN_EVIDENCE and batchable / single >= BATCHABLE_SHARE:
+        message = (
+            f"{_share(batchable, single)} of single writes went from one client to one partition in a second "
+            f"that took {workload.get('batchable_per_s', 0)} or more of them"
+        )
+        out.append(_finding(K.UNBATCHED_WRITES, message, "PUT"))
+    deciding = [n for n in names if n["op"] in ("insert", "update")]
+    writes, after = sum(n["requests"] for n in deciding), sum(n["after_read"] for n in deciding)
+    if writes >= MIN_EVIDENCE and after / writes >= READ_BEFORE_WRITE_SHARE:
+        message = (
+            f"{_share(after, writes)} of inserts and unconditional updates wrote an entity the same client had just read: "
+            f"{_listed([n for n in deciding if n['after_read']])}"
+        )
+        out.append(_finding(K.READ_BEFORE_WRITE, message, "PUT"))
+    return out
+
+
+def _key_order(workload: dict[str, Any]) -> list[Finding]:
+    ordered = workload.get("ordered", 0)
+    if ordered < MIN_EVIDENCE:
+        return []
+    out = []
+    for kind, counted, where in ((K.APPEND_ONLY, "appended", "after"), (K.PREPEND_ONLY, "prepended", "before")):
+        if workload.get(counted, 0) / ordered >= EDGE_SHARE:
+            message = (
+                f"{_share(workload[counted], ordered)} of writes that may create an entity used a PartitionKey {where} "
+                "every key written before the last few: new entities pile onto one end of the key range"
+            )
+            out.append(_finding(kind, message, "PUT"))
+    return out

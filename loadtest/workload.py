@@ -1,0 +1,157 @@
+"""What the workload did, per request name and in the order of its keys: the evidence for the docs' checklist.
+
+A request listener beside the metrics, counting only. Per request name: its operation and reach
+(point, range, partitions, table), rows returned against rows scanned (query density), reads
+without ``$select``, and writes of an entity its client had just read. Per client, single writes
+to one partition within one second (a batch would carry them). And where each written
+PartitionKey falls against those written a while before: past every one (append-only) or before
+every one (prepend-only). A worker hands its counts over with ``drain``; the master adds them
+with ``merge``. ``checklist`` turns them into findings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from locust.env import Environment
+
+from .operations import OPERATIONS, OpClass
+
+__all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "WorkloadProfile"]
+
+#: Single writes from one client to one partition in one second that one batch would have carried.
+BATCHABLE_PER_S = 10
+#: Keys written this many writes ago or earlier are "before": a new key past all of them is appended.
+EDGE_WINDOW = 64
+_NAME_COUNTERS = ("requests", "failures", "returned", "scanned", "estimated", "unprojected", "after_read")
+_TOTALS = ("single_writes", "batchable", "ordered", "appended", "prepended")
+#: Writes that may create an entity: where their keys fall says whether new entities append or prepend.
+_CREATING = frozenset(name for name, op in OPERATIONS.items() if op.action in ("create", "upsert")) | {"batch"}
+
+
+class WorkloadProfile:
+    """Counts, per request name and over the run, what the checklist asks about."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.names: dict[str, dict[str, Any]] = {}
+        self.totals: Counter[str] = Counter()
+        self._second = 0
+        self._cells: Counter[tuple[str, str]] = Counter()  # (client, partition) -> single writes this second
+        self._recent: deque[str] = deque(maxlen=EDGE_WINDOW)  # the last keys written
+        self._low: str | None = None  # the lowest and highest keys written before the recent ones
+        self._high: str | None = None
+
+    @classmethod
+    def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> WorkloadProfile:
+        profile = cls(clock)
+        environment.events.request.add_listener(profile.on_request)
+        environment.events.test_start.add_listener(profile.on_test_start)
+        environment.events.test_stop.add_listener(profile.on_test_stop)  # before a worker's last drain (registered later)
+        return profile
+
+    def on_request(
+        self,
+        request_type: str,
+        name: str,
+        response_time: float,
+        response_length: int,
+        exception: BaseException | None = None,
+        context: dict[str, Any] | None = None,
+        **_: Any,
+    ) -> None:
+        if not context or "partition" not in context:
+            return  # not a table operation of ours
+        counts = self.names.get(name)
+        if counts is None:
+            op = OPERATIONS.get(request_type)
+            reach = op.reach if op else ""
+            counts = self.names[name] = {"op": request_type, "op_class": str(context["op_class"]), "reach": reach}
+            counts.update(dict.fromkeys(_NAME_COUNTERS, 0))
+        counts["requests"] += 1
+        if "reach" in context:
+            counts["reach"] = context["reach"]  # a query's own: from its filter
+        if exception is not None:
+            counts["failures"] += 1
+        elif context["op_class"] == OpClass.GET:
+            entities = context["entities"]
+            counts["returned"] += context.get("returned", entities)
+            counts["scanned"] += entities
+            if context.get("estimated"):
+                counts["estimated"] += entities
+        if context.get("select") is False:
+            counts["unprojected"] += 1
+        if context.get("after_read"):
+            counts["after_read"] += 1
+        client = context.get("client")
+        if client is not None:
+            self._single_write(client, context["partition"])
+        if request_type in _CREATING:
+            self._key_written(context["partition"])
+
+    def _single_write(self, client: str, partition: str) -> None:
+        second = int(self.clock())
+        if second != self._second:
+            self._roll()
+            self._second = second
+        self._cells[(client, partition)] += 1
+        self.totals["single_writes"] += 1
+
+    def _roll(self) -> None:
+        """Close the second: its cells of ``BATCHABLE_PER_S`` or more writes were batchable."""
+        self.totals["batchable"] += sum(n for n in self._cells.values() if n >= BATCHABLE_PER_S)
+        self._cells.clear()
+
+    def _key_written(self, key: str) -> None:
+        recent = self._recent
+        if len(recent) == EDGE_WINDOW:
+            old = recent[0]
+            self._low = old if self._low is None or old < self._low else self._low
+            self._high = old if self._high is None or old > self._high else self._high
+        if self._high is not None:
+            self.totals["ordered"] += 1
+            self.totals["appended"] += key > self._high
+            self.totals["prepended"] += key < self._low  # type: ignore[operator]
+        recent.append(key)
+
+    def on_test_start(self, **_: Any) -> None:
+        self.names.clear()
+        self.totals.clear()
+        self._cells.clear()
+        self._recent.clear()
+        self._low = self._high = None
+
+    def on_test_stop(self, **_: Any) -> None:
+        self._roll()
+
+    # --- a worker's counts, to the master ---------------------------------------------------
+
+    def drain(self) -> dict[str, Any]:
+        """Counts since the last drain, then start afresh (the current second's writes and the key order stay)."""
+        drained = {"names": self.names, "totals": dict(self.totals)}
+        self.names, self.totals = {}, Counter()
+        return drained
+
+    def merge(self, data: Mapping[str, Any] | None) -> None:
+        if not data:
+            return
+        for name, theirs in data["names"].items():
+            ours = self.names.setdefault(name, {**theirs, **dict.fromkeys(_NAME_COUNTERS, 0)})
+            for counter in _NAME_COUNTERS:
+                ours[counter] += theirs.get(counter, 0)
+        self.totals.update(data["totals"])
+
+    # --- for the results ------------------------------------------------------------------
+
+    def figures(self) -> dict[str, Any]:
+        """Per request name (busiest first), with its query density; and the run's write and key-order totals."""
+        names = []
+        for name, counts in sorted(self.names.items(), key=lambda item: (-item[1]["requests"], item[0])):
+            scanned = counts["scanned"]
+            density = round(counts["returned"] / scanned, 4) if scanned and counts["op_class"] == OpClass.GET else None
+            names.append({"name": name, **counts, "density": density})
+        totals = {total: self.totals.get(total, 0) for total in _TOTALS}
+        return {"names": names, **totals, "batchable_per_s": BATCHABLE_PER_S, "edge_window": EDGE_WINDOW}
