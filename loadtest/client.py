@@ -35,9 +35,9 @@ UPDATE, UPDATE_ETAG, BATCH = OPERATIONS["update"], OPERATIONS["update-etag"], OP
 QUERY = OPERATIONS["query"]
 
 
-def _first(touched: Counter[str]) -> str:
-    """The partition a multi-partition answer is filed under: its first key (the rows go where they were)."""
-    return min(touched) if touched else "(table)"
+def _with_partition_key(select: list[str] | None) -> list[str] | None:
+    """A projection that keeps each row's PartitionKey: rows across partitions are counted where they were."""
+    return select if not select or "PartitionKey" in select else [*select, "PartitionKey"]
 
 
 def _written(op: Operation, pk: str, rk: str) -> tuple[tuple[str, str, str], ...]:
@@ -227,6 +227,7 @@ class TableOperations:
         op = PARTITION_SCAN if low or high else TABLE_SCAN
         query = "PartitionKey ge @lo and PartitionKey lt @hi" if op is PARTITION_SCAN else None
         parameters = {"lo": low, "hi": high} if query else None
+        projected, select = bool(select), _with_partition_key(select)
 
         def call() -> Counter[str]:
             rows = self.transport.query(query, parameters, select=select, page_size=min(limit, 1000), decode=False)
@@ -240,7 +241,7 @@ class TableOperations:
             entities = sum(touched.values())
             return {"entities": entities, "returned": entities, "partition": first, "partitions": dict(touched)}
 
-        return self._run(op, low or "(table)", 0, call, counted, select=bool(select))
+        return self._run(op, low or "(table)", 0, call, counted, select=projected)
 
     def query(
         self,
@@ -263,30 +264,20 @@ class TableOperations:
         reach = reach_of(filter, parameters)  # a filter it cannot read fails here, before anything is sent
         if top is not None and top < 1:
             raise ValueError(f"query: top must be at least 1, not {top}")
+        projected = bool(select)
+        if reach.partition is None:
+            select = _with_partition_key(select)
 
         def call() -> list[Any]:
             rows = self.transport.query(filter, parameters, select=select, page_size=min(top or 1000, 1000))
             return list(islice(rows, top))
 
         def counted(found: list[Any]) -> dict[str, Any]:
-            returned = len(found)
-            touched = Counter(row["PartitionKey"] for row in found) if reach.partition is None else Counter()
-            fields: dict[str, Any] = {"returned": returned, "reach": reach.kind, "partition": reach.partition or _first(touched)}
-            if reach.filtered and self._keys is not None and not (top and returned >= top):
-                known = reach.known_by_partition(self._keys, self._seeded)
-                if reach.partition is not None:
-                    fields.update(entities=max(known.get(reach.partition, 0), returned), estimated=True)
-                    return fields
-                spread = {p: max(n, touched.get(p, 0)) for p, n in known.items() if n or p in touched}
-                spread.update({p: n for p, n in touched.items() if p not in spread})
-                fields.update(entities=sum(spread.values()), estimated=True, partitions=spread)
-                return fields
-            fields["entities"] = returned
-            if touched:
-                fields["partitions"] = dict(touched)
-            return fields
+            one = reach.partition
+            touched = Counter({one: len(found)}) if one is not None else Counter(row["PartitionKey"] for row in found)
+            return reach.counted(touched, self._keys, self._seeded, cut_short=bool(top) and len(found) >= top)
 
-        return self._run(QUERY, reach.partition or "(table)", 0, call, counted, name, select=bool(select))
+        return self._run(QUERY, reach.partition or "(table)", 0, call, counted, name, select=projected)
 
     def close(self) -> None:
         self.transport.close()

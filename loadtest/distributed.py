@@ -126,6 +126,10 @@ class Cluster:
             gevent.sleep(0.1)
         return waiting
 
+    def gathered(self) -> dict[str, Any]:
+        """For the results, beside the metrics: the per-second samples, the workers' record, the workload profile."""
+        return {"samples": self.samples, "workers": self.record(), "workload": self.workload.figures()}
+
     def record(self) -> dict[str, Any]:
         """The workers that reported and those lost, for the results (empty when not distributed)."""
         if not self.worker_reports:

@@ -37,6 +37,15 @@ MAX_BATCH_OPERATIONS = 100
 MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_PROPERTIES = 255  # including PartitionKey, RowKey and Timestamp
 FILTERED = "n"  # the property the tool adds to every entity: filtered scans select on it
+
+
+def filtered_value(index: int) -> int:
+    """Seeded entity ``index``'s ``n``: spread evenly over 0-99 within every partition, whatever the number of keys
+    (``index % 100`` would give a partition of a 4-key set only every fourth value). The high bits of a
+    multiplicative hash."""
+    return ((index * 2654435761) & 0xFFFFFFFF) * 100 >> 32
+
+
 #: The payload properties an entity can have: the service's 255, less the 3 system properties and ``n``.
 MAX_PAYLOAD_PROPERTIES = MAX_PROPERTIES - 3 - 1
 MAX_STRING_CHARS = 32 * 1024  # 64 KiB of UTF-16

@@ -248,9 +248,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         entity_bytes=settings.shape.bytes,
         settings=settings.public(),
     )
-    cluster = run.cluster
-    workload = cluster.workload.figures()
-    results = summary.build(run.metrics, info, samples=cluster.samples, workers=cluster.record(), workload=workload)
+    results = summary.build(run.metrics, info, **run.cluster.gathered())
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))

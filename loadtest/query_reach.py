@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,6 +51,24 @@ class Reach:
             low, low_in, high, high_in = self.rk
             return "point" if low is not None and low == high and low_in and high_in else "range"
         return "partitions" if self.pk != Reach.pk else "table"
+
+    def counted(self, touched: Counter[str], keys: KeyStrategy | None, seeded: int, *, cut_short: bool) -> dict[str, Any]:
+        """A query's request-event fields from the rows it returned per PartitionKey (``touched``): entities are the
+        rows scanned, per partition where it spans several. A filtered query counts the rows seeded in its key range
+        (``estimated``); one cut short by ``$top`` stopped scanning at a row nobody knows, so it counts what it returned."""
+        returned = sum(touched.values())
+        spread = dict(touched)
+        fields: dict[str, Any] = {"returned": returned, "reach": self.kind}
+        if self.filtered and keys is not None and not cut_short:
+            known = self.known_by_partition(keys, seeded)
+            spread = {p: max(n, touched.get(p, 0)) for p, n in known.items() if n or p in touched}
+            spread.update({p: n for p, n in touched.items() if p not in spread})
+            fields["estimated"] = True
+        fields["entities"] = sum(spread.values())
+        if self.partition is None:
+            fields["partition"] = min(touched) if touched else "(table)"  # filed under its first key; rows go where they were
+            fields["partitions"] = spread
+        return fields
 
     def known_by_partition(self, keys: KeyStrategy, seeded: int) -> dict[str, int]:
         """The seeded rows inside the key range, per PartitionKey: what the service scans to answer (an estimate).

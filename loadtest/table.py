@@ -22,7 +22,7 @@ from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
 from azure.data.tables import TableClient, TableEntity
 from gevent.pool import Pool
 
-from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes
+from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes, filtered_value
 from .errors import RunError, ServiceError
 from .keys import KeyStrategy
 from .operations import OPERATIONS
@@ -125,7 +125,7 @@ class TestTable:
                 made.append(self._seeding_client())
                 idle.append(made[-1])
             client = idle.pop()
-            client.batch([(UPSERT, shape.entity(pk, rk, i % 100)) for rk, i in rows])
+            client.batch([(UPSERT, shape.entity(pk, rk, filtered_value(i))) for rk, i in rows])
             idle.append(client)
             return len(rows)
 

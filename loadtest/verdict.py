@@ -6,16 +6,16 @@ returns a message or ``None``; all are collected and the run exits once.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from statistics import mean
 
 from . import checklist
-from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES, UNANSWERED
+from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
+from .limits import saturation, target_lost
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
-__all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level", "saturation"]
+__all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level"]
 
 WARM_RATIO = 0.8
 GENERATOR_CPU_PERCENT = 90.0
@@ -43,10 +43,12 @@ REMEDIES: dict[FindingKind, str] = {
     "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
 }
+TASK_ERRORS = (
+    "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
+    "sent, so every figure lacks them."
+)
 #: Findings that mean the run itself failed (exit 1), whatever --fail-on says.
 RUN_FAILURES = (K.TARGET_LOST, K.INCOMPLETE)
-#: Consecutive seconds of nothing but unanswered operations, up to the run's end, that mean the target was lost.
-LOST_AFTER_S = 2
 _ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
 
 
@@ -146,6 +148,12 @@ def assess(results: Results) -> Results:
                 )
             )
 
+    task_errors = results.workload.get("task_errors", [])
+    if task_errors:
+        raised = ", ".join(f"{e['error']} x{e['count']:,}" for e in task_errors[:3])
+        total = sum(e["count"] for e in task_errors)
+        findings.append(_finding(K.ERRORS, f"the users' tasks raised {total:,} exceptions ({raised})", remedy=TASK_ERRORS))
+
     # Locust reports 0 % until its first CPU sample: those are no readings
     cpu = [s["cpu"] for s in results.load if s.get("cpu") and s["t"] >= results.run.steady_from_s]
     pegged = [c for c in cpu if c >= GENERATOR_CPU_PERCENT]
@@ -205,68 +213,6 @@ def assess(results: Results) -> Results:
     findings += checklist.findings(results)
     results.findings = findings
     return results
-
-
-def saturation(results: Results) -> str | None:
-    """Why served load stopped growing with users while latency climbed, or ``None``.
-
-    Compares the ramp's seconds at up to half the final users with the steady phase:
-    in a closed loop, requests/s should grow with users; if users doubled or more but
-    requests/s per user fell under 60 % and median latency rose 1.5x, the service was full.
-    Seconds from a worker's loss on are left out (its users vanish: no ramp, no saturation).
-    """
-    # from a lost worker's last report on, users and requests no longer match: those seconds are no evidence
-    losses = [lost.get("last_report_s") or lost["lost_at_s"] for lost in results.workers.get("lost", [])]
-    until = min(losses, default=math.inf)
-    users = {s["t"]: s["users"] for s in results.load if s.get("users") and s["t"] < until}
-    if not users:
-        return None
-    per_second: dict[int, list[float]] = {}
-    for t in (row for row in results.timeseries if row["t"] < until):
-        entry = per_second.setdefault(t["t"], [0, 0.0])
-        entry[0] += t["requests"]
-        entry[1] += t["p50_ms"] * t["requests"]
-    full = max(users.values())
-    steady = [t for t in per_second if t >= results.run.steady_from_s and users.get(t) == full]
-    ramp = [t for t in per_second if 0 < users.get(t, 0) <= full / 2]
-    if not steady or not ramp or full < 2:
-        return None
-
-    def rate_latency(seconds: list[int]) -> tuple[float, float, float]:
-        requests = sum(per_second[t][0] for t in seconds)
-        latency = sum(per_second[t][1] for t in seconds) / max(requests, 1)
-        return requests / len(seconds), latency, mean(users[t] for t in seconds)
-
-    low_rate, low_latency, low_users = rate_latency(ramp)
-    high_rate, high_latency, high_users = rate_latency(steady)
-    if not low_rate or not low_latency:
-        return None
-    scaling = (high_rate / low_rate) / (high_users / low_users)
-    if scaling < 0.6 and high_latency > 1.5 * low_latency:
-        return (
-            f"users grew {high_users / low_users:.1f}x but requests/s only {high_rate / low_rate:.1f}x "
-            f"({low_rate:,.0f} -> {high_rate:,.0f}/s) while median latency rose {high_latency / low_latency:.1f}x "
-            f"({low_latency:.1f} -> {high_latency:.1f} ms)"
-        )
-    return None
-
-
-def target_lost(results: Results) -> tuple[int, int] | None:
-    """(The second the target stopped answering, operations failed since) when the run ended with at least
-    ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None."""
-    seconds: dict[int, list[int]] = {}
-    for row in results.timeseries:
-        requests, unanswered = seconds.setdefault(row["t"], [0, 0])
-        seconds[row["t"]] = [requests + row["requests"], unanswered + sum(row["errors"].get(code, 0) for code in UNANSWERED)]
-    since, failed, streak = 0, 0, 0
-    for t in sorted(seconds, reverse=True):
-        requests, unanswered = seconds[t]
-        if requests == 0:
-            continue  # nobody sent anything that second (a ramp, a stop): neither lost nor alive
-        if unanswered < requests:
-            break
-        since, failed, streak = t, failed + unanswered, streak + 1
-    return (since, failed) if streak >= LOST_AFTER_S else None
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,11 @@
 A request listener beside the metrics, counting only. Per request name: its operation and reach
 (point, range, partitions, table), rows returned against rows scanned (query density), reads
 without ``$select``, and writes of an entity its client had just read. Per client, single writes
-to one partition within one second (a batch would carry them). And where each written
-PartitionKey falls against those written a while before: past every one (append-only) or before
-every one (prepend-only). A worker hands its counts over with ``drain``; the master adds them
-with ``merge``. ``checklist`` turns them into findings.
+to one partition within one second (a batch would carry them). Where each written PartitionKey
+falls against those written a while before: past every one (append-only) or before every one
+(prepend-only). And what the users' own tasks raised (their operations were never sent). A worker
+hands its counts over with ``drain``; the master adds them with ``merge``. ``checklist`` turns
+them into findings.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from locust.env import Environment
 
 from .operations import OPERATIONS, OpClass
+from .redact import redact
 
 __all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "WorkloadProfile"]
 
@@ -39,6 +41,7 @@ class WorkloadProfile:
         self.clock = clock
         self.names: dict[str, dict[str, Any]] = {}
         self.totals: Counter[str] = Counter()
+        self.task_errors: Counter[str] = Counter()  # what the users' own tasks raised: its operations were never sent
         self._second = 0
         self._cells: Counter[tuple[str, str]] = Counter()  # (client, partition) -> single writes this second
         self._recent: deque[str] = deque(maxlen=EDGE_WINDOW)  # the last keys written
@@ -51,6 +54,7 @@ class WorkloadProfile:
         environment.events.request.add_listener(profile.on_request)
         environment.events.test_start.add_listener(profile.on_test_start)
         environment.events.test_stop.add_listener(profile.on_test_stop)  # before a worker's last drain (registered later)
+        environment.events.user_error.add_listener(profile.on_user_error)
         return profile
 
     def on_request(
@@ -92,6 +96,9 @@ class WorkloadProfile:
         if request_type in _CREATING:
             self._key_written(context["partition"])
 
+    def on_user_error(self, user_instance: Any, exception: BaseException, tb: Any, **_: Any) -> None:
+        self.task_errors[redact(f"{type(exception).__name__}: {exception}")[:300]] += 1
+
     def _single_write(self, client: str, partition: str) -> None:
         second = int(self.clock())
         if second != self._second:
@@ -120,6 +127,7 @@ class WorkloadProfile:
     def on_test_start(self, **_: Any) -> None:
         self.names.clear()
         self.totals.clear()
+        self.task_errors.clear()
         self._cells.clear()
         self._recent.clear()
         self._low = self._high = None
@@ -131,8 +139,8 @@ class WorkloadProfile:
 
     def drain(self) -> dict[str, Any]:
         """Counts since the last drain, then start afresh (the current second's writes and the key order stay)."""
-        drained = {"names": self.names, "totals": dict(self.totals)}
-        self.names, self.totals = {}, Counter()
+        drained = {"names": self.names, "totals": dict(self.totals), "task_errors": dict(self.task_errors)}
+        self.names, self.totals, self.task_errors = {}, Counter(), Counter()
         return drained
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
@@ -143,6 +151,7 @@ class WorkloadProfile:
             for counter in _NAME_COUNTERS:
                 ours[counter] += theirs.get(counter, 0)
         self.totals.update(data["totals"])
+        self.task_errors.update(data.get("task_errors", {}))
 
     # --- for the results ------------------------------------------------------------------
 
@@ -154,4 +163,5 @@ class WorkloadProfile:
             density = round(counts["returned"] / scanned, 4) if scanned and counts["op_class"] == OpClass.GET else None
             names.append({"name": name, **counts, "density": density})
         totals = {total: self.totals.get(total, 0) for total in _TOTALS}
-        return {"names": names, **totals, "batchable_per_s": BATCHABLE_PER_S, "edge_window": EDGE_WINDOW}
+        errors = [{"error": error, "count": n} for error, n in self.task_errors.most_common()]
+        return {"names": names, **totals, "batchable_per_s": BATCHABLE_PER_S, "edge_window": EDGE_WINDOW, "task_errors": errors}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -90,6 +91,23 @@ def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float =
 @pytest.fixture
 def loadtest():
     return run_loadtest
+
+
+def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
+    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
+    stats = tmp_path / "stats"
+    done = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "--out", str(tmp_path / "out")]
+        + ["--json-file", str(stats), *args],
+        cwd=ROOT,
+        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
 
 
 @contextmanager

@@ -1,8 +1,9 @@
 import re
+from collections import Counter
 
 import pytest
 
-from loadtest.entities import MAX_PAYLOAD_PROPERTIES, EntityShape, batch_bytes, entity_bytes, validate_entity
+from loadtest.entities import MAX_PAYLOAD_PROPERTIES, EntityShape, batch_bytes, entity_bytes, filtered_value, validate_entity
 from loadtest.errors import UsageError
 
 
@@ -62,3 +63,13 @@ def test_batch_estimate_grows_with_operations():
     shape = EntityShape.for_size(1024)
     assert batch_bytes(shape, 100) == 100 * batch_bytes(shape, 1)
     assert batch_bytes(EntityShape.for_size(65536), 100) > 4 * 1024 * 1024
+
+
+@pytest.mark.parametrize("keys", [1, 4, 16])
+def test_seeded_n_spreads_evenly_within_every_partition(keys):
+    """Filters on n select the same share in every partition (index % 100 gave a 4-key set's partitions a quarter of the
+    values each)."""
+    for k in range(keys):
+        values = Counter(filtered_value(i) for i in range(k, 40_000, keys))
+        assert set(values) == set(range(100))
+        assert max(values.values()) - min(values.values()) <= 0.3 * 40_000 / keys / 100 + 2

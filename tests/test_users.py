@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT
+from conftest import ROOT, run_locustfile
 
 LOCUSTFILE = """
 import loadtest.plugin  # noqa: F401
@@ -69,23 +69,6 @@ def readme_example() -> str:
     return textwrap.dedent(block)
 
 
-def run_locustfile(locustfile, tmp_path, azurite, *args: str) -> tuple[dict, list[dict]]:
-    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
-    stats = tmp_path / "stats"
-    done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "--out", str(tmp_path / "out")]
-        + ["--json-file", str(stats), *args],
-        cwd=ROOT,
-        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
-
-
 def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp_path):
     """Its hash-prefix keys are seeded (they were not: a quarter of its reads were 404), and 4 users at
     constant_throughput(10) offer 40 operations/s."""
@@ -129,3 +112,31 @@ def test_several_user_classes_each_find_their_own_seeded_rows_and_are_kept_apart
     assert partitions == {f"{i:03d}" for i in range(8)} | {f"k{i:07d}" for i in range(3)}
     names = {entry["name"] for entry in stats}
     assert {"OrdersUser: GET point read", "EventsUser: GET point read", "EventsUser: PUT upsert merge"} <= names, names
+
+
+FAILING_TASK = """
+from locust import constant_throughput, task
+
+import loadtest.plugin  # noqa: F401
+from loadtest.users import TableUser
+
+
+class BrokenUser(TableUser):
+    wait_time = constant_throughput(20)
+
+    @task
+    def read_then_break(self):
+        self.table.read(*self.existing())
+        {}["Missing"]
+"""
+
+
+def test_exceptions_in_a_users_own_tasks_are_counted_and_reported(azurite, tmp_path):
+    """The operations a failing task never reached were never sent: the results say so instead of staying silent."""
+    locustfile = tmp_path / "broken.py"
+    locustfile.write_text(FAILING_TASK)
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "2", "-r", "2", "-t", "3s", "--seed-entities", "20")
+    reads = sum(r["requests"] for r in results["partitions"] if r["op_class"] == "GET")
+    assert results["workload"]["task_errors"] == [{"error": "KeyError: 'Missing'", "count": reads}]
+    finding = next(f for f in results["findings"] if f["kind"] == "ERRORS" and f["partition"] is None)
+    assert f"raised {reads:,} exceptions (KeyError: 'Missing'" in finding["message"] and "task code" in finding["remedy"]

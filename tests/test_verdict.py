@@ -2,8 +2,9 @@ import pytest
 from synthetic import recorded
 from test_results import run_info
 
+from loadtest.limits import saturation
 from loadtest.summary import build
-from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level, saturation
+from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level
 
 
 def steady(entities_per_second: int, op_class: str = "PUT", seconds: int = 12, **event):

@@ -15,9 +15,10 @@ from test_results import run_info
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.errors import CONNECTION_ERROR, UsageError
+from loadtest.limits import target_lost
 from loadtest.outputs import check_out, write_text
 from loadtest.results import AccountRow, FindingKind, Results
-from loadtest.verdict import assess, exit_code, target_lost
+from loadtest.verdict import assess, exit_code
 
 
 def second(t: int, requests: int, unanswered: int = 0, other: int = 0) -> dict:
