@@ -79,6 +79,10 @@ def _parser() -> argparse.ArgumentParser:
     add_options(emulator, EMULATOR_OPTIONS)
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
+    commands.add_parser(
+        "locustfile",
+        help="print the path of the locustfile this package carries: locust -f \"$(loadtest locustfile)\"",
+    )
     return parser
 
 
@@ -195,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return report(ns)
         if ns.command == "emulator":
             return emulate(ns)
+        if ns.command == "locustfile":
+            print(LOCUSTFILE)
+            return 0
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     except ToolError as err:
