@@ -2,7 +2,7 @@ import pytest
 from synthetic import environment
 
 from loadtest.client import TableOperations
-from loadtest.entities import EntityShape
+from loadtest.entities import EntityShape, filtered_value
 from loadtest.keys import key_strategy, row_key
 from loadtest.metrics import PartitionMetrics
 from loadtest.operations import OPERATIONS
@@ -10,12 +10,12 @@ from loadtest.operations import OPERATIONS
 SHAPE = EntityShape.for_size(1024)
 
 
-def recorder(target, table):
+def recorder(target, table, **known):
     env = environment()
     events = []
     env.events.request.add_listener(lambda **kw: events.append(kw))
     metrics = PartitionMetrics.register(env)
-    ops = TableOperations(target=target, table=table.name, request_event=env.events.request)
+    ops = TableOperations(target=target, table=table.name, request_event=env.events.request, **known)
     return ops, events, metrics
 
 
@@ -107,11 +107,12 @@ def test_a_batch_the_service_would_refuse_is_refused_before_sending(target, tabl
 
 
 def test_a_filtered_scan_reports_returned_and_estimated_scanned(target, table):
-    table.seed(key_strategy("single"), 200, SHAPE, progress=False)  # n = index % 100
+    table.seed(key_strategy("single"), 200, SHAPE, progress=False)  # row i's n is filtered_value(i)
     ops, events, metrics = recorder(target, table)
     ops.scan("hot", row_key(0), row_key(100), where="n lt 10", known_rows=100)
     context = events[-1]["context"]
-    assert (context["returned"], context["entities"], context["estimated"]) == (10, 100, True)
+    matching = sum(filtered_value(i) < 10 for i in range(100))
+    assert (context["returned"], context["entities"], context["estimated"]) == (matching, 100, True)
     assert events[-1]["request_type"] == "filter-scan"
     assert sum(b.estimated for b in metrics.buckets.values()) == 100
 
@@ -137,3 +138,39 @@ def test_update_with_an_etag_fails_once_someone_else_changed_the_entity(target, 
     ops.update(SHAPE.entity("hot", row_key(0), n=2), etag=etag)  # stale now
     assert [e["context"].get("error_code") for e in events[1:]] == [None, "UpdateConditionNotSatisfied"]
     assert events[-1]["request_type"] == "update-etag"
+
+
+def test_scans_across_partitions_with_select_still_count_where_the_rows_were(target, table):
+    """A projection without PartitionKey once failed every such scan (KeyError): the key is kept in it."""
+    table.seed(key_strategy("set:5"), 50, SHAPE, progress=False)
+    ops, events, _ = recorder(target, table)
+    ops.scan_partitions("k0000001", "k0000003", limit=1000, select=["n"])
+    assert events[-1]["exception"] is None and events[-1]["context"]["partitions"] == {"k0000001": 10, "k0000002": 10}
+    rows = ops.query("PartitionKey ge 'k0000003'", select=["n"])
+    assert len(rows) == 20 and events[-1]["context"]["partitions"] == {"k0000003": 10, "k0000004": 10}
+
+
+def test_a_query_counts_rows_scanned_in_its_key_range_and_what_it_returned(target, table):
+    keys = key_strategy("set:4")
+    table.seed(keys, 400, SHAPE, progress=False)  # 100 rows under each key
+    ops, events, metrics = recorder(target, table, keys=keys, seeded=400)
+    pk = keys.keys()[2]
+    rows = ops.query("PartitionKey eq @pk and n lt @n", parameters={"pk": pk, "n": 10}, select=["n"], name="GET cheap")
+    context = events[-1]["context"]
+    assert events[-1]["name"] == "GET cheap" and events[-1]["request_type"] == "query"
+    assert 0 < len(rows) < 100 and all(row["n"] < 10 for row in rows)
+    assert (context["returned"], context["entities"], context["estimated"], context["reach"]) == (len(rows), 100, True, "range")
+    ranged = ops.query("PartitionKey eq @pk and RowKey lt @hi and n lt 50", parameters={"pk": pk, "hi": keys.row(40)})
+    assert events[-1]["context"]["entities"] == 40 and len(ranged) < 40
+    seek = ops.query("PartitionKey eq @pk and RowKey lt @hi", parameters={"pk": pk, "hi": keys.row(40)})
+    assert len(seek) == 40 and events[-1]["context"]["entities"] == 40 and "estimated" not in events[-1]["context"]
+    top = ops.query("PartitionKey eq @pk and n lt 50", parameters={"pk": pk}, top=3)
+    assert len(top) == 3 and events[-1]["context"]["entities"] == 3  # cut short by top: what it returned
+    table_wide = ops.query("n lt 10")
+    assert events[-1]["context"]["entities"] == 400 and sum(events[-1]["context"]["partitions"].values()) == 400
+    assert {row["PartitionKey"] for row in table_wide} == set(keys.keys())
+    assert ops.query("PartitionKey eq 'nobody' and n lt 1") == [] and events[-1]["exception"] is None
+    failed = ops.query("PartitionKey eq @pk and Missing eq", parameters={"pk": pk})
+    assert failed is None and events[-1]["exception"] is not None  # the service refused the filter: counted as failed
+    with pytest.raises(ValueError, match="parameter @who"):
+        ops.query("PartitionKey eq @who")  # refused before anything is sent

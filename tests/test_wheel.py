@@ -1,0 +1,130 @@
+"""The package as others install it: a wheel carrying its locustfile, installed into a fresh venv with its pinned
+dependencies, run by that venv's Locust (never this checkout's code) against the session's Azurite; and the engine
+recipes in deploy/, run from that same install with their own files and settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+
+ALT = ROOT / "deploy" / "azure-load-testing"
+K8S = ROOT / "deploy" / "kubernetes"
+SHORT = {"LOCUST_USERS": "2", "LOCUST_SPAWN_RATE": "2", "LOCUST_RUN_TIME": "3s", "LOCUST_SEED_ENTITIES": "60"}
+
+
+def run(args: list, *, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh venv holding only the wheel and its dependencies (pinned by the wheel; the rest by requirements.lock)."""
+    base = tmp_path_factory.mktemp("wheel")
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", ROOT, "-w", base / "dist"], cwd=base)
+    (wheel,) = (base / "dist").glob("partition_stress-*.whl")
+    run([sys.executable, "-m", "venv", base / "venv"], cwd=base)
+    pip = [base / "venv" / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile"]
+    run([*pip, wheel, "-c", ROOT / "requirements.lock"], cwd=base, timeout=900)
+    return base / "venv"
+
+
+def clean_env(azurite, **settings: str) -> dict[str, str]:
+    """The environment an engine gives Locust: no PYTHONPATH to this checkout, the target's secret, LOCUST_* settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LOCUST_", "VIRTUAL_ENV"))}
+    return {**env, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string, **settings}
+
+
+def results_under(folder: Path) -> dict:
+    (found,) = folder.glob("**/results.json")
+    return json.loads(found.read_text())
+
+
+def conf_lines(path: Path) -> dict[str, str]:
+    lines = (line.split("=", 1) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#"))
+    return {key.strip().replace("-", "_"): value.strip() for key, value in lines}
+
+
+def settings_given(results: dict, given: dict[str, str]) -> dict[str, tuple]:
+    """The tool's settings the run did not take as given (empty when every one was honoured)."""
+    settings = results["run"]["settings"]
+    return {k: (v, settings[k]) for k, v in given.items() if k in settings and str(settings[k]) != v and k != "seed_entities"}
+
+
+def test_the_installed_locustfile_runs_headless_against_azurite(installed, azurite, tmp_path):
+    locustfile = Path(run([installed / "bin" / "loadtest", "locustfile"], cwd=tmp_path).stdout.strip())
+    assert locustfile.is_file() and installed in locustfile.parents  # the wheel's own, not this checkout's
+    run(
+        [installed / "bin" / "locust", "-f", locustfile, "--headless", "--out", tmp_path / "out"],
+        cwd=tmp_path,
+        env=clean_env(azurite, **SHORT),
+    )
+    results = results_under(tmp_path / "out")
+    assert results["run"]["target_kind"] == "connection-string" and results["errors"] == {}
+    assert {r["op_class"] for r in results["partitions"]} >= {"GET", "PUT"} and results["account"]["entities"] > 0
+    assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_the_azure_load_testing_recipe_runs_as_its_engine_would(installed, azurite, tmp_path):
+    """test.yaml's files exist, its secret is a Key Vault reference, and its locustfile, locust.conf and env run."""
+    test = yaml.safe_load((ALT / "test.yaml").read_text())
+    assert test["testType"] == "Locust" and (ALT / test["testPlan"]).is_file()
+    assert (ALT / test["properties"]["userPropertyFile"]).is_file()
+    assert all((ALT / f).is_file() or f.endswith(".whl") for f in test["configurationFiles"])
+    (secret,) = test["secrets"]
+    assert secret["name"] == "AZURE_STORAGE_CONNECTION_STRING" and secret["value"].startswith("https://")
+    env = {e["name"]: str(e["value"]) for e in test["env"]}
+    assert set(env) >= {"LOCUST_USERS", "LOCUST_RUN_TIME"}
+    for name in [*test["configurationFiles"], test["testPlan"], test["properties"]["userPropertyFile"]]:
+        if not name.endswith(".whl"):
+            (tmp_path / name).write_bytes((ALT / name).read_bytes())  # ALT puts every file beside the test plan
+    conf = test["properties"]["userPropertyFile"]
+    with (tmp_path / conf).open("a") as file:
+        file.write("\npartition-target = 1234\n")  # proof that the engine reads this file
+    run(
+        [installed / "bin" / "locust", "-f", test["testPlan"], "--config", conf, "--headless"],
+        cwd=tmp_path,
+        env=clean_env(azurite, **{**env, **SHORT}),
+    )
+    results = results_under(tmp_path / "reports")
+    assert results["errors"] == {} and results["account"]["entities"] > 0
+    assert results["run"]["partition_target"] == 1234
+    assert settings_given(results, conf_lines(ALT / conf)) == {}
+
+
+def test_the_kubernetes_recipe_runs_with_its_values_settings(installed, azurite, tmp_path):
+    """values.yaml names the files it mounts, takes the connection string from a Secret, and its env runs."""
+    values = yaml.safe_load((K8S / "values.yaml").read_text())
+    loadtest = values["loadtest"]
+    locustfile = ALT / loadtest["locust_locustfile"]  # one locustfile for both recipes: the ConfigMap is made from it
+    assert f"--from-file={locustfile.relative_to(ROOT)}" in (K8S / "values.yaml").read_text()
+    assert loadtest["environment_external_secret"] == {"partition-stress-target": ["AZURE_STORAGE_CONNECTION_STRING"]}
+    env = {k: str(v) for k, v in loadtest["environment"].items()}
+    assert all(k.startswith("LOCUST_") for k in env)
+    run(
+        [installed / "bin" / "locust", "-f", locustfile, "--headless", "--out", tmp_path / "out"],
+        cwd=tmp_path,
+        env=clean_env(azurite, **{**env, **SHORT}),
+    )
+    results = results_under(tmp_path / "out")
+    assert results["errors"] == {} and results["account"]["entities"] > 0
+    tool = {k[len("LOCUST_") :].lower(): v for k, v in env.items() if k not in SHORT and k != "LOCUST_RUN_TIME"}
+    assert settings_given(results, tool) == {}
+
+
+def test_no_recipe_file_holds_a_secret():
+    for path in (ROOT / "deploy").rglob("*"):
+        if path.is_file() and path.suffix != ".whl":
+            text = path.read_text()
+            for secret in ("AccountKey=", "SharedAccessSignature=", "sig=", "Eby8vdM02x"):
+                assert secret not in text, f"{path}: {secret}"
