@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
     commands.add_parser(
         "locustfile",
-        help="print the path of the locustfile this package carries: locust -f \"$(loadtest locustfile)\"",
+        help='print the path of the locustfile this package carries: locust -f "$(loadtest locustfile)"',
     )
     return parser
 

@@ -1,4 +1,4 @@
-"""Locust users that drive a PartitionKey design with a weighted mix of table operations.
+"""Locust users that drive a PartitionKey design with a weighted mix of table operations, or with tasks of your own.
 
 Subclass ``TableUser`` to describe your own workload; class attributes left at ``None``
 take the run's settings (command line, web UI form or environment)::
@@ -53,6 +53,10 @@ class TableUser(User):
 
     Reads, updates and scans address seeded entities; inserts and batches write new ones;
     deletes remove entities the user inserted itself (and insert one when it has none yet).
+
+    Your own ``@task`` methods replace the mix: ``self.table`` has every operation and
+    ``query(filter, parameters=, select=, top=, name=)``; ``existing()``, ``new_keys()`` and
+    ``entity()`` give keys and entities the run seeded or will write.
     """
 
     abstract = True

@@ -14,7 +14,8 @@ from conftest import ROOT, run_locustfile
 
 from loadtest.checklist import CHECKLIST, LOW_DENSITY
 
-SHORT = ("-t", "5s", "-u", "4", "-r", "4", "--seed-entities", "400")
+SHORT = ("-t", "3s", "-u", "4", "-r", "4", "--seed-entities", "400")  # evidence enough: every rule wants 20 operations
+LONGER = ("-t", "5s", "-u", "4", "-r", "4", "--seed-entities", "400")  # where no finding may come, more chances to
 
 GOOD = """
 from locust import constant_throughput, task
@@ -82,17 +83,17 @@ def run_mix(loadtest, azurite, tmp_path, *args: str) -> dict:
     return json.loads((tmp_path / "results.json").read_text())
 
 
-def run_file(source: str, azurite, tmp_path) -> dict:
+def run_file(source: str, azurite, tmp_path, args: tuple[str, ...] = SHORT) -> dict:
     locustfile = tmp_path / "workload_locustfile.py"
     locustfile.write_text(source)
-    results, _ = run_locustfile(locustfile, tmp_path, azurite, *SHORT)
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, *args)
     assert results["errors"] == {}, results["errors"]
     return results
 
 
 @pytest.fixture(scope="module")
 def good(azurite, tmp_path_factory) -> dict:
-    return run_file(GOOD, azurite, tmp_path_factory.mktemp("good"))
+    return run_file(GOOD, azurite, tmp_path_factory.mktemp("good"), LONGER)
 
 
 @pytest.mark.parametrize("kind", list(CHECKLIST))
@@ -114,7 +115,7 @@ def test_the_readmes_own_query_at_one_percent_density_is_low_query_density(azuri
     assert "self.table.query(" in source and "n ge @least" in source
     results = run_file(source, azurite, tmp_path)
     largest = next(n for n in results["workload"]["names"] if n["name"] == "GET largest orders")
-    assert largest["requests"] >= 30 and largest["reach"] == "range" and largest["op"] == "query"
+    assert largest["requests"] >= 20 and largest["reach"] == "range" and largest["op"] == "query"
     assert largest["scanned"] == largest["estimated"] == 100 * largest["requests"]  # 400 seeded rows over 4 keys
     assert 0 < largest["returned"] < largest["scanned"]
     assert 0.004 <= largest["density"] <= 0.025, largest  # n spreads evenly over 0..99: n ge 99 returns about 1 %

@@ -33,8 +33,8 @@ def installed(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", ROOT, "-w", base / "dist"], cwd=base)
     (wheel,) = (base / "dist").glob("partition_stress-*.whl")
-    run([sys.executable, "-m", "venv", base / "venv"], cwd=base)
-    pip = [base / "venv" / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile"]
+    run([sys.executable, "-m", "venv", "--without-pip", base / "venv"], cwd=base)  # this pip installs into it
+    pip = [sys.executable, "-m", "pip", "--python", base / "venv" / "bin" / "python", "install", "--quiet", "--no-compile"]
     run([*pip, wheel, "-c", ROOT / "requirements.lock"], cwd=base, timeout=900)
     return base / "venv"
 
