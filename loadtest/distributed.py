@@ -8,8 +8,9 @@ The messages, each defined once here:
 - ``LEDGER`` then ``FINAL`` worker -> master once its users stopped: its acknowledged writes, then
   its last counts; the master waits for every worker's ``FINAL`` before writing results.
 
-The sampler records, every second, users running and the generator's CPU, names workers that
-went missing (no heartbeat) and compacts the metrics. A worker whose master falls silent stops
+The sampler reads every process's own CPU every second (a worker sends its readings with its
+counts); on the master it also records users running, names workers that went missing (no
+heartbeat) and compacts the metrics. A worker whose master falls silent stops
 loading after ``MASTER_SILENT_S`` (Locust itself would load on for a minute before quitting).
 """
 
@@ -25,6 +26,7 @@ from locust.env import Environment
 from locust.rpc import Message
 from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner, Runner, WorkerRunner
 
+from .generator_cpu import CpuMeter
 from .integrity import Ledger
 from .metrics import PartitionMetrics
 from .workload import WorkloadProfile
@@ -37,6 +39,7 @@ STOP = "partition_stress_stop"
 FINAL = "partition_stress_final"
 REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
 WORKLOAD_KEY = "partition_stress_workload"  # and its workload profile's
+CPU_KEY = "partition_stress_cpu"  # and its own CPU, per second
 #: A worker stops its users when the master has not answered its heartbeats for this long (it answers every second).
 MASTER_SILENT_S = 5.0
 log = logging.getLogger("loadtest")
@@ -47,7 +50,10 @@ class Cluster:
 
     def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, workload: WorkloadProfile) -> None:
         self.environment, self.metrics, self.ledger, self.workload = environment, metrics, ledger, workload
-        self.samples: dict[int, dict[str, float]] = {}  # second -> users, generator cpu %
+        self.samples: dict[int, dict[str, float]] = {}  # second -> users, this process's cpu %
+        self.cpu = CpuMeter()
+        self._cpu_seconds: dict[int, float] = {}  # a worker's cpu % per second, until its next report
+        self.workers_cpu: dict[str, dict[int, float]] = {}  # the master: worker id -> second -> its cpu %
         self.worker_reports: dict[str, float] = {}  # worker id -> time of its last report (master)
         self.finals: set[str] = set()  # workers whose last counts arrived (master)
         self.lost: dict[str, dict[str, Any]] = {}  # workers that went missing (master)
@@ -93,11 +99,11 @@ class Cluster:
 
     def on_worker_report(self, client_id: str, data: dict[str, Any]) -> None:
         self.worker_reports[client_id] = time.time()
-        self.merge(data)
+        self.merge(data, client_id)
 
     def on_final(self, msg: Message, **_: Any) -> None:
         self.worker_reports[msg.node_id] = time.time()
-        self.merge(msg.data)
+        self.merge(msg.data, msg.node_id)
         self.finals.add(msg.node_id)
 
     def collect(self, timeout: float) -> list[str]:
@@ -128,7 +134,11 @@ class Cluster:
 
     def gathered(self) -> dict[str, Any]:
         """For the results, beside the metrics: the per-second samples, the workers' record, the workload profile."""
-        return {"samples": self.samples, "workers": self.record(), "workload": self.workload.figures()}
+        samples = {second: dict(sample) for second, sample in self.samples.items()}
+        for worker, per_second in self.workers_cpu.items():
+            for second, pct in per_second.items():
+                samples.setdefault(second, {}).setdefault("workers_cpu", {})[worker] = pct
+        return {"samples": samples, "workers": self.record(), "workload": self.workload.figures()}
 
     def record(self) -> dict[str, Any]:
         """The workers that reported and those lost, for the results (empty when not distributed)."""
@@ -162,12 +172,16 @@ class Cluster:
 
     def drain(self) -> dict[str, Any]:
         """This worker's counts since its last report: the metrics' and the workload profile's."""
-        return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain()}
+        seconds, self._cpu_seconds = self._cpu_seconds, {}
+        cpu = {str(second): pct for second, pct in seconds.items()}
+        return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain(), CPU_KEY: cpu}
 
-    def merge(self, data: dict[str, Any]) -> None:
+    def merge(self, data: dict[str, Any], worker: str) -> None:
         """Add a worker's counts (the master)."""
         self.metrics.merge(data.get(REPORT_KEY))
         self.workload.merge(data.get(WORKLOAD_KEY))
+        per_second = self.workers_cpu.setdefault(worker, {})
+        per_second.update({int(second): pct for second, pct in data.get(CPU_KEY, {}).items()})
 
     def watch_master(self, runner: WorkerRunner) -> None:
         """Stop loading the target once the master is gone: nobody would count what this worker sends."""
@@ -179,14 +193,17 @@ class Cluster:
                 log.error("no answer from the master for %.0f s: stopping this worker's users", silent)
                 runner.stop()
 
-    # --- every process but a worker: the per-second sampler ----------------------------------
+    # --- the per-second sampler ----------------------------------------------------------------
 
     def on_test_start(self, **_: Any) -> None:
         self.samples.clear()
         self.worker_reports.clear()
         self.finals.clear()
         self.lost.clear()
-        if self._sampler is None and not isinstance(self.runner, WorkerRunner):
+        self.workers_cpu.clear()
+        self._cpu_seconds.clear()
+        self.cpu = CpuMeter()  # from the test's start, not the process's (imports, seeding)
+        if self._sampler is None:
             self._sampler = gevent.spawn(self._sample)
 
     def on_test_stop(self, **_: Any) -> None:
@@ -195,12 +212,16 @@ class Cluster:
             self._sampler = None
 
     def _sample(self) -> None:
-        """Once a second: users running, the generator's CPU (ramp, steady, saturation) and lost workers."""
+        """Once a second: this process's CPU; a worker keeps it for its next report, the master (or the only process)
+        records users running beside it, names workers that went missing and compacts the metrics."""
         while True:
             gevent.sleep(1.0 - time.time() % 1.0)
-            runner = self.runner
+            second, cpu, runner = int(time.time()) - 1, self.cpu.read(), self.runner
+            if isinstance(runner, WorkerRunner):
+                self._cpu_seconds[second] = cpu
+                continue
             if runner is None:
                 continue
-            self.samples[int(time.time()) - 1] = {"users": runner.user_count, "cpu": float(runner.current_cpu_usage)}
+            self.samples[second] = {"users": runner.user_count, "cpu": cpu}
             self._check_workers()
             self.metrics.compact()

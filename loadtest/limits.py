@@ -1,4 +1,5 @@
-"""What bounded the run's figures besides the design: an emulator that saturated, a target that was lost.
+"""What bounded the run's figures besides the design: a generator out of CPU, an emulator that saturated, a
+target that was lost.
 
 Pure questions of the results; ``verdict`` turns the answers into findings.
 """
@@ -11,7 +12,9 @@ from statistics import mean
 from .errors import UNANSWERED
 from .results import Results
 
-__all__ = ["LOST_AFTER_S", "saturation", "target_lost"]
+__all__ = ["GENERATOR_CPU_PERCENT", "LOST_AFTER_S", "generator_bound", "saturation", "target_lost"]
+
+GENERATOR_CPU_PERCENT = 90.0  # of one core: a Locust process (one greenlet loop) cannot use more
 
 #: Consecutive seconds of nothing but unanswered operations, up to the run's end, that mean the target was lost.
 LOST_AFTER_S = 2
@@ -77,3 +80,22 @@ def target_lost(results: Results) -> tuple[int, int] | None:
             break
         since, failed, streak = t, failed + unanswered, streak + 1
     return (since, failed) if streak >= LOST_AFTER_S else None
+
+
+def generator_bound(results: Results) -> list[tuple[str, float, int, int]]:
+    """Each load-generating process that ran out of CPU in the steady phase: (which, mean %, seconds at or above
+    ``GENERATOR_CPU_PERCENT``, seconds read). Bound when its mean reached it or a third of its seconds did."""
+    steady = [s for s in results.load if s["t"] >= results.run.steady_from_s]
+    workers = {w for s in steady for w in s.get("workers_cpu", {})}
+    series: dict[str, list[float]] = {"the master" if workers else "the load generator": []}
+    for sample in steady:
+        if sample.get("cpu") is not None:
+            series["the master" if workers else "the load generator"].append(sample["cpu"])
+        for worker, cpu in sample.get("workers_cpu", {}).items():
+            series.setdefault(f"worker {worker}", []).append(cpu)
+    bound = []
+    for which, cpu in series.items():
+        pegged = sum(c >= GENERATOR_CPU_PERCENT for c in cpu)
+        if cpu and (mean(cpu) >= GENERATOR_CPU_PERCENT or pegged >= len(cpu) / 3):
+            bound.append((which, round(mean(cpu), 1), pegged, len(cpu)))
+    return bound

@@ -7,18 +7,16 @@ returns a message or ``None``; all are collected and the run exits once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import mean
 
 from . import checklist
 from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
-from .limits import saturation, target_lost
+from .limits import GENERATOR_CPU_PERCENT, generator_bound, saturation, target_lost
 from .operations import OpClass
 from .results import OTHER, Finding, FindingKind, PartitionRow, Results
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level"]
 
 WARM_RATIO = 0.8
-GENERATOR_CPU_PERCENT = 90.0
 
 K = FindingKind
 REMEDIES: dict[FindingKind, str] = {
@@ -154,17 +152,13 @@ def assess(results: Results) -> Results:
         total = sum(e["count"] for e in task_errors)
         findings.append(_finding(K.ERRORS, f"the users' tasks raised {total:,} exceptions ({raised})", remedy=TASK_ERRORS))
 
-    # Locust reports 0 % until its first CPU sample: those are no readings
-    cpu = [s["cpu"] for s in results.load if s.get("cpu") and s["t"] >= results.run.steady_from_s]
-    pegged = [c for c in cpu if c >= GENERATOR_CPU_PERCENT]
-    if cpu and (mean(cpu) >= GENERATOR_CPU_PERCENT or len(pegged) >= len(cpu) / 3):
+    for which, average, pegged, seconds in generator_bound(results):
         findings.append(
             _finding(
                 K.GENERATOR_BOUND,
                 (
-                    f"the load generator used {mean(cpu):.0f}% CPU on average in the steady phase, at or above "
-                    f"{GENERATOR_CPU_PERCENT:.0f}% in {len(pegged)} of {len(cpu)} samples: "
-                    "served figures are limited by the client"
+                    f"{which} used {average:.0f}% of a core on average in the steady phase, at or above "
+                    f"{GENERATOR_CPU_PERCENT:.0f}% in {pegged} of {seconds} seconds: served figures are limited by the client"
                 ),
             )
         )

@@ -51,6 +51,10 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
     assert sum(row["requests"] for row in results["timeseries"]) == put["requests"]
     locust_requests = sum(entry["num_requests"] for entry in json.loads(stats_file.read_text()))
     assert put["requests"] == locust_requests
+    # each worker's own CPU, every second, beside the master's
+    workers_cpu = [s["workers_cpu"] for s in results["load"] if "workers_cpu" in s]
+    assert len(workers_cpu) >= 4 and all(set(cpu) == set(results["workers"]["reported"]) for cpu in workers_cpu[1:-1])
+    assert all(0 < pct < 150 for cpu in workers_cpu[1:-1] for pct in cpu.values())
 
 
 @pytest.mark.parametrize("strategy", ["guid", "hash-prefix:16"])

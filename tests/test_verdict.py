@@ -100,13 +100,19 @@ def test_generator_bound_when_the_client_cpu_is_pegged():
     assert "GENERATOR_BOUND" in kinds(assess(build(metrics, run_info(), samples=samples)))
 
 
-def test_cpu_zeros_before_locusts_first_sample_are_no_readings():
+def test_generator_bound_when_a_third_of_its_seconds_are_pegged_and_not_below():
     metrics = recorded(steady(10))
-    # 0 % until Locust's first sample, then pegged half the time
-    samples = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else (95.0 if t % 2 else 70.0)} for t in range(12)}
+    samples = {1_000_000 + t: {"users": 4, "cpu": 95.0 if t % 3 == 0 else 60.0} for t in range(12)}  # 4 of 12
     assert "GENERATOR_BOUND" in kinds(assess(build(metrics, run_info(), samples=samples)))
-    samples = {1_000_000 + t: {"users": 4, "cpu": 0.0 if t < 6 else 60.0} for t in range(12)}
+    samples = {1_000_000 + t: {"users": 4, "cpu": 95.0 if t % 4 == 0 else 60.0} for t in range(12)}  # 3 of 12
     assert "GENERATOR_BOUND" not in kinds(assess(build(metrics, run_info(), samples=samples)))
+
+
+def test_a_pegged_worker_is_named_while_the_master_idles():
+    metrics = recorded(steady(10))
+    samples = {1_000_000 + t: {"users": 4, "cpu": 3.0, "workers_cpu": {"w-a": 99.0, "w-b": 40.0}} for t in range(12)}
+    findings = [f for f in assess(build(metrics, run_info(), samples=samples)).findings if f.kind == "GENERATOR_BOUND"]
+    assert len(findings) == 1 and findings[0].message.startswith("worker w-a used 99% of a core")
 
 
 def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
