@@ -73,6 +73,8 @@ class TableOperations:
         self._names = names
         self._keys, self._seeded = keys, seeded
         self._last_read: tuple[str, str] | None = None  # a write of the entity just read: an upsert would do
+        self.intended: float | None = None  # open loop: when the next operation was due (epoch s), set by its user
+        self.dropped = 0  # open loop: slots dropped before it
         self._fire = request_event.fire
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
         self._sequence = count(1)
@@ -112,6 +114,10 @@ class TableOperations:
         self._backoff, self._first_ms = 0.0, None
         self.transport.set_request_id(f"{self._request_ids}{next(self._sequence)}")
         context = {"partition": partition, "op_class": op.op_class, "entities": entities, **extra}
+        intended, self.intended = self.intended, None
+        if intended is not None:  # how late it starts: its corrected latency adds that to the service time
+            context["late_ms"] = max(0.0, (time.time() - intended) * 1000.0)
+            context["dropped"], self.dropped = self.dropped, 0
         start = self._started = time.perf_counter()
         result = exception = None
         try:

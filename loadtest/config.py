@@ -67,6 +67,8 @@ class Settings:
     emulator_lb_offline: float
     skip_verify: bool
     rate: float
+    arrival_rate: float
+    arrivals: str
     shape: EntityShape  # built from entity_size, properties and partition_key
 
     def __repr__(self) -> str:
@@ -92,6 +94,10 @@ class Settings:
         v["account_target"] = v["account_target"] or account_default
         if v["connection_string"] and v["account_url"]:
             raise UsageError("--connection-string and --account-url name two targets: give one")
+        if v["rate"] and v["arrival_rate"]:
+            raise UsageError(
+                "--rate (per user, closed loop) and --arrival-rate (the whole run, open loop) both set the offered load: give one"
+            )
         if v["reuse_table"] and not v["table"]:
             raise UsageError(
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"

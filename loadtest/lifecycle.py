@@ -63,6 +63,7 @@ class StressRun:
     ledger: Ledger
     cluster: Cluster
     streams: count[int] = field(default_factory=count)  # this process's users, numbered from 0 each test
+    users: int = 0  # the whole run's users at test start: --arrival-rate's share per user
     run_id: str = field(default_factory=new_run_id)
     out: Path | None = None
     started: float = 0.0
@@ -152,6 +153,7 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
         "table": run.table.name,
         "seeded": run.seeded,
         "rows": run.table.rows,  # a reused table: the run's RowKey prefix
+        "users": run.users,
         "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
         "embedded": run.target.connection_string if run.target.kind == TargetKind.AZURITE_EMBEDDED else "",
     }
@@ -180,6 +182,7 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
         ledger=cluster.ledger,
         cluster=cluster,
         run_id=data["run_id"],
+        users=int(data.get("users", 0)),
     )
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
@@ -211,6 +214,7 @@ def _abandon_before_load(run: StressRun, environment: Environment, name: str) ->
 def _on_test_start(run: StressRun, environment: Environment) -> None:
     run.tests += 1
     run.streams = count()
+    run.users = getattr(environment.runner, "target_user_count", 0) or 0  # set before test_start fires
     if run.tests > 1:
         run.run_id = new_run_id()
     try:  # the web UI's start form may have changed settings

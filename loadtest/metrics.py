@@ -35,7 +35,20 @@ LATENCY_MAX_US = 3_600_000_000  # one hour
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
-_COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled", "backoff_ms")
+_COUNTERS = (
+    "requests",
+    "failures",
+    "entities",
+    "offered",
+    "estimated",
+    "attempts",
+    "throttled",
+    "backoff_ms",
+    "scheduled",
+    "late",
+    "dropped",
+)
+LATE_MS = 10.0  # an open-loop operation that starts this much after it was due is late
 
 BucketKey = tuple[int, str, str]  # (second, partition, op class)
 
@@ -56,6 +69,9 @@ class Bucket:
     attempts: int = 0
     throttled: int = 0
     backoff_ms: int = 0  # time the retry strategy spent waiting
+    scheduled: int = 0  # open loop: operations sent with a time they were due
+    late: int = 0  # of those, started LATE_MS or more after it
+    dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
     errors: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,6 +119,7 @@ class PartitionMetrics:
         self.buckets: dict[BucketKey, Bucket] = {}
         self.latency: dict[tuple[int, str], HdrHistogram] = {}
         self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
+        self.corrected: dict[str, HdrHistogram] = {}  # per op class, open loop: completion - when it was due
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -152,6 +169,15 @@ class PartitionMetrics:
         if hist is None:
             hist = self.latency[(second, op_class)] = new_histogram()
         hist.record_value(max(1, int(response_time * 1000)))
+        late = context.get("late_ms")
+        if late is not None:
+            bucket.scheduled += 1
+            bucket.late += late >= LATE_MS
+            bucket.dropped += context.get("dropped", 0)
+            corrected = self.corrected.get(op_class)
+            if corrected is None:
+                corrected = self.corrected[op_class] = new_histogram()
+            corrected.record_value(max(1, int((response_time + late) * 1000)))
         if exception is not None:
             bucket.failures += 1
             bucket.errors[context.get("error_code") or type(exception).__name__] += 1
@@ -179,6 +205,7 @@ class PartitionMetrics:
         self.buckets.clear()
         self.latency.clear()
         self.first_attempt.clear()
+        self.corrected.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -202,12 +229,14 @@ class PartitionMetrics:
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
+            "corrected": [[key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(self._distinct_here.serialize_compact()),
         }
         self.buckets.clear()
         self.latency.clear()
         self.first_attempt.clear()
+        self.corrected.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         return drained
@@ -225,6 +254,8 @@ class PartitionMetrics:
             hist.decode_and_add(encoded)
         for op_class, encoded in data.get("first_attempt", ()):
             self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
+        for op_class, encoded in data.get("corrected", ()):
+            self.corrected.setdefault(op_class, new_histogram()).decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .arrivals import ARRIVALS
 from .checklist import CHECKLIST
 from .connection_string import check_connection_string
 from .entities import validate_key
@@ -22,6 +23,7 @@ __all__ = [
     "FAIL_ON",
     "PROFILES",
     "account_url",
+    "arrivals",
     "client",
     "connection_string",
     "fail_on",
@@ -82,6 +84,12 @@ def connection_string(flag: str, value: Any) -> str:
     if given:
         check_connection_string(given, flag)
     return given
+
+
+def arrivals(flag: str, value: Any) -> str:
+    if value not in ARRIVALS:
+        raise UsageError(f"{flag} {value!r}: valid arrivals: {', '.join(ARRIVALS)}")
+    return str(value)
 
 
 def client(flag: str, value: Any) -> str:

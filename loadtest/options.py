@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import option_parsers as rules
+from .arrivals import ARRIVALS
 from .emulator import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
 from .operations import BATCH_OPERATIONS, MIX_OPERATIONS
@@ -231,6 +232,14 @@ OPTIONS: tuple[Option, ...] = (
     *map(_emulator, EMULATOR_OPTIONS),
     Option(("--skip-verify",), "do not read the table back after the run to check every acknowledged write", False, switch),
     Option(("--rate",), "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)", 0.0, non_negative),
+    Option(
+        ("--arrival-rate",),
+        "open loop: operations/s for the whole run, spread over the users, each due at its time whatever the service's "
+        "pace; late ones are timed from when they were due, overdue ones dropped and counted (0 = off)",
+        0.0,
+        non_negative,
+    ),
+    Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
 )
 
 

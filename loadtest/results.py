@@ -44,6 +44,9 @@ TIMESERIES_FIELDS = (
     "attempts",
     "throttled",
     "backoff_ms",
+    "scheduled",
+    "late",
+    "dropped",
     "errors",
     "p50_ms",
     "p95_ms",
@@ -148,6 +151,7 @@ class Results:
     integrity: dict[str, Any] = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
     incomplete: list[dict[str, Any]] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
     workload: dict[str, Any] = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
+    arrivals: dict[str, Any] = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
     schema: int = SCHEMA_VERSION
 
     # --- the interchange form -------------------------------------------------------------
@@ -177,6 +181,7 @@ class Results:
             integrity=dict(data.get("integrity", {})),
             incomplete=list(data.get("incomplete", [])),
             workload=dict(data.get("workload", {})),
+            arrivals=dict(data.get("arrivals", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

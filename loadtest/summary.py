@@ -139,9 +139,12 @@ def _ms(hist: HdrHistogram, p: float) -> float:
 
 
 def latency_figures(
-    latency: Mapping[tuple[int, str], HdrHistogram], first_attempt: Mapping[str, HdrHistogram]
+    latency: Mapping[tuple[int, str], HdrHistogram],
+    first_attempt: Mapping[str, HdrHistogram],
+    corrected: Mapping[str, HdrHistogram] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Per op class: end-to-end percentiles over the run, and the first attempt's."""
+    """Per op class: end-to-end percentiles over the run (the service time), the first attempt's, and in an open loop
+    the corrected ones (from when each operation was due)."""
     merged: dict[str, HdrHistogram] = {}
     for (_, op_class), hist in latency.items():
         merged.setdefault(op_class, new_histogram()).add(hist)
@@ -156,7 +159,37 @@ def latency_figures(
             "first_attempt_p50_ms": _ms(first_try, 50),
             "first_attempt_p99_ms": _ms(first_try, 99),
         }
+        due = (corrected or {}).get(op_class)
+        if due is not None and due.get_total_count():
+            top = round(due.get_max_value() / 1000.0, 2)
+            figures[op_class].update(corrected_p50_ms=_ms(due, 50), corrected_p99_ms=_ms(due, 99), corrected_max_ms=top)
     return figures
+
+
+def arrival_figures(buckets: Mapping[BucketKey, Bucket], phases: Phases, rate: float, kind: str) -> dict[str, Any]:
+    """Open loop, over the steady phase: operations offered (the users' schedules: the rate asked, once every user
+    runs), sent and served per second side by side; and over the whole run how many were sent on a schedule, late,
+    or dropped (a user learns of the slots it dropped when it is free again: those still overdue at the end are not
+    counted)."""
+    if not rate:
+        return {}
+    steady, seconds = set(phases.steady), max(1, len(phases.steady))
+    total = Bucket()
+    in_steady = Bucket()
+    for (second, _, _), bucket in buckets.items():
+        total.add(bucket)
+        if second in steady:
+            in_steady.add(bucket)
+    return {
+        "rate": rate,
+        "arrivals": kind,
+        "offered_per_s": rate,
+        "sent_per_s": round(in_steady.requests / seconds, 2),
+        "served_per_s": round((in_steady.requests - in_steady.failures) / seconds, 2),
+        "scheduled": total.scheduled,
+        "late": total.late,
+        "dropped": total.dropped,
+    }
 
 
 def timeseries(
@@ -247,7 +280,10 @@ def build(
         load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
         workers=dict(workers or {}),
         workload=dict(workload or {}),
-        latency=latency_figures(metrics.latency, metrics.first_attempt),
+        latency=latency_figures(metrics.latency, metrics.first_attempt, metrics.corrected),
+        arrivals=arrival_figures(
+            buckets, phases, float(info.settings.get("arrival_rate", 0) or 0), str(info.settings.get("arrivals", ""))
+        ),
         keys=key_figures(rows, metrics.distinct_partitions()),
         retry={
             "strategy": info.settings.get("retry", ""),

@@ -13,6 +13,7 @@ take the run's settings (command line, web UI form or environment)::
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
 from itertools import accumulate
 from types import MethodType
@@ -21,6 +22,7 @@ from typing import Any, ClassVar
 from locust import User, constant, constant_throughput, task
 from locust.env import Environment
 
+from .arrivals import Schedule
 from .client import TableOperations
 from .entities import FILTERED
 from .integrity import user_row_prefix
@@ -85,8 +87,13 @@ class TableUser(User):
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
         self.settings = settings
-        if settings.rate > 0 and type(self).wait_time is TableUser.wait_time:
-            self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
+        if type(self).wait_time is TableUser.wait_time:  # a class's own wait_time wins
+            if settings.rate > 0:
+                self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
+            elif settings.arrival_rate > 0:  # the run's arrivals, spread over its users: this user's share
+                rng = random.Random(f"{settings.key_seed}:arrivals:{stream}")
+                self._schedule = Schedule(settings.arrival_rate / max(1, run.users), settings.arrivals, rng, time.time())
+                self.wait_time = self._when_due
         self._seeded = max(1, run.seeded)
         self._select = list(settings.select) or None
         prefix = user_row_prefix(environment.runner.worker_index)  # names its worker (integrity)
@@ -119,6 +126,13 @@ class TableUser(User):
     def one_operation(self) -> None:
         """One operation drawn from the mix (``mix``, ``--mix``)."""
         self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
+
+    def _when_due(self) -> float:
+        """Open loop: seconds until the next operation is due; the client learns when it was due and what was dropped."""
+        now = time.time()
+        intended, dropped = self._schedule.take(now)
+        self.table.intended, self.table.dropped = intended, self.table.dropped + dropped
+        return max(0.0, intended - now)
 
     # --- for your own tasks ---------------------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""Open-loop arrivals: each user's schedule (pure), and --arrival-rate runs against Azurite and the emulator."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT
+
+from loadtest.arrivals import DROP_AFTER_S, Schedule
+from loadtest.azurite import EmbeddedAzurite
+
+
+def test_a_constant_schedule_is_due_every_gap_from_a_random_phase():
+    schedule = Schedule(10.0, "constant", random.Random(1), start=100.0)
+    due = [schedule.take(0.0)[0] for _ in range(5)]
+    assert 100.0 <= due[0] < 100.1 and [round(b - a, 9) for a, b in zip(due, due[1:], strict=False)] == [0.1] * 4
+
+
+def test_poisson_arrivals_keep_the_rate_on_average():
+    schedule = Schedule(50.0, "poisson", random.Random(2), start=0.0)
+    due = [schedule.take(0.0)[0] for _ in range(20_000)]
+    assert 20_000 / due[-1] == pytest.approx(50.0, rel=0.03)
+    gaps = [b - a for a, b in zip(due, due[1:], strict=False)]
+    assert len({round(g, 6) for g in gaps}) > 1000  # not evenly spaced
+
+
+def test_slots_overdue_beyond_the_grace_are_dropped_the_rest_sent_late():
+    schedule = Schedule(10.0, "constant", random.Random(3), start=0.0)
+    first, _ = schedule.take(0.0)
+    now = first + 3.0  # the user was busy for 3 s: 30 slots passed
+    intended, dropped = schedule.take(now)
+    assert now - DROP_AFTER_S <= intended <= now - DROP_AFTER_S + 0.1  # the oldest slot still within the grace
+    assert dropped == pytest.approx(29 - 10 * DROP_AFTER_S, abs=1)
+    assert schedule.take(now)[1] == 0  # the next ones follow on, late, and are sent
+
+
+def open_loop(loadtest, tmp_path, connection_string, *args):
+    done = loadtest(
+        "run",
+        *("--mix", "read=100", "--select", "n", "--seed-entities", "200", *args),
+        *("--out", str(tmp_path), "--connection-string", connection_string),
+    )
+    assert done.code == 0, done.output
+    return json.loads((tmp_path / "results.json").read_text())
+
+
+def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
+    rate = ("--arrival-rate", "200", "-t", "30s", "-u", "20", "-r", "20")
+    results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
+    arrivals = results["arrivals"]
+    assert arrivals["offered_per_s"] == 200
+    assert arrivals["sent_per_s"] == pytest.approx(200, rel=0.02) and arrivals["served_per_s"] == pytest.approx(200, rel=0.02)
+    assert arrivals["dropped"] == 0 and results["errors"] == {}
+
+
+def test_over_a_budget_below_the_rate_dropped_operations_and_corrected_latency_show_the_gap(loadtest, azurite, tmp_path):
+    results = open_loop(
+        loadtest,
+        tmp_path,
+        azurite.connection_string,
+        *("--arrival-rate", "200", "-t", "10s", "-u", "10", "-r", "10"),
+        *("--emulate-throttling", "--emulator-partition-rate", "100"),
+    )
+    arrivals, get = results["arrivals"], results["latency"]["GET"]
+    assert arrivals["served_per_s"] < 0.7 * arrivals["offered_per_s"]
+    assert arrivals["dropped"] > 0 and arrivals["late"] > 0
+    assert get["corrected_p50_ms"] > 10 * get["p50_ms"] and get["corrected_p99_ms"] > get["p99_ms"]
+
+
+def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(tmp_path):
+    """Azurite frozen (SIGSTOP) for 1.5 s of a 10-s open-loop run: operations due meanwhile start late."""
+    out = tmp_path / "out"
+    with EmbeddedAzurite() as azurite:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "loadtest", "run", "-t", "10s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
+            + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out)]
+            + ["--connection-string", azurite.connection_string],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            time.sleep(6)
+            azurite.process.send_signal(signal.SIGSTOP)
+            time.sleep(1.5)
+            azurite.process.send_signal(signal.SIGCONT)
+            stdout, stderr = child.communicate(timeout=90)
+        finally:
+            azurite.process.send_signal(signal.SIGCONT)
+            if child.poll() is None:
+                child.kill()
+    assert child.returncode == 0, stdout + stderr
+    results = json.loads((out / "results.json").read_text())
+    get = results["latency"]["GET"]
+    assert results["arrivals"]["late"] > 50
+    assert get["corrected_p99_ms"] > get["p99_ms"] + 300, get
