@@ -27,7 +27,7 @@ import datasketches as ds
 from hdrh.histogram import HdrHistogram
 from locust.env import Environment
 
-from .results import OTHER
+from .results import COUNTERS, OTHER
 
 __all__ = ["Bucket", "BucketKey", "PartitionMetrics", "TOP_K", "fold", "new_histogram"]
 
@@ -35,19 +35,6 @@ LATENCY_MAX_US = 3_600_000_000  # one hour
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
-_COUNTERS = (
-    "requests",
-    "failures",
-    "entities",
-    "offered",
-    "estimated",
-    "attempts",
-    "throttled",
-    "backoff_ms",
-    "scheduled",
-    "late",
-    "dropped",
-)
 LATE_MS = 10.0  # an open-loop operation that starts this much after it was due is late
 
 BucketKey = tuple[int, str, str]  # (second, partition, op class)
@@ -75,11 +62,11 @@ class Bucket:
     errors: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**{name: getattr(self, name) for name in _COUNTERS}, "errors": dict(self.errors)}
+        return {**{name: getattr(self, name) for name in COUNTERS}, "errors": dict(self.errors)}
 
     def merge(self, data: Mapping[str, Any]) -> None:
         """Add a bucket's ``to_dict`` form (from a worker)."""
-        for name in _COUNTERS:
+        for name in COUNTERS:
             setattr(self, name, getattr(self, name) + data.get(name, 0))
         self.errors.update(data.get("errors", {}))
 

@@ -93,6 +93,27 @@ def loadtest():
     return run_loadtest
 
 
+def run_with_azurite_frozen(azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None) -> Finished:
+    """``python -m loadtest ARGS`` while ``azurite`` is frozen (SIGSTOP) ``at`` seconds in, thawed ``thaw_after`` seconds
+    later (else once the run ended): it keeps accepting connections and answers none. Thawed, and the child killed,
+    whatever happens."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "loadtest", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(at)
+        azurite.process.send_signal(signal.SIGSTOP)
+        if thaw_after is not None:
+            time.sleep(thaw_after)
+            azurite.process.send_signal(signal.SIGCONT)
+        stdout, stderr = child.communicate(timeout=90)
+    finally:
+        azurite.process.send_signal(signal.SIGCONT)
+        if child.poll() is None:
+            child.kill()
+    return Finished(child.returncode, stdout, stderr)
+
+
 def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
     """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
     stats = tmp_path / "stats"

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import json
 import random
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
-from conftest import ROOT
+from conftest import run_with_azurite_frozen
 
 from loadtest.arrivals import DROP_AFTER_S, Schedule
 from loadtest.azurite import EmbeddedAzurite
@@ -77,26 +73,15 @@ def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(t
     """Azurite frozen (SIGSTOP) for 1.5 s of a 10-s open-loop run: operations due meanwhile start late."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "-t", "10s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
+        done = run_with_azurite_frozen(
+            azurite,
+            ["run", "-t", "10s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
             + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            at=6,
+            thaw_after=1.5,
         )
-        try:
-            time.sleep(6)
-            azurite.process.send_signal(signal.SIGSTOP)
-            time.sleep(1.5)
-            azurite.process.send_signal(signal.SIGCONT)
-            stdout, stderr = child.communicate(timeout=90)
-        finally:
-            azurite.process.send_signal(signal.SIGCONT)
-            if child.poll() is None:
-                child.kill()
-    assert child.returncode == 0, stdout + stderr
+    assert done.code == 0, done.output
     results = json.loads((out / "results.json").read_text())
     get = results["latency"]["GET"]
     assert results["arrivals"]["late"] > 50

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
-from conftest import ROOT
+from conftest import run_with_azurite_frozen
 from locust.event import EventHook
 
 from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
@@ -57,24 +54,15 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     """Azurite frozen (SIGSTOP) at about 5 s of a 12-s run: it keeps accepting connections and answers none."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+        done = run_with_azurite_frozen(
+            azurite,
+            ["run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100"]
             + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            at=5,
         )
-        try:
-            time.sleep(5)
-            azurite.process.send_signal(signal.SIGSTOP)
-            stdout, stderr = child.communicate(timeout=90)
-        finally:
-            azurite.process.send_signal(signal.SIGCONT)
-            if child.poll() is None:
-                child.kill()
-    assert child.returncode == 1, stdout + stderr
+    stdout, stderr = done.stdout, done.stderr
+    assert done.code == 1, stdout + stderr
     assert "Traceback" not in stdout + stderr
     data = json.loads((out / "results.json").read_text())
     assert (out / "report.html").is_file()
