@@ -18,13 +18,22 @@ from typing import NoReturn
 
 from .config import Settings
 from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
-from .options import CONNECTION_STRING_ENV, EMULATOR_OPTIONS, FROM_FLAG_ENV, OPTIONS, SECRET_ON_COMMAND_LINE, add_options
+from .options import (
+    CEILING_OPTIONS,
+    CONNECTION_STRING_ENV,
+    EMULATOR_OPTIONS,
+    FROM_FLAG_ENV,
+    OPTIONS,
+    SECRET_ON_COMMAND_LINE,
+    add_options,
+)
 from .outputs import check_out
 from .parsers import number, parse_duration, port, whole
 
 __all__ = ["main"]
 
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
+CEILING_LOCUSTFILE = LOCUSTFILE.with_name("ceiling_locustfile.py")  # the same user under the ceiling search's shape
 #: One machine's worth: each user holds its own connection. More users: Locust's --master/--worker across machines.
 MAX_USERS = 10_000
 MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
@@ -53,15 +62,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-u", "--users", default="10", help=f"concurrent Locust users (default 10, at most {MAX_USERS})")
     run.add_argument("-r", "--spawn-rate", default="2", help="users started per second (default 2)")
     run.add_argument("-t", "--duration", default="60s", help="how long the load runs: 90, 90s, 2m, 1h30m (default 60s)")
-    run.add_argument(
-        "--workers",
-        default="0",
-        help=f"Locust worker processes beside the master (Locust's --processes; 0 = one process; at most {MAX_WORKERS})",
-    )
-    run.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
-    run.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
-    run.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
+    _runner_options(run)
     add_options(run)
+    ceiling = commands.add_parser(
+        "ceiling",
+        help="step the offered load up until the partition gives way: its sustained ceiling and what limited it",
+        description="Open-loop steps of offered load on one workload and key design, each --step-time long, until a step "
+        "serves under 95%% of what it offered, throttles over 1%% of its attempts or its corrected p99 passes --max-p99. "
+        "Each user offers a fixed share; the steps add users. Unknown options go to Locust.",
+    )
+    _runner_options(ceiling)
+    add_options(ceiling)
+    add_options(ceiling, CEILING_OPTIONS)
     compare = commands.add_parser(
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",
@@ -86,16 +98,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _runner_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        default="0",
+        help=f"Locust worker processes beside the master (Locust's --processes; 0 = one process; at most {MAX_WORKERS})",
+    )
+    parser.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
+    parser.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
+    parser.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
+
+
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
-    """Locust's command line for this run (``ns`` validated). The connection string travels in the environment."""
-    argv = ["locust", "-f", str(LOCUSTFILE), "-u", str(ns.users), "-r", str(ns.spawn_rate)]
+    """Locust's command line for this run (``ns`` validated). The connection string travels in the environment.
+    A ceiling search runs the locustfile with its shape, which sets the users; the steps bound its time."""
+    searching = ns.command == "ceiling"
+    argv = ["locust", "-f", str(CEILING_LOCUSTFILE if searching else LOCUSTFILE)]
+    if not searching:
+        argv += ["-u", str(ns.users), "-r", str(ns.spawn_rate)]
     if ns.workers:
         argv += ["--processes", str(ns.workers)]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
-        argv += ["--headless", "--only-summary", "-t", f"{ns.duration}s"]
-    for opt in OPTIONS:  # only what was given: Locust applies LOCUST_* variables, locust.conf and defaults
+        argv += ["--headless", "--only-summary"] + ([] if searching else ["-t", f"{ns.duration}s"])
+    for opt in OPTIONS + (CEILING_OPTIONS if searching else ()):  # only what was given: Locust applies LOCUST_*
         value = getattr(ns, opt.dest)
         if opt.secret or value is None:
             continue
@@ -126,10 +153,13 @@ def _check_web(host: str, web_port: int) -> None:
 
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     """Validate everything (one line, exit 2 on bad input), then hand over to Locust: nothing is sent before."""
-    ns.users, ns.spawn_rate = users("--users", ns.users), spawn_rate("--spawn-rate", ns.spawn_rate)
-    ns.workers, ns.duration = workers("--workers", ns.workers), parse_duration(ns.duration)
-    ns.web_port = port("--web-port", ns.web_port)
+    if ns.command == "run":
+        ns.users, ns.spawn_rate = users("--users", ns.users), spawn_rate("--spawn-rate", ns.spawn_rate)
+        ns.duration = parse_duration(ns.duration)
+    ns.workers, ns.web_port = workers("--workers", ns.workers), port("--web-port", ns.web_port)
     settings = Settings.from_options(ns)  # every rule checked before anything starts
+    if ns.command == "ceiling":
+        _check_search(ns, settings, extra)
     if settings.out:
         check_out(settings.out, overwrite=settings.overwrite)
     if ns.web:
@@ -144,6 +174,33 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     sys.argv = argv
     locust.main.main()
     sys.exit(EXIT_OK)  # main() exits itself; this is never reached
+
+
+#: Locust's options a ceiling search sets itself (its shape: users from each step's load, time from the steps).
+SHAPE_SETS = ("-u", "--users", "-r", "--spawn-rate", "--hatch-rate", "-t", "--run-time")
+
+
+def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) -> None:
+    """The search's own rules: its plan, and no other offered load, users or time beside its steps."""
+    from .ceiling import Plan
+
+    for arg in extra:
+        if arg.split("=", 1)[0] in SHAPE_SETS:
+            flag = arg.split("=", 1)[0]
+            raise UsageError(
+                f"{flag}: the ceiling search sets the users itself (each step's load over each user's rate) and runs "
+                "until a step gives way or --ceiling-max; set --ceiling-start, --ceiling-step, --ceiling-max, --step-time"
+            )
+    for flag, value in (("--rate", settings.rate), ("--arrival-rate", settings.arrival_rate)):
+        if value:
+            raise UsageError(f"{flag} {value:g}: the ceiling search sets the offered load itself (its steps); leave {flag} out")
+    plan = Plan.from_options(ns)
+    if plan.users(plan.steps - 1) > MAX_USERS:
+        raise UsageError(
+            f"--ceiling-max {plan.maximum}: its last step needs {plan.users(plan.steps - 1):,} users at "
+            f"{plan.user_rate}/s each, over {MAX_USERS:,}; lower it, or make --ceiling-start and --ceiling-step "
+            "multiples of 10 (each user then offers 10/s)"
+        )
 
 
 def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
@@ -189,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     ns, extra = parser.parse_known_args(argv)
     try:
-        if ns.command == "run":
+        if ns.command in ("run", "ceiling"):
             run(ns, extra)
         if ns.command == "compare":
             return compare_strategies(ns, extra)

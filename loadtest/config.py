@@ -61,6 +61,7 @@ class Settings:
     emulate_throttling: bool
     emulator_partition_rate: float
     emulator_account_rate: float
+    emulator_burst: float
     emulator_timeout_share: float
     emulator_server_rate: float
     emulator_lb_delay: float

@@ -48,6 +48,7 @@ class Budgets:
     partition_rate: float = 2000  # entities/s per PartitionKey
     account_rate: float = 20000  # entities/s per account
     timeout_share: float = 0.0  # of throttled answers, given as 500 OperationTimedOut
+    burst: float = 1.0  # seconds of budget a bucket holds: how long a burst above the budget goes unthrottled
     server_rate: float = 0  # entities/s per simulated partition server; 0 = no range model
     lb_delay: float = 180.0  # seconds over budget before a range is split and moved ("a few minutes")
     lb_offline: float = 5.0  # seconds a moved range is offline ("a few seconds")
@@ -59,17 +60,18 @@ class Budgets:
 
 @dataclass
 class Budget:
-    """A token bucket: ``rate`` entities/s, holding at most one second's worth."""
+    """A token bucket: ``rate`` entities/s, holding at most ``burst`` seconds' worth."""
 
     rate: float
+    burst: float = 1.0
     tokens: float = field(init=False)
     updated: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
-        self.tokens = self.rate
+        self.tokens = self.rate * self.burst
 
     def refill(self, now: float) -> None:
-        self.tokens = min(self.rate, self.tokens + (now - self.updated) * self.rate)
+        self.tokens = min(self.rate * self.burst, self.tokens + (now - self.updated) * self.rate)
         self.updated = now
 
     def has(self, now: float) -> bool:
@@ -178,7 +180,7 @@ class Throttle:
     def __init__(self, budgets: Budgets, *, seed: int | None = None) -> None:
         b = budgets
         self.layer = PartitionLayer(b.server_rate, b.lb_delay, b.lb_offline) if b.server_rate else None
-        self.partition_rate, self.account = b.partition_rate, Budget(b.account_rate)
+        self.partition_rate, self.burst, self.account = b.partition_rate, b.burst, Budget(b.account_rate, b.burst)
         self.partitions: dict[str, Budget] = {}
         self.timeout_share = b.timeout_share
         self.rng = random.Random(seed)
@@ -201,7 +203,7 @@ class Throttle:
 
     def _over(self, pk: str | None, entities: int) -> bool:
         now = time.monotonic()
-        partition = self.partitions.setdefault(pk, Budget(self.partition_rate)) if pk is not None else None
+        partition = self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)) if pk is not None else None
         if not self.account.has(now) or (partition is not None and not partition.has(now)):
             return True
         if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
@@ -213,7 +215,7 @@ class Throttle:
 
     def _charge(self, pk: str, entities: int) -> None:
         self.account.take(entities)
-        self.partitions.setdefault(pk, Budget(self.partition_rate)).take(entities)
+        self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)).take(entities)
         if self.layer is not None:
             self.layer.charge(pk, entities)
 

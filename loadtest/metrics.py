@@ -106,7 +106,7 @@ class PartitionMetrics:
         self.buckets: dict[BucketKey, Bucket] = {}
         self.latency: dict[tuple[int, str], HdrHistogram] = {}
         self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
-        self.corrected: dict[str, HdrHistogram] = {}  # per op class, open loop: completion - when it was due
+        self.corrected: dict[tuple[int, str], HdrHistogram] = {}  # per second and op class, open loop: completion - due
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -161,9 +161,9 @@ class PartitionMetrics:
             bucket.scheduled += 1
             bucket.late += late >= LATE_MS
             bucket.dropped += context.get("dropped", 0)
-            corrected = self.corrected.get(op_class)
+            corrected = self.corrected.get((second, op_class))
             if corrected is None:
-                corrected = self.corrected[op_class] = new_histogram()
+                corrected = self.corrected[(second, op_class)] = new_histogram()
             corrected.record_value(max(1, int((response_time + late) * 1000)))
         if exception is not None:
             bucket.failures += 1
@@ -216,7 +216,7 @@ class PartitionMetrics:
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
-            "corrected": [[key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
+            "corrected": [[*key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(self._distinct_here.serialize_compact()),
         }
@@ -241,8 +241,8 @@ class PartitionMetrics:
             hist.decode_and_add(encoded)
         for op_class, encoded in data.get("first_attempt", ()):
             self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
-        for op_class, encoded in data.get("corrected", ()):
-            self.corrected.setdefault(op_class, new_histogram()).decode_and_add(encoded)
+        for second, op_class, encoded in data.get("corrected", ()):
+            self.corrected.setdefault((int(second), op_class), new_histogram()).decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
 

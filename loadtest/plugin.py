@@ -17,7 +17,7 @@ from locust.argument_parser import LocustArgumentParser
 from locust.env import Environment
 
 from .lifecycle import register
-from .options import add_options
+from .options import CEILING_OPTIONS, add_options
 
 __all__: list[str] = []
 
@@ -25,6 +25,7 @@ __all__: list[str] = []
 @events.init_command_line_parser.add_listener
 def _options(parser: LocustArgumentParser, **_: Any) -> None:
     add_options(parser)
+    add_options(parser, CEILING_OPTIONS)  # read by the ceiling search's shape, when a locustfile has it
 
 
 @events.init.add_listener

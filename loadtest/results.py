@@ -60,6 +60,7 @@ class FindingKind(StrEnum):
     LOST_WRITES = "LOST_WRITES"
     TARGET_LOST = "TARGET_LOST"
     INCOMPLETE = "INCOMPLETE"
+    CEILING = "CEILING"  # a ceiling search's outcome: the sustained ceiling and what limited it
     # the docs' performance checklist (checklist.py)
     SCANS = "SCANS"
     LOW_QUERY_DENSITY = "LOW_QUERY_DENSITY"
@@ -144,6 +145,7 @@ class Results:
     incomplete: list[dict[str, Any]] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
     workload: dict[str, Any] = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
     arrivals: dict[str, Any] = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
+    ceiling: dict[str, Any] = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
     schema: int = SCHEMA_VERSION
 
     # --- the interchange form -------------------------------------------------------------
@@ -174,6 +176,7 @@ class Results:
             incomplete=list(data.get("incomplete", [])),
             workload=dict(data.get("workload", {})),
             arrivals=dict(data.get("arrivals", {})),
+            ceiling=dict(data.get("ceiling", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

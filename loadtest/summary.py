@@ -15,6 +15,8 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from . import ceiling
+from .ceiling import Plan, StepWindow, step_figures
 from .metrics import Bucket, BucketKey, PartitionMetrics, fold, new_histogram
 from .operations import OpClass
 from .results import OTHER, AccountRow, PartitionRow, Results, RunInfo
@@ -138,16 +140,21 @@ def _ms(hist: HdrHistogram, p: float) -> float:
     return round(hist.get_value_at_percentile(p) / 1000.0, 2) if hist.get_total_count() else 0.0
 
 
+def _by_op_class(hists: Mapping[tuple[int, str], HdrHistogram]) -> dict[str, HdrHistogram]:
+    merged: dict[str, HdrHistogram] = {}
+    for (_, op_class), hist in hists.items():
+        merged.setdefault(op_class, new_histogram()).add(hist)
+    return merged
+
+
 def latency_figures(
     latency: Mapping[tuple[int, str], HdrHistogram],
     first_attempt: Mapping[str, HdrHistogram],
-    corrected: Mapping[str, HdrHistogram] | None = None,
+    corrected: Mapping[tuple[int, str], HdrHistogram] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per op class: end-to-end percentiles over the run (the service time), the first attempt's, and in an open loop
     the corrected ones (from when each operation was due)."""
-    merged: dict[str, HdrHistogram] = {}
-    for (_, op_class), hist in latency.items():
-        merged.setdefault(op_class, new_histogram()).add(hist)
+    merged, due_by_class = _by_op_class(latency), _by_op_class(corrected or {})
     figures = {}
     for op_class, hist in sorted(merged.items()):
         first_try = first_attempt.get(op_class) or new_histogram()
@@ -159,7 +166,7 @@ def latency_figures(
             "first_attempt_p50_ms": _ms(first_try, 50),
             "first_attempt_p99_ms": _ms(first_try, 99),
         }
-        due = (corrected or {}).get(op_class)
+        due = due_by_class.get(op_class)
         if due is not None and due.get_total_count():
             top = round(due.get_max_value() / 1000.0, 2)
             figures[op_class].update(corrected_p50_ms=_ms(due, 50), corrected_p99_ms=_ms(due, 99), corrected_max_ms=top)
@@ -242,6 +249,22 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
+def ceiling_figures(
+    search: tuple[Plan, list[StepWindow], bool],
+    buckets: Mapping[BucketKey, Bucket],
+    metrics: PartitionMetrics,
+    samples: Mapping[int, Mapping[str, Any]],
+    first: int,
+    *,
+    emulator: bool,
+) -> dict[str, Any]:
+    """The ceiling search: every step that ran its course, judged, and the ceiling (``ceiling.search``)."""
+    plan, windows, stopped = search
+    whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]  # not the step cut short by the stop
+    steps = [step_figures(w, buckets, metrics.latency, metrics.corrected, samples, first) for w in whole]
+    return ceiling.search(plan, steps, emulator=emulator, stopped=stopped)
+
+
 def build(
     metrics: PartitionMetrics,
     info: RunInfo,
@@ -249,9 +272,11 @@ def build(
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
+    search: tuple[Plan, list[StepWindow], bool] | None = None,
 ) -> Results:
     """The run's results from what the metrics counted, the per-second samples, the workers' record and the
-    workload profile's figures."""
+    workload profile's figures; with ``search`` (a ceiling search's plan, its steps as they ran, and whether it ended
+    before the plan's last step) the search's outcome, every step judged again now that all counts are in."""
     samples = samples or {}
     phases = Phases.of((key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped)
     first, last = phases.span[0], phases.span[-1]
@@ -290,5 +315,6 @@ def build(
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },
+        ceiling=ceiling_figures(search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )

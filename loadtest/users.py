@@ -23,7 +23,9 @@ from locust import User, constant, constant_throughput, task
 from locust.env import Environment
 
 from .arrivals import Schedule
+from .ceiling_shape import CeilingShape
 from .client import TableOperations
+from .config import Settings
 from .entities import FILTERED
 from .integrity import user_row_prefix
 from .keys import row_key_maker
@@ -87,13 +89,14 @@ class TableUser(User):
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
         self.settings = settings
-        if type(self).wait_time is TableUser.wait_time:  # a class's own wait_time wins
+        shape = environment.shape_class
+        if isinstance(shape, CeilingShape):  # the search sets the offered load: each user its share, open loop
+            self._open_loop(settings, stream, shape.plan_for(environment.parsed_options).user_rate)
+        elif type(self).wait_time is TableUser.wait_time:  # a class's own wait_time wins
             if settings.rate > 0:
                 self.wait_time = MethodType(constant_throughput(settings.rate), self)  # a fixed offered load
             elif settings.arrival_rate > 0:  # the run's arrivals, spread over its users: this user's share
-                rng = random.Random(f"{settings.key_seed}:arrivals:{stream}")
-                self._schedule = Schedule(settings.arrival_rate / max(1, run.users), settings.arrivals, rng, time.time())
-                self.wait_time = self._when_due
+                self._open_loop(settings, stream, settings.arrival_rate / max(1, run.users))
         self._seeded = max(1, run.seeded)
         self._select = list(settings.select) or None
         prefix = user_row_prefix(environment.runner.worker_index)  # names its worker (integrity)
@@ -126,6 +129,12 @@ class TableUser(User):
     def one_operation(self) -> None:
         """One operation drawn from the mix (``mix``, ``--mix``)."""
         self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
+
+    def _open_loop(self, settings: Settings, stream: str, rate: float) -> None:
+        """Operations due at ``rate`` per second on this user's own schedule, whatever the service's pace."""
+        rng = random.Random(f"{settings.key_seed}:arrivals:{stream}")
+        self._schedule = Schedule(rate, settings.arrivals, rng, time.time())
+        self.wait_time = self._when_due
 
     def _when_due(self) -> float:
         """Open loop: seconds until the next operation is due; the client learns when it was due and what was dropped."""

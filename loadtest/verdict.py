@@ -41,6 +41,16 @@ REMEDIES: dict[FindingKind, str] = {
     "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
 }
+#: A ceiling search's remedy by what limited it (``ceiling.LIMITS``; none: the search never found the ceiling).
+CEILING_REMEDIES = {
+    "throttling": REMEDIES[K.HOT],
+    "errors": REMEDIES[K.ERRORS],
+    "generator": REMEDIES[K.GENERATOR_BOUND],
+    "emulator": REMEDIES[K.EMULATOR_BOUND],
+    "latency": "The service slowed before it throttled: read the latency per step, and spread the load over more "
+    "PartitionKeys or lower --max-p99's ambition if that latency is acceptable.",
+    "": "Search higher (--ceiling-max) to find where this design gives way.",
+}
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
     "sent, so every figure lacks them."
@@ -69,6 +79,24 @@ def _causes(codes: dict[str, int]) -> str:
     """The ERRORS remedy: what each code present says about the run (errors.CAUSES), then the docs' rule."""
     known = [f"{code}: {CAUSES[code]}." for code in codes if code in CAUSES]
     return " ".join([*known, REMEDIES[K.ERRORS]])
+
+
+def _ceiling(search: dict) -> Finding:
+    """The search's outcome in one finding: the ceiling (the last good step, its hottest partition) and what ended it."""
+    ceiling, limit = search["ceiling"], search["limited_by"]
+    if ceiling is None:
+        return _finding(K.CEILING, f"no ceiling found: {search['reason']}", remedy=CEILING_REMEDIES[limit])
+    hottest = ceiling["partitions"][0] if ceiling["partitions"] else None
+    where = f", the hottest partition {hottest['partition']!r} {hottest['entities_per_s']:,.0f}/s" if hottest else ""
+    said = f"limited by {limit} {search['reason']}" if limit else search["reason"]
+    return _finding(
+        K.CEILING,
+        (
+            f"sustained ceiling {ceiling['entities_per_s']:,.0f} entities/s ({ceiling['served_per_s']:,.0f} operations/s "
+            f"served of {ceiling['offered_per_s']:,} offered{where}); {said}"
+        ),
+        remedy=CEILING_REMEDIES[limit],
+    )
 
 
 def assess(results: Results) -> Results:
@@ -204,6 +232,8 @@ def assess(results: Results) -> Results:
                 ),
             )
         )
+    if results.ceiling:
+        findings.append(_ceiling(results.ceiling))
     findings += checklist.findings(results)
     results.findings = findings
     return results

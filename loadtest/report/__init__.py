@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..checklist import CHECKLIST
+from ..headline import verdict_sentences
 from ..outputs import write_text
 from ..redact import redact
 from ..results import OTHER, Results
@@ -33,6 +34,7 @@ def render(results: Results, out: Path) -> Path:
         checklist=[f for f in results.findings if f.kind in CHECKLIST],
         practices=list(CHECKLIST),
         charts=all_charts(results),
+        verdict=verdict_sentences(results),
     )
     return write_text(Path(out) / "report.html", redact(page))
 

@@ -43,13 +43,21 @@ def _png(fig: Figure) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _legend_beside(ax: Axes, handles: list | None = None, labels: list | None = None) -> None:
+    """The legend right of the axes, never over the data (the saved figure grows to hold it)."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
+
+
 def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "") -> str:
     """The finish every over-time chart shares: labels, zero-based y, legend, grid; then the PNG."""
     ax.set_xlabel("seconds since start")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", fontsize=8, ncol=2 if len(ax.get_legend_handles_labels()[1]) > 4 else 1)
+    _legend_beside(ax)
     ax.grid(alpha=0.3)
     return _png(fig)
 
@@ -87,7 +95,7 @@ def partition_peaks(results: Results) -> str:
     ax.set_xlabel(f"peak entities/s ({results.run.peak_window_s}-second moving average)")
     ax.set_title("Each partition's peak against the target")
     ax.invert_yaxis()
-    ax.legend(loc="lower right", fontsize=8)
+    _legend_beside(ax)
     ax.grid(alpha=0.3, axis="x")
     return _png(fig)
 
@@ -130,7 +138,7 @@ def strategy_peaks(comparison: Comparison) -> str:
     ax.set_xlabel("hottest partition's peak entities/s (10-second moving average)")
     ax.set_title("Hottest partition per strategy (best first)")
     ax.invert_yaxis()
-    ax.legend(loc="lower right", fontsize=8)
+    _legend_beside(ax)
     ax.grid(alpha=0.3, axis="x")
     return _png(fig)
 
@@ -170,9 +178,59 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
     return _png(fig)
 
 
+def ceiling_steps(results: Results) -> str:
+    """The ceiling search per step: offered vs served operations/s and served entities/s against the target, and the
+    p99s on their own axis; the ceiling and the step that gave way marked."""
+    search = results.ceiling
+    steps = search["steps"]
+    offered = [s["offered_per_s"] for s in steps]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(offered, offered, color="#888888", linestyle=":", marker=".", label="offered operations/s")
+    ax.plot(offered, [s["served_per_s"] for s in steps], color="#2ca02c", marker="o", label="served operations/s")
+    ax.plot(offered, [s["entities_per_s"] for s in steps], color=COLORS["ALL"], marker="s", label="served entities/s")
+    target = results.run.partition_target
+    ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,} entities/s")
+    if search["ceiling"]:
+        top = search["ceiling"]
+        ax.plot(
+            [top["offered_per_s"]],
+            [top["entities_per_s"]],
+            "*",
+            color="#1b5e20",
+            markersize=16,
+            label=f"ceiling {top['entities_per_s']:,.0f} entities/s",
+        )
+    bad = [s for s in steps if not s["good"]]
+    if bad:
+        ax.plot(
+            [bad[0]["offered_per_s"]],
+            [bad[0]["served_per_s"]],
+            "X",
+            color="#c62828",
+            markersize=12,
+            label=f"gave way: {search['limited_by']}",
+        )
+    ax.set_xlabel("offered operations/s (each step)")
+    ax.set_ylabel("per second")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    latency = ax.twinx()
+    latency.plot(offered, [s["p99_ms"] for s in steps], color="#9467bd", linestyle="--", label="p99 ms (service time)")
+    latency.plot(offered, [s["corrected_p99_ms"] for s in steps], color="#9467bd", label="corrected p99 ms")
+    latency.axhline(search["plan"]["max_p99_ms"], color="#9467bd", linestyle=":", linewidth=0.8, label="--max-p99")
+    latency.set_ylabel("ms")
+    latency.set_ylim(bottom=0)
+    handles, labels = ax.get_legend_handles_labels()
+    more, names = latency.get_legend_handles_labels()
+    latency.legend(handles + more, labels + names, loc="upper left", bbox_to_anchor=(1.1, 1.0), borderaxespad=0.0, fontsize=8)
+    ax.set_title("Ceiling search: offered vs served per step, with the p99s")
+    return _png(fig)
+
+
 def all_charts(results: Results) -> dict[str, str]:
     frame = timeseries_frame(results)
     return {
+        **({"ceiling": ceiling_steps(results)} if results.ceiling.get("steps") else {}),
         "entities": entities_over_time(results, frame),
         "peaks": partition_peaks(results),
         "latency": latency_over_time(frame),
