@@ -9,6 +9,7 @@ import re
 import textwrap
 
 import pytest
+from browser import chromium_page
 from conftest import run_locustfile
 
 from loadtest.ceiling import Plan, StepWindow, search, step_figures, stopped_by
@@ -182,12 +183,18 @@ def never_above_the_budget(results: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def one_key(tmp_path_factory):
+def one_key_report(tmp_path_factory):
+    """One key's search: its folder (report.html beside results.json)."""
     from conftest import run_loadtest
 
-    return ceiling_search(
-        run_loadtest, tmp_path_factory.mktemp("one-key"), "--ceiling-start", "26", "--ceiling-step", "2", "--ceiling-max", "36"
-    )
+    out = tmp_path_factory.mktemp("one-key")
+    ceiling_search(run_loadtest, out, "--ceiling-start", "26", "--ceiling-step", "2", "--ceiling-max", "36")
+    return out
+
+
+@pytest.fixture(scope="module")
+def one_key(one_key_report):
+    return json.loads((one_key_report / "results.json").read_text())
 
 
 def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttling(one_key):
@@ -260,3 +267,22 @@ def test_your_own_users_under_the_shape_in_your_own_locustfile(azurite, tmp_path
     assert [s["offered_per_s"] for s in steps] == [50, 100] and all(s["good"] for s in steps), steps
     assert {p["partition"] for p in steps[-1]["partitions"]} == {"0", "1", "2", "3"} or len(steps[-1]["partitions"]) == 4
     assert [s["name"] for s in stats if s["name"] != "Aggregated"] == ["GET point read"]
+
+
+@pytest.mark.browser
+def test_the_report_opens_with_the_verdict_then_the_findings_and_the_ceiling_chart(one_key_report, artifacts):
+    results = json.loads((one_key_report / "results.json").read_text())
+    with chromium_page(height=1000) as page:
+        page.goto((one_key_report / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        first = page.eval_on_selector("h1", "h => h.nextElementSibling.id")
+        verdict = page.inner_text("#verdict")
+        ceiling = results["ceiling"]["ceiling"]["entities_per_s"]
+        assert first == "verdict" and f"sustained {ceiling:,.0f} entities/s before throttling limited it" in verdict
+        assert "Key design single (PartitionKey 'hot')" in verdict
+        headings = page.eval_on_selector_all("h2", "hs => hs.map(h => h.id)")
+        assert headings[:3] == ["findings", "ceiling", "checklist"], headings
+        width = page.eval_on_selector("#chart-ceiling", "i => i.complete ? i.naturalWidth : 0")
+        rows = page.eval_on_selector_all("#ceiling-table tr.ceiling-step", "rows => rows.map(r => r.dataset.good)")
+        assert width > 300 and rows == [str(s["good"]).lower() for s in results["ceiling"]["steps"]]
+        page.screenshot(path=str(artifacts / "ceiling-report.png"), full_page=True)

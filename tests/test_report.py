@@ -111,3 +111,66 @@ def test_the_report_renders_a_saved_run_without_the_sdk_or_process_code(tmp_path
     assert done.returncode == 0, done.stderr
     assert "heavy: []" in done.stdout
     assert "partitions-table" in (tmp_path / "report.html").read_text()
+
+
+def ceiling_results():
+    """A synthetic run of three 5-second steps (10, 20, 25 reads/s on 'hot', the last one throttled) and its search."""
+    from loadtest.ceiling import Plan, StepWindow
+    from loadtest.options import CEILING_OPTIONS, namespace
+
+    rates = {0: 10, 1: 20, 2: 25}
+    seconds = {t: [{"op": "read"}] * rates[t // 5] for t in range(15)}
+    for t in range(10, 15):
+        seconds[t] = seconds[t] + [{"op": "read", "throttled": 1, "attempts": 2}] * 5
+    start = 1_000_000.0
+    given = {"ceiling_start": "10", "ceiling_step": "10", "ceiling_max": "30", "step_time": "5s"}
+    plan = Plan.from_options(namespace(**{**{o.dest: o.default for o in CEILING_OPTIONS}, **given}))
+    windows = [
+        StepWindow(
+            index=k, offered=plan.offered(k), users=plan.users(k), spawn_rate=2, began=start + 5 * k, ended=start + 5 * k + 5
+        )
+        for k in range(3)
+    ]
+    return assess(build(recorded(seconds, start=start), run_info(partition_target=40), search=(plan, windows, True)))
+
+
+def drawn(monkeypatch, results) -> dict[str, object]:
+    """Every chart's matplotlib figure, as drawn for the report (captured before it becomes a PNG)."""
+    from loadtest.report import charts
+
+    figures, png = [], charts._png
+
+    def keep(fig):
+        fig.canvas.draw()
+        figures.append(fig)
+        return png(fig)
+
+    monkeypatch.setattr(charts, "_png", keep)
+    monkeypatch.setattr(charts.plt, "close", lambda fig: None)  # kept open to be measured
+    names = list(charts.all_charts(results))
+    return dict(zip(names, figures, strict=True))
+
+
+def test_no_chart_legend_covers_the_data_and_the_ceiling_chart_is_drawn(monkeypatch):
+    results = ceiling_results()
+    assert [s["good"] for s in results.ceiling["steps"]] == [True, True, False]
+    figures = drawn(monkeypatch, results)
+    assert "ceiling" in figures and len(figures) == 6
+    legends = 0
+    for name, fig in figures.items():
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            legends += 1
+            box = legend.get_window_extent()
+            for other in fig.axes:  # the plotting areas (both y axes of the ceiling chart, a colour bar)
+                assert not box.overlaps(other.get_window_extent()), f"{name}: the legend covers the plot"
+    assert legends == 5  # every chart with lines has one; the heat map has a colour bar instead
+
+
+def test_the_heat_map_is_as_tall_as_its_rows(monkeypatch):
+    few = {t: [{"op": "read", "partition": f"p{i}"} for i in range(2)] for t in range(5)}
+    many = {t: [{"op": "read", "partition": f"p{i}"} for i in range(12)] for t in range(5)}
+    heights = [drawn(monkeypatch, assess(build(recorded(s), run_info())))["heat"].get_figheight() for s in (few, many)]
+    assert heights[1] - heights[0] == pytest.approx(10 * 0.28)  # the same height for each of the 10 more rows
