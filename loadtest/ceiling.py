@@ -21,10 +21,10 @@ from hdrh.histogram import HdrHistogram
 
 from .errors import THROTTLING_CODES, UsageError
 from .limits import GENERATOR_CPU_PERCENT
-from .metrics import Bucket, BucketKey, new_histogram
+from .metrics import Bucket, BucketKey, PartitionMetrics, new_histogram
 from .options import CEILING_OPTIONS
 
-__all__ = ["LIMITS", "Plan", "StepWindow", "search", "step_figures", "stopped_by"]
+__all__ = ["LIMITS", "Plan", "StepWindow", "judged", "search", "step_figures", "stopped_by"]
 
 MAX_USER_RATE = 10  # operations/s one user offers: due 100 ms apart, so a user keeps pace until latency nears that
 MAX_STEPS = 1000
@@ -242,3 +242,20 @@ def search(plan: Plan, steps: list[dict[str, Any]], *, emulator: bool, stopped: 
         "limited_by": limit,
         "reason": reason,
     }
+
+
+def judged(
+    plan: Plan,
+    windows: list[StepWindow],
+    stopped: bool,
+    buckets: Mapping[BucketKey, Bucket],
+    metrics: PartitionMetrics,
+    samples: Mapping[int, Mapping[str, Any]],
+    first: float,
+    *,
+    emulator: bool,
+) -> dict[str, Any]:
+    """The results' search: every step that ran its course (not one cut short by the stop), judged from all counts."""
+    whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]
+    steps = [step_figures(w, buckets, metrics.latency, metrics.corrected, samples, first) for w in whole]
+    return search(plan, steps, emulator=emulator, stopped=stopped)

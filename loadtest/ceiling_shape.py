@@ -43,8 +43,10 @@ class CeilingShape(LoadTestShape):
         self.gave_way: dict[str, str] = {}
         self.metrics: PartitionMetrics | None = None  # the run's counts, given by ``watch``
 
-    def watch(self, metrics: PartitionMetrics) -> None:
-        """Judge steps from these counts (the stress test's lifecycle hands them over at ``init``)."""
+    def watch(self, metrics: PartitionMetrics, options: argparse.Namespace) -> None:
+        """Judge steps from these counts (the stress test's lifecycle hands them over at ``init``, once the plan these
+        options make has passed its rules: ``UsageError`` otherwise)."""
+        Plan.from_options(options)
         self.metrics = metrics
 
     def plan_for(self, options: argparse.Namespace) -> Plan:
@@ -82,6 +84,14 @@ class CeilingShape(LoadTestShape):
             self.windows.append(StepWindow(index=index, offered=plan.offered(index), users=users, spawn_rate=spawn, began=now))
         current = self.windows[-1]
         return current.users, current.spawn_rate
+
+    def ran(self, now: float) -> tuple[Plan, list[StepWindow], bool] | None:
+        """At the test's end: the plan, the steps as they ran, and whether it ended before the plan's last step
+        (a step gave way, or it was stopped from the web UI or by a signal: the running step ends now)."""
+        if self.plan is None or not self.windows:
+            return None
+        self.close(now)
+        return self.plan, list(self.windows), bool(self.gave_way) or len(self.windows) < self.plan.steps
 
     def close(self, now: float) -> None:
         """End the running step (the search ends, or the test is stopped)."""

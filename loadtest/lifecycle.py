@@ -26,7 +26,6 @@ from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 
 from . import summary, webui, wrapup
-from .ceiling import Plan, StepWindow
 from .ceiling_shape import CeilingShape
 from .config import Settings
 from .distributed import Cluster
@@ -107,8 +106,7 @@ def register(environment: Environment) -> StressRun | None:
     """
     logging.getLogger("azure").setLevel(logging.WARNING)  # the SDK logs every request at INFO
     redact_every_handler()  # no key or SAS signature in any log line, at any level, in any view
-    # Let in-flight operations finish when the test stops: a write killed mid-request may land
-    # unacknowledged, and the run would then report fewer PUT entities than it wrote.
+    # in-flight operations finish when the test stops: a write killed mid-request may land unacknowledged
     environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S
     ledger = Ledger.register(environment)
     metrics = PartitionMetrics.register(environment)
@@ -123,10 +121,8 @@ def register(environment: Environment) -> StressRun | None:
             log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
-        shape = environment.shape_class
-        if isinstance(shape, CeilingShape):
-            Plan.from_options(environment.parsed_options)  # its rules checked before anything is sent
-            shape.watch(metrics)
+        if isinstance(environment.shape_class, CeilingShape):  # its plan checked before anything is sent
+            environment.shape_class.watch(metrics, environment.parsed_options)
         # seeded for every user class's key strategy; stopped or failed, it leaves nothing behind
         target, table = prepare(settings, environment.parsed_options, environment.user_classes)
     except ToolError as err:
@@ -258,7 +254,9 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         entity_bytes=settings.shape.bytes,
         settings=settings.public(),
     )
-    results = summary.build(run.metrics, info, **run.cluster.gathered(), search=_search(environment))
+    shape = environment.shape_class
+    search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
+    results = summary.build(run.metrics, info, **run.cluster.gathered(), search=search)
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))
@@ -272,15 +270,6 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     run.started = 0.0
-
-
-def _search(environment: Environment) -> tuple[Plan, list[StepWindow], bool] | None:
-    """A ceiling search's plan and steps as they ran, and whether it ended before the plan's last step."""
-    shape = environment.shape_class
-    if not isinstance(shape, CeilingShape) or shape.plan is None or not shape.windows:
-        return None
-    shape.close(time.time())  # stopped from the web UI or by a signal: the running step ends here
-    return shape.plan, list(shape.windows), bool(shape.gave_way) or len(shape.windows) < shape.plan.steps
 
 
 def _on_quitting(run: StressRun, environment: Environment) -> None:

@@ -13,7 +13,7 @@ from .checklist import CHECKLIST
 from .connection_string import check_connection_string
 from .entities import validate_key
 from .errors import UsageError
-from .parsers import http_url, text
+from .parsers import http_url, parse_duration, text
 from .results import FindingKind
 from .retry import RetryStrategy, parse_retry
 from .skew import parse_skew
@@ -31,6 +31,7 @@ __all__ = [
     "profile",
     "retry",
     "skew",
+    "step_time",
     "table",
 ]
 
@@ -100,3 +101,14 @@ def client(flag: str, value: Any) -> str:
 
 def retry(flag: str, value: Any) -> RetryStrategy:
     return parse_retry(str(value))  # names --retry and its forms
+
+
+MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
+
+
+def step_time(flag: str, value: Any) -> int:
+    """A ceiling step's duration, in Locust's forms, long enough to be measured."""
+    seconds = parse_duration(str(value), flag)
+    if seconds < MIN_STEP_S:
+        raise UsageError(f"{flag} {value!r}: a step must run at least {MIN_STEP_S} s to be measured; valid: 3s, 10s, 1m…")
+    return seconds

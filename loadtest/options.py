@@ -18,7 +18,6 @@ from . import option_parsers as rules
 from .arrivals import ARRIVALS
 from .emulator import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
-from .errors import UsageError
 from .operations import BATCH_OPERATIONS, MIX_OPERATIONS
 from .option_parsers import FAIL_ON, PROFILES
 from .parsers import (
@@ -27,7 +26,6 @@ from .parsers import (
     non_negative,
     number,
     optional,
-    parse_duration,
     parse_mix,
     positive,
     property_names,
@@ -57,7 +55,6 @@ __all__ = [
 ]
 
 MAX_SEED_ENTITIES = 1_000_000
-MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
 MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
@@ -129,19 +126,12 @@ EMULATOR_OPTIONS: tuple[Option, ...] = (
 )
 
 
-def _step_time(flag: str, value: Any) -> int:
-    seconds = parse_duration(str(value), flag)
-    if seconds < MIN_STEP_S:
-        raise UsageError(f"{flag} {value!r}: a step must run at least {MIN_STEP_S} s to be measured; valid: 3s, 10s, 1m…")
-    return seconds
-
-
 #: ``loadtest ceiling``'s options (and ``locust -f`` with its shape): the steps of offered load and the p99 rule.
 CEILING_OPTIONS: tuple[Option, ...] = (
     Option(("--ceiling-start",), "offered operations/s of the first step", 100, whole(minimum=1)),
     Option(("--ceiling-step",), "operations/s each step adds", 100, whole(minimum=1)),
     Option(("--ceiling-max",), "offered operations/s of the last step, at most", 20_000, whole(minimum=1)),
-    Option(("--step-time",), "how long each step runs: 10, 10s, 1m (at least 3 s)", "10s", _step_time),
+    Option(("--step-time",), "how long each step runs: 10, 10s, 1m (at least 3 s)", "10s", rules.step_time),
     Option(
         ("--max-p99",),
         "a step is good while its corrected p99 (from when each operation was due) stays at or under this many ms",

@@ -16,7 +16,6 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from . import ceiling
-from .ceiling import Plan, StepWindow, step_figures
 from .metrics import Bucket, BucketKey, PartitionMetrics, fold, new_histogram
 from .operations import OpClass
 from .results import OTHER, AccountRow, PartitionRow, Results, RunInfo
@@ -129,8 +128,7 @@ def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int
     offset, values = phases.span[0], [0.0] * len(phases.span)
     for (second, _, _), bucket in buckets.items():
         values[second - offset] += bucket.entities
-    peak = phases.peak(values)
-    entities = sum(b.entities for b in buckets.values())
+    peak, entities = phases.peak(values), sum(b.entities for b in buckets.values())
     return AccountRow(
         entities=entities, mean_eps=phases.mean(values), peak_eps=peak, target=target, ratio=round(peak / target, 4)
     )
@@ -249,22 +247,6 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
-def ceiling_figures(
-    search: tuple[Plan, list[StepWindow], bool],
-    buckets: Mapping[BucketKey, Bucket],
-    metrics: PartitionMetrics,
-    samples: Mapping[int, Mapping[str, Any]],
-    first: int,
-    *,
-    emulator: bool,
-) -> dict[str, Any]:
-    """The ceiling search: every step that ran its course, judged, and the ceiling (``ceiling.search``)."""
-    plan, windows, stopped = search
-    whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]  # not the step cut short by the stop
-    steps = [step_figures(w, buckets, metrics.latency, metrics.corrected, samples, first) for w in whole]
-    return ceiling.search(plan, steps, emulator=emulator, stopped=stopped)
-
-
 def build(
     metrics: PartitionMetrics,
     info: RunInfo,
@@ -272,16 +254,14 @@ def build(
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
-    search: tuple[Plan, list[StepWindow], bool] | None = None,
+    search: tuple[ceiling.Plan, list[ceiling.StepWindow], bool] | None = None,
 ) -> Results:
-    """The run's results from what the metrics counted, the per-second samples, the workers' record and the
-    workload profile's figures; with ``search`` (a ceiling search's plan, its steps as they ran, and whether it ended
-    before the plan's last step) the search's outcome, every step judged again now that all counts are in."""
+    """The run's results from what the metrics counted, the per-second samples, the workers' record, the workload
+    profile's figures and a ceiling search's steps (``CeilingShape.ran``), judged again now that all counts are in."""
     samples = samples or {}
     phases = Phases.of((key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped)
     first, last = phases.span[0], phases.span[-1]
-    # only the top keys stay apart from OTHER (on a copy: the metrics keep what they counted)
-    buckets, folded = fold(metrics.buckets, keep=frozenset(metrics.top_partitions()), before=last + 1)
+    buckets, folded = fold(metrics.buckets, keep=frozenset(metrics.top_partitions()), before=last + 1)  # on a copy
     ranges = Counter(metrics.ranges) + folded
     rows = partition_rows(buckets, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]
@@ -315,6 +295,6 @@ def build(
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },
-        ceiling=ceiling_figures(search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
+        ceiling=ceiling.judged(*search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )

@@ -13,7 +13,6 @@ import time
 import pytest
 from conftest import ROOT
 
-from loadtest.checklist import CHECKLIST
 from loadtest.entities import EntityShape
 from loadtest.keys import key_strategy
 from loadtest.redact import AZURITE_KEY
@@ -82,7 +81,8 @@ def test_same_workload_hot_under_a_tiny_target_cool_under_a_huge_one(loadtest, a
     )
     assert done.code == code, done.output
     data = results_of(tmp_path)
-    assert {f["kind"] for f in data["findings"] if f["kind"] not in CHECKLIST} == {kind}  # the checklist is advice
+    # the verdict on the partition only: the checklist is advice, and a closed loop may peg the generator (GENERATOR_BOUND)
+    assert {f["kind"] for f in data["findings"] if f["kind"] in ("HOT", "WARM", "COOL")} == {kind}
     assert {(r["op_class"], r["finding"]) for r in data["partitions"]} >= {("GET", kind), ("PUT", kind)}
     if code == 3:
         assert "FAILED --fail-on hot" in done.stdout
