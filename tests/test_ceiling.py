@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import textwrap
+import time
+import urllib.request
 
 import pytest
 from browser import chromium_page
-from conftest import run_locustfile
+from conftest import run_locustfile, web_ui_process
 
+from loadtest.azurite import free_port
 from loadtest.ceiling import Plan, StepWindow, search, step_figures, stopped_by
 from loadtest.errors import UsageError
 from loadtest.metrics import Bucket, new_histogram
@@ -286,3 +290,20 @@ def test_the_report_opens_with_the_verdict_then_the_findings_and_the_ceiling_cha
         rows = page.eval_on_selector_all("#ceiling-table tr.ceiling-step", "rows => rows.map(r => r.dataset.good)")
         assert width > 300 and rows == [str(s["good"]).lower() for s in results["ceiling"]["steps"]]
         page.screenshot(path=str(artifacts / "ceiling-report.png"), full_page=True)
+
+
+def test_the_web_ui_starts_the_search_with_its_shape_and_writes_it_when_done(azurite, tmp_path):
+    """``loadtest ceiling --web``: Locust's start swarms with the shape; the steps run, judged, into results.json."""
+    port, out = free_port(), tmp_path / "out"
+    args = ["-m", "loadtest", "ceiling", "--web", "--web-port", str(port), "--mix", "read=100", "--seed-entities", "50"]
+    args += ["--ceiling-start", "50", "--ceiling-step", "50", "--ceiling-max", "100", "--step-time", "3s", "--out", str(out)]
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    with web_ui_process(args, port=port, env=env, log=tmp_path / "web.log") as (_, url):
+        request = urllib.request.Request(url + "/swarm", data=b"user_count=1&spawn_rate=1", method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert "CeilingShape" in json.loads(response.read())["message"]
+        deadline = time.monotonic() + 60
+        while not (out / "results.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        steps = json.loads((out / "results.json").read_text())["ceiling"]["steps"]
+    assert [(s["offered_per_s"], s["good"]) for s in steps] == [(50, True), (100, True)]
