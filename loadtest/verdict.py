@@ -7,6 +7,7 @@ returns a message or ``None``; all are collected and the run exits once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import checklist
 from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
@@ -48,7 +49,7 @@ CEILING_REMEDIES = {
     "generator": REMEDIES[K.GENERATOR_BOUND],
     "emulator": REMEDIES[K.EMULATOR_BOUND],
     "latency": "The service slowed before it throttled: read the latency per step, and spread the load over more "
-    "PartitionKeys or lower --max-p99's ambition if that latency is acceptable.",
+    "PartitionKeys, or raise --max-p99 if that latency is acceptable to the application.",
     "": "Search higher (--ceiling-max) to find where this design gives way.",
 }
 TASK_ERRORS = (
@@ -81,7 +82,7 @@ def _causes(codes: dict[str, int]) -> str:
     return " ".join([*known, REMEDIES[K.ERRORS]])
 
 
-def _ceiling(search: dict) -> Finding:
+def _ceiling(search: dict[str, Any]) -> Finding:
     """The search's outcome in one finding: the ceiling (the last good step, its hottest partition) and what ended it."""
     ceiling, limit = search["ceiling"], search["limited_by"]
     if ceiling is None:
