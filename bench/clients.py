@@ -55,8 +55,8 @@ def floor(args: argparse.Namespace) -> None:
     import gevent
     from geventhttpclient import HTTPClient
 
-    from loadtest.auth import SharedKey
     from loadtest.redact import AZURITE_ACCOUNT, AZURITE_KEY
+    from loadtest.transports.auth import SharedKey
 
     auth = SharedKey(AZURITE_ACCOUNT, AZURITE_KEY)
     base = f"/{AZURITE_ACCOUNT}/{args.table}"

@@ -22,7 +22,7 @@ from locust.event import Events
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadtest.metrics import PartitionMetrics  # noqa: E402
-from loadtest.workload import WorkloadProfile  # noqa: E402
+from loadtest.request_profile import RequestProfile  # noqa: E402
 
 
 def events(n: int) -> list[dict]:
@@ -70,8 +70,8 @@ def main() -> None:
     fired = events(args.events)
     sides = {
         "metrics": lambda env: [PartitionMetrics.register(env)],
-        "workload profile": lambda env: [WorkloadProfile.register(env)],
-        "metrics + workload profile": lambda env: [PartitionMetrics.register(env), WorkloadProfile.register(env)],
+        "workload profile": lambda env: [RequestProfile.register(env)],
+        "metrics + workload profile": lambda env: [PartitionMetrics.register(env), RequestProfile.register(env)],
     }
     best = {name: min(per_event_us(register, fired) for _ in range(args.rounds)) for name, register in sides.items()}
     base = best["metrics"]

@@ -19,8 +19,9 @@ import tracemalloc
 from locust.env import Environment
 from locust.event import Events
 
+from loadtest.buckets import OTHER
 from loadtest.metrics import PartitionMetrics
-from loadtest.results import OTHER, RunInfo
+from loadtest.results import RunInfo
 from loadtest.summary import build
 
 LIMIT_MB = 100

@@ -14,7 +14,7 @@ import statistics
 import time
 
 from loadtest.azurite import EmbeddedAzurite
-from loadtest.emulator import Budgets
+from loadtest.emulator.budgets import Budgets
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
 

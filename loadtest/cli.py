@@ -17,36 +17,33 @@ from pathlib import Path
 from typing import NoReturn
 
 from .config import Settings
-from .errors import EXIT_OK, EXIT_USAGE, ToolError, UsageError
+from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
+from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
+from .option import add_options
 from .options import (
     CEILING_OPTIONS,
-    CONNECTION_STRING_ENV,
+    COMPARE_OPTIONS,
     EMULATOR_OPTIONS,
-    FROM_FLAG_ENV,
+    MAX_USERS,
     OPTIONS,
-    SECRET_ON_COMMAND_LINE,
-    add_options,
+    REPORT_OPTIONS,
+    RUN_OPTIONS,
+    RUNNER_OPTIONS,
+    SERVE_OPTIONS,
 )
 from .outputs import check_out
-from .parsers import number, parse_duration, port, whole
 
 __all__ = ["main"]
 
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 CEILING_LOCUSTFILE = LOCUSTFILE.with_name("ceiling_locustfile.py")  # the same user under the ceiling search's shape
-#: One machine's worth: each user holds its own connection. More users: Locust's --master/--worker across machines.
-MAX_USERS = 10_000
-MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
-users = whole(minimum=1, maximum=MAX_USERS, unit=" (each user holds its own connection)")
-spawn_rate = number(f"users per second from 0.001 to {MAX_USERS}", lambda n: 0.001 <= n <= MAX_USERS)
-workers = whole(minimum=0, maximum=MAX_WORKERS, unit=" processes on this machine")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line (exit 2) instead of usage + message."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"loadtest: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        print(error_line(f"{message} (see {self.prog} --help)"), file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
@@ -59,11 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         description="The docs' partition stress test: create a test table, seed it, load one partition, "
         "compare GET/PUT entities/s with the target. Unknown options go to Locust.",
     )
-    run.add_argument("-u", "--users", default="10", help=f"concurrent Locust users (default 10, at most {MAX_USERS})")
-    run.add_argument("-r", "--spawn-rate", default="2", help="users started per second (default 2)")
-    run.add_argument("-t", "--duration", default="60s", help="how long the load runs: 90, 90s, 2m, 1h30m (default 60s)")
-    _runner_options(run)
-    add_options(run)
+    add_options(run, RUN_OPTIONS + RUNNER_OPTIONS, "how Locust runs")
+    add_options(run, OPTIONS)
     ceiling = commands.add_parser(
         "ceiling",
         help="step the offered load up until the partition gives way: its sustained ceiling and what limited it",
@@ -71,42 +65,26 @@ def _parser() -> argparse.ArgumentParser:
         "serves under 95%% of what it offered, throttles over 1%% of its attempts or its corrected p99 passes --max-p99. "
         "Each user offers a fixed share; the steps add users. Unknown options go to Locust.",
     )
-    _runner_options(ceiling)
-    add_options(ceiling)
-    add_options(ceiling, CEILING_OPTIONS)
+    add_options(ceiling, RUNNER_OPTIONS, "how Locust runs")
+    add_options(ceiling, OPTIONS)
+    add_options(ceiling, CEILING_OPTIONS, "the steps")
     compare = commands.add_parser(
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",
         description="Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "
         "option given here, and writes comparison.html. Use --rate for the same offered load in each run.",
     )
-    compare.add_argument("--strategies", required=True, help="comma list, e.g. single,hash-prefix:16,guid,append-only")
-    compare.add_argument(
-        "--out", default="", help="folder for comparison.html and one folder per run (default reports/compare-<id>)"
-    )
+    add_options(compare, COMPARE_OPTIONS, "the comparison")
     emulator = commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
-    emulator.add_argument("--upstream", required=True, help="the table service, e.g. http://127.0.0.1:10002")
-    emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    emulator.add_argument("--port", default="10102", help="port to listen on (default 10102)")
-    add_options(emulator, EMULATOR_OPTIONS)
+    add_options(emulator, SERVE_OPTIONS, "where it listens")
+    add_options(emulator, EMULATOR_OPTIONS, "its budgets")
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
-    report.add_argument("path", help="a run's folder (reports/<run-id>) or its results.json")
+    add_options(report, REPORT_OPTIONS, "the run")
     commands.add_parser(
         "locustfile",
         help='print the path of the locustfile this package carries: locust -f "$(loadtest locustfile)"',
     )
     return parser
-
-
-def _runner_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--workers",
-        default="0",
-        help=f"Locust worker processes beside the master (Locust's --processes; 0 = one process; at most {MAX_WORKERS})",
-    )
-    parser.add_argument("--web", action="store_true", help="open Locust's web UI instead of running headless")
-    parser.add_argument("--web-host", default="127.0.0.1", help="web UI address (default 127.0.0.1)")
-    parser.add_argument("--web-port", default="8089", help="web UI port (default 8089)")
 
 
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
@@ -153,10 +131,8 @@ def _check_web(host: str, web_port: int) -> None:
 
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     """Validate everything (one line, exit 2 on bad input), then hand over to Locust: nothing is sent before."""
-    if ns.command == "run":
-        ns.users, ns.spawn_rate = users("--users", ns.users), spawn_rate("--spawn-rate", ns.spawn_rate)
-        ns.duration = parse_duration(ns.duration)
-    ns.workers, ns.web_port = workers("--workers", ns.workers), port("--web-port", ns.web_port)
+    for opt in (RUN_OPTIONS if ns.command == "run" else ()) + RUNNER_OPTIONS:
+        setattr(ns, opt.dest, opt.value(ns))
     settings = Settings.from_options(ns)  # every rule checked before anything starts
     if ns.command == "ceiling":
         _check_search(ns, settings, extra)
@@ -182,7 +158,7 @@ SHAPE_SETS = ("-u", "--users", "-r", "--spawn-rate", "--hatch-rate", "-t", "--ru
 
 def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) -> None:
     """The search's own rules: its plan, and no other offered load, users or time beside its steps."""
-    from .ceiling import Plan
+    from .ceiling.plan import Plan
 
     for arg in extra:
         if arg.split("=", 1)[0] in SHAPE_SETS:
@@ -208,21 +184,23 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     from .lifecycle import new_run_id
     from .report import render_comparison
 
-    strategies = [s.strip() for s in ns.strategies.split(",") if s.strip()]
+    given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS}
+    strategies = [s.strip() for s in given["strategies"].split(",") if s.strip()]
     if "--key-strategy" in run_args:
         raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
-    out = Path(ns.out or Path("reports") / f"compare-{new_run_id()}")
+    out = Path(given["out"] or Path("reports") / f"compare-{new_run_id()}")
     comparison = compare(strategies, run_args, out)
     print(f"Comparison: {render_comparison(comparison, out)}\n  {comparison.recommendation}")
     return EXIT_OK
 
 
 def emulate(ns: argparse.Namespace) -> int:
-    from .emulator import Budgets
-    from .emulator_relay import serve
+    from .emulator.budgets import Budgets
+    from .emulator.relay import serve
 
     budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
-    serve(ns.upstream, ns.host, port("--port", ns.port), budgets)
+    where = {opt.dest: opt.value(ns) for opt in SERVE_OPTIONS}
+    serve(where["upstream"], where["host"], where["port"], budgets)
     return EXIT_OK
 
 
@@ -230,7 +208,7 @@ def report(ns: argparse.Namespace) -> int:
     from .report import render
     from .results import Results
 
-    path = Path(ns.path)
+    path = Path(REPORT_OPTIONS[0].value(ns))
     results_file = path / "results.json" if path.is_dir() else path
     if not results_file.is_file():
         raise UsageError(f"{ns.path}: no results.json there; give a run's folder (reports/<run-id>) or its results.json")
@@ -262,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     except ToolError as err:
-        print(f"loadtest: error: {err}", file=sys.stderr)
+        print(error_line(str(err)), file=sys.stderr)
         return err.exit_code
 
 

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RunError, UsageError
+from .connection_string import CONNECTION_STRING_ENV
+from .exit_codes import RunError, UsageError
 from .keys import key_strategy
-from .options import CONNECTION_STRING_ENV
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]

@@ -9,17 +9,18 @@ import argparse
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .emulator import Budgets
+from .emulator.budgets import Budgets
 from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
-from .errors import UsageError
+from .exit_codes import UsageError
 from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
-from .options import OPTIONS, PROFILES, namespace
+from .options import OPTIONS
+from .profiles import PROFILES
 from .redact import redact
 from .results import FindingKind
 from .retry import RetryStrategy
 
-__all__ = ["USER_SETTINGS", "Settings"]
+__all__ = ["USER_SETTINGS", "Settings", "namespace"]
 
 #: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's).
 USER_SETTINGS = ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix", "scan_size")
@@ -148,3 +149,10 @@ class Settings:
             if isinstance(shown[opt.dest], str):
                 shown[opt.dest] = redact(shown[opt.dest])  # e.g. an --account-url carrying a SAS
         return shown
+
+
+def namespace(**overrides: Any) -> argparse.Namespace:
+    """Defaults for every option, with overrides: what a User class falls back to outside a run."""
+    values = {opt.dest: opt.default for opt in OPTIONS}
+    values.update(overrides)
+    return argparse.Namespace(**values)

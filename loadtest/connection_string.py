@@ -10,11 +10,19 @@ from typing import NoReturn
 
 from azure.core.credentials import AzureNamedKeyCredential, AzureSasCredential
 
-from .errors import UsageError
+from .exit_codes import UsageError
 from .parsers import http_url
 from .redact import AZURITE_ACCOUNT, AZURITE_KEY
 
-__all__ = ["CONNECTION_STRING_FORMS", "canonical_connection_string", "check_connection_string", "parse_connection_string"]
+__all__ = [
+    "CONNECTION_STRING_ENV",
+    "FROM_FLAG_ENV",
+    "SECRET_ON_COMMAND_LINE",
+    "CONNECTION_STRING_FORMS",
+    "canonical_connection_string",
+    "check_connection_string",
+    "parse_connection_string",
+]
 
 #: The settings a connection string may hold (names match in any case). Other services' endpoints are
 #: allowed, as the portal's SAS strings carry them, and ignored.
@@ -27,6 +35,12 @@ CONNECTION_STRING_FORMS = (
     "AccountName, or SharedAccessSignature; or UseDevelopmentStorage=true alone"
 )
 _DEVELOPMENT_ENDPOINT = f"http://127.0.0.1:10002/{AZURITE_ACCOUNT}"  # UseDevelopmentStorage=true: Azurite's default
+
+CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
+FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
+SECRET_ON_COMMAND_LINE = (
+    f"--connection-string on the command line is visible to other local users (ps); set ${CONNECTION_STRING_ENV} instead"
+)
 
 
 def parse_connection_string(

@@ -29,7 +29,7 @@ from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner, Runner, 
 from .generator_cpu import CpuMeter
 from .integrity import Ledger
 from .metrics import PartitionMetrics
-from .workload import WorkloadProfile
+from .request_profile import RequestProfile
 
 __all__ = ["Cluster"]
 
@@ -48,7 +48,7 @@ log = logging.getLogger("loadtest")
 class Cluster:
     """This process's side of the master/worker exchange, and the per-second samples."""
 
-    def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, workload: WorkloadProfile) -> None:
+    def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, workload: RequestProfile) -> None:
         self.environment, self.metrics, self.ledger, self.workload = environment, metrics, ledger, workload
         self.samples: dict[int, dict[str, float]] = {}  # second -> users, this process's cpu %
         self.cpu = CpuMeter()
@@ -65,7 +65,7 @@ class Cluster:
         environment: Environment,
         metrics: PartitionMetrics,
         ledger: Ledger,
-        workload: WorkloadProfile,
+        workload: RequestProfile,
         *,
         on_join: Callable[[dict[str, Any]], None],
     ) -> Cluster:

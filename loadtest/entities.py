@@ -7,9 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import UsageError
+from .exit_codes import UsageError
 
-__all__ = ["MAX_KEY_BYTES", "EntityShape", "batch_bytes", "check_batch", "entity_bytes", "validate_entity", "validate_key"]
+__all__ = [
+    "MAX_KEY_BYTES",
+    "MAX_PAGE_ENTITIES",
+    "EntityShape",
+    "batch_bytes",
+    "check_batch",
+    "entity_bytes",
+    "validate_entity",
+    "validate_key",
+]
 
 #: Keys are strings of at most 1 KiB; the service stores them as UTF-16 (512 BMP characters).
 MAX_KEY_BYTES = 1024
@@ -36,6 +45,7 @@ MAX_ENTITY_BYTES = 1024 * 1024
 MAX_BATCH_OPERATIONS = 100
 MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_PROPERTIES = 255  # including PartitionKey, RowKey and Timestamp
+MAX_PAGE_ENTITIES = 1000  # a query's answer holds at most this many; a continuation token asks for the rest
 FILTERED = "n"  # the property the tool adds to every entity: filtered scans select on it
 
 

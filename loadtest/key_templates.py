@@ -7,7 +7,7 @@ import math
 import re
 from itertools import product
 
-from .errors import UsageError
+from .exit_codes import UsageError
 
 __all__ = ["MAX_TEMPLATE_KEYS", "template_keys"]
 

@@ -12,7 +12,7 @@ from itertools import count
 from typing import Any
 
 from .entities import MAX_KEY_BYTES, validate_key
-from .errors import UsageError
+from .exit_codes import UsageError
 from .key_templates import MAX_TEMPLATE_KEYS, template_keys
 from .skew import Skew, parse_skew
 

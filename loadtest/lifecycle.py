@@ -1,9 +1,8 @@
 """The stress test's lifecycle on Locust's events: the docs' four steps around Locust's runner.
 
-``init``: validate the settings, reach the target (starting Azurite when none is given),
-create and seed the test table (once, never on a worker). ``test_stop``: results, verdict
-and report. ``quitting``: stop the test if it still runs (Ctrl-C, SIGTERM), delete the
-table unless kept, stop Azurite, and set the exit code.
+``init``: validate the settings, reach the target (starting Azurite when none is given), create and seed the test
+table (once, never on a worker). ``test_stop``: results, verdict and report. ``quitting``: stop the test if it still
+runs (Ctrl-C, SIGTERM), delete the table unless kept, stop Azurite, and set the exit code.
 """
 
 from __future__ import annotations
@@ -25,22 +24,23 @@ import gevent
 from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 
-from . import summary, webui, wrapup
-from .ceiling_shape import CeilingShape
-from .config import Settings
+from . import summary, wrapup
+from .ceiling.shape import CeilingShape
+from .config import Settings, namespace
+from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
-from .errors import EXIT_OK, EXIT_RUN_FAILED, ToolError
+from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
-from .options import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE, namespace
 from .outputs import check_out
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import redact, redact_every_handler
+from .report import live
+from .request_profile import RequestProfile
 from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
 from .verdict import checks_for, exit_code
-from .workload import WorkloadProfile
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 
@@ -89,12 +89,14 @@ def current_run(environment: Environment) -> StressRun:
     try:
         return _RUNS[environment]
     except KeyError:
-        raise RuntimeError("no stress test on this environment: call loadtest.lifecycle.register(environment) in init") from None
+        raise RuntimeError(
+            "no stress test on this environment: import from loadtest in the locustfile, or call loadtest.register(environment)"
+        ) from None
 
 
 def _fail(err: ToolError) -> None:
     """One line and the contract's exit code."""
-    print(f"loadtest: error: {redact(str(err))}", file=sys.stderr, flush=True)
+    print(error_line(redact(str(err))), file=sys.stderr, flush=True)
     sys.exit(err.exit_code)
 
 
@@ -110,7 +112,7 @@ def register(environment: Environment) -> StressRun | None:
     environment.stop_timeout = environment.stop_timeout or STOP_TIMEOUT_S
     ledger = Ledger.register(environment)
     metrics = PartitionMetrics.register(environment)
-    workload = WorkloadProfile.register(environment)  # its test_stop before the cluster's last drain
+    workload = RequestProfile.register(environment)  # its test_stop before the cluster's last drain
     cluster = Cluster.register(environment, metrics, ledger, workload, on_join=lambda data: _join_run(environment, cluster, data))
     if isinstance(environment.runner, WorkerRunner):
         gevent.signal_handler(signal.SIGINT, _interrupted)
@@ -140,16 +142,14 @@ def register(environment: Environment) -> StressRun | None:
     events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
-    webui.register(environment, run)
+    live.register(environment, run)
     return run
 
 
 def _for_workers(run: StressRun) -> dict[str, Any]:
-    """What a worker needs to join: the table and settings, never a secret of the user's.
-
-    Only the embedded Azurite's connection string travels (its key is the emulator's public
-    one); workers of a real account take theirs from their own environment.
-    """
+    """What a worker needs to join: the table and settings, never a secret of the user's. Only the embedded
+    Azurite's connection string travels (its key is public); workers of a real account take theirs from their own
+    environment."""
     return {
         "run_id": run.run_id,  # the workers' client request ids carry it
         "table": run.table.name,
@@ -209,7 +209,7 @@ def _on_signal(run: StressRun, environment: Environment, signum: int) -> None:
 def _abandon_before_load(run: StressRun, environment: Environment, name: str) -> None:
     done = abandon(run.target, run.table, keep_table=run.settings.keep_table)
     environment.runner.quit()
-    print(f"loadtest: error: interrupted ({name}) before the load started: nothing was measured; {done}", file=sys.stderr)
+    print(error_line(f"interrupted ({name}) before the load started: nothing was measured; {done}"), file=sys.stderr)
     raise SystemExit(EXIT_RUN_FAILED)  # a system error: gevent hands it to the main greenlet
 
 

@@ -1,12 +1,11 @@
-"""The ``locust -f loadtest/locustfile.py`` entry: the tool's options and listeners, and its user.
+"""The ``locust -f loadtest/locustfile.py`` entry: the tool's user, with its options and listeners.
 
-``loadtest run`` runs this same file through Locust's own runner. For your own users, write
-a locustfile that imports ``loadtest.plugin`` and subclasses ``loadtest.users.TableUser``.
+``loadtest run`` runs this same file through Locust's own runner. For your own users, write a locustfile that
+subclasses ``loadtest.TableUser`` (``from loadtest import TableUser``: that import registers the options too).
 """
 
 from __future__ import annotations
 
-import loadtest.plugin  # noqa: F401  (registers the options and listeners)
-from loadtest.users import HotPartitionUser
+from loadtest import HotPartitionUser
 
 __all__ = ["HotPartitionUser"]

@@ -20,16 +20,15 @@ import base64
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import datasketches as ds
 from hdrh.histogram import HdrHistogram
 from locust.env import Environment
 
-from .results import COUNTERS, OTHER
+from .buckets import OTHER, Bucket, BucketKey, fold
 
-__all__ = ["Bucket", "BucketKey", "PartitionMetrics", "TOP_K", "fold", "new_histogram"]
+__all__ = ["PartitionMetrics", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
 LATENCY_MAX_US = 3_600_000_000  # one hour
 TOP_K = 50  # PartitionKeys kept exactly, per second
@@ -37,61 +36,18 @@ COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late m
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 LATE_MS = 10.0  # an open-loop operation that starts this much after it was due is late
 
-BucketKey = tuple[int, str, str]  # (second, partition, op class)
-
 
 def new_histogram() -> HdrHistogram:
     return HdrHistogram(1, LATENCY_MAX_US, 2)
 
 
-@dataclass(slots=True)
-class Bucket:
-    """One second of one op class on one partition (or on the ``OTHER`` partitions together)."""
-
-    requests: int = 0
-    failures: int = 0
-    entities: int = 0  # served: entities of operations that succeeded
-    offered: int = 0  # asked for: every operation's entities, failed ones included
-    estimated: int = 0  # of the entities, those counted from what the run knows (filtered scans)
-    attempts: int = 0
-    throttled: int = 0
-    backoff_ms: int = 0  # time the retry strategy spent waiting
-    scheduled: int = 0  # open loop: operations sent with a time they were due
-    late: int = 0  # of those, started LATE_MS or more after it
-    dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
-    errors: Counter[str] = field(default_factory=Counter)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**{name: getattr(self, name) for name in COUNTERS}, "errors": dict(self.errors)}
-
-    def merge(self, data: Mapping[str, Any]) -> None:
-        """Add a bucket's ``to_dict`` form (from a worker)."""
-        for name in COUNTERS:
-            setattr(self, name, getattr(self, name) + data.get(name, 0))
-        self.errors.update(data.get("errors", {}))
-
-    def add(self, other: Bucket) -> None:
-        self.merge(other.to_dict())
+def ms_at(hist: HdrHistogram, percentile: float) -> float:
+    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty."""
+    return round(hist.get_value_at_percentile(percentile) / 1000.0, 2) if hist.get_total_count() else 0.0
 
 
-def fold(
-    buckets: Mapping[BucketKey, Bucket], *, keep: frozenset[str], before: int
-) -> tuple[dict[BucketKey, Bucket], Counter[tuple[int, str]]]:
-    """New buckets where seconds before ``before`` keep only the ``keep`` keys apart; the rest are added
-    into ``OTHER``. Also the folded entities by (second, first key character): the key range they fall in.
-    """
-    out: dict[BucketKey, Bucket] = {}
-    ranges: Counter[tuple[int, str]] = Counter()
-    for key, bucket in buckets.items():
-        second, partition, op_class = key
-        if second < before and partition not in keep and partition != OTHER:
-            key = (second, OTHER, op_class)
-            ranges[(second, partition[:1])] += bucket.entities
-        into = out.get(key)
-        if into is None:
-            into = out[key] = Bucket()
-        into.add(bucket)
-    return out, ranges
+def max_ms(hist: HdrHistogram) -> float:
+    return round(hist.get_max_value() / 1000.0, 2)
 
 
 def _b64(raw: bytes) -> str:

@@ -1,8 +1,8 @@
-"""The one table of table operations: each one's op class, request name and what the clients need.
+"""The one table of table operations: each one's op class, request name and what the transports need.
 
-Everything else reads it: ``--mix`` and ``--batch-mix`` validation, the client (request names,
-op classes, the SDK's call and update mode), the users' dispatch, the emulator's and report's
-wording. An operation added here is an operation everywhere.
+Everything else reads it: ``--mix`` and ``--batch-mix`` validation, the session (request names, op classes),
+the transports (the SDK's call and update mode), the users' dispatch (the method marked ``performs`` for each
+mix operation), the emulator's and report's wording. An operation added here is an operation everywhere.
 """
 
 from __future__ import annotations
@@ -32,11 +32,6 @@ class Operation:
     in_batch: bool = False  # may stand inside an entity group transaction
     reach: str = ""  # a read's kind (query_reach.REACHES): point, range, partitions, table; "" for a write
     in_mix: bool = True  # --mix may name it (the application's own queries are tasks of a user class)
-
-    @property
-    def task(self) -> str:
-        """The TableUser method that performs it."""
-        return "do_" + self.name.replace("-", "_")
 
 
 _GET, _PUT = OpClass.GET, OpClass.PUT

@@ -12,16 +12,16 @@ from .arrivals import ARRIVALS
 from .checklist import CHECKLIST
 from .connection_string import check_connection_string
 from .entities import validate_key
-from .errors import UsageError
-from .parsers import http_url, parse_duration, text
+from .exit_codes import UsageError
+from .parsers import http_url, text
+from .profiles import PROFILES
 from .results import FindingKind
 from .retry import RetryStrategy, parse_retry
 from .skew import parse_skew
-from .transport import CLIENTS
+from .transports.base import TRANSPORTS
 
 __all__ = [
     "FAIL_ON",
-    "PROFILES",
     "account_url",
     "arrivals",
     "client",
@@ -31,12 +31,9 @@ __all__ = [
     "profile",
     "retry",
     "skew",
-    "step_time",
     "table",
 ]
 
-#: Scalability targets (entities/s) by profile: today's docs and the 2011-2014 docs.
-PROFILES: dict[str, tuple[int, int]] = {"current": (2000, 20000), "legacy": (500, 5000)}
 # --fail-on's kinds: the design's figures, and the docs' checklist
 FAIL_ON = (*(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND")), *CHECKLIST)
 
@@ -94,21 +91,10 @@ def arrivals(flag: str, value: Any) -> str:
 
 
 def client(flag: str, value: Any) -> str:
-    if value not in CLIENTS:
-        raise UsageError(f"{flag} {value!r}: valid clients: {', '.join(CLIENTS)}")
+    if value not in TRANSPORTS:
+        raise UsageError(f"{flag} {value!r}: valid clients: {', '.join(TRANSPORTS)}")
     return str(value)
 
 
 def retry(flag: str, value: Any) -> RetryStrategy:
     return parse_retry(str(value))  # names --retry and its forms
-
-
-MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
-
-
-def step_time(flag: str, value: Any) -> int:
-    """A ceiling step's duration, in Locust's forms, long enough to be measured."""
-    seconds = parse_duration(str(value), flag)
-    if seconds < MIN_STEP_S:
-        raise UsageError(f"{flag} {value!r}: a step must run at least {MIN_STEP_S} s to be measured; valid: 3s, 10s, 1m…")
-    return seconds

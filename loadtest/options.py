@@ -1,32 +1,31 @@
-"""Each option of the tool declared once: flags, help, default and parser.
+"""Every option of the tool declared once (flags, help, default, parser), and every limit on their values.
 
-``loadtest run`` and Locust's own parser (through ``init_command_line_parser``) both register
-them from ``OPTIONS``, so the web UI's start form, ``locust -f`` and ``loadtest run`` accept the
-same flags; ``loadtest emulator`` registers ``EMULATOR_OPTIONS``, which ``run`` has as
-``--emulator-*``. ``config.Settings`` parses them all.
+``loadtest run`` and Locust's own parser (through ``init_command_line_parser``) both register the stress test's
+``OPTIONS``, so the web UI's start form, ``locust -f`` and ``loadtest run`` accept the same flags; ``loadtest
+emulator`` registers ``EMULATOR_OPTIONS``, which ``run`` has as ``--emulator-*``. The commands' own options (users,
+duration, workers, the web UI's address, ``compare``, ``emulator`` and ``report``) are here too: ``cli`` declares
+none. ``config.Settings`` parses the stress test's; ``Option.value`` any one.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from . import option_parsers as rules
 from .arrivals import ARRIVALS
-from .emulator import Budgets
+from .connection_string import CONNECTION_STRING_ENV
+from .emulator.budgets import Budgets
 from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
 from .operations import BATCH_OPERATIONS, MIX_OPERATIONS
-from .option_parsers import FAIL_ON, PROFILES
+from .option import Option
+from .option_parsers import FAIL_ON
 from .parsers import (
-    Parse,
+    duration,
     mix,
     non_negative,
     number,
     optional,
-    parse_mix,
+    port,
     positive,
     property_names,
     share,
@@ -35,74 +34,93 @@ from .parsers import (
     text,
     whole,
 )
+from .profiles import DEFAULT_PROFILE, PROFILES
 from .retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy
 from .skew import SKEWS
-from .transport import CONNECT_TIMEOUT_S, TIMEOUT_S
+from .target import CONNECT_TIMEOUT_S, TIMEOUT_S
 
 __all__ = [
     "CEILING_OPTIONS",
-    "CONNECTION_STRING_ENV",
+    "COMPARE_OPTIONS",
     "EMULATOR_OPTIONS",
-    "FAIL_ON",
-    "FROM_FLAG_ENV",
-    "SECRET_ON_COMMAND_LINE",
+    "MAX_DURATION_S",
+    "MAX_USERS",
     "OPTIONS",
-    "PROFILES",
-    "Option",
-    "add_options",
-    "namespace",
-    "parse_mix",
+    "REPORT_OPTIONS",
+    "RUNNER_OPTIONS",
+    "RUN_OPTIONS",
+    "SERVE_OPTIONS",
 ]
 
-MAX_SEED_ENTITIES = 1_000_000
-DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
-CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
+# --- the limits on the options' values ------------------------------------------------------
+
+#: One machine's worth: each user holds its own connection. More users: Locust's --master/--worker across machines.
+MAX_USERS = 10_000
+MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
+#: The longest run: a week of per-second buckets is already a soak test, and Locust overflows on far longer spans.
+MAX_DURATION_S = 7 * 24 * 3600
 MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
-FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
-SECRET_ON_COMMAND_LINE = (
-    f"--connection-string on the command line is visible to other local users (ps); set ${CONNECTION_STRING_ENV} instead"
+MAX_SEED_ENTITIES = 1_000_000
+MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
+
+DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
+
+# --- the commands' own options (Locust's users, time and processes, as loadtest run sets them) -------------
+
+#: ``loadtest run``'s users and time (Locust's ``-u``, ``-r``, ``-t``; a ceiling search sets them itself).
+RUN_OPTIONS: tuple[Option, ...] = (
+    Option(
+        ("-u", "--users"),
+        f"concurrent Locust users (default 10, at most {MAX_USERS:,})",
+        10,
+        whole(minimum=1, maximum=MAX_USERS, unit=" (each user holds its own connection)"),
+        locust=False,
+    ),
+    Option(
+        ("-r", "--spawn-rate"),
+        "users started per second (default 2)",
+        2,
+        number(f"users per second from 0.001 to {MAX_USERS}", lambda n: 0.001 <= n <= MAX_USERS),
+        locust=False,
+    ),
+    Option(
+        ("-t", "--duration"),
+        "how long the load runs: 90, 90s, 2m, 1h30m (default 60s)",
+        "60s",
+        duration(maximum=MAX_DURATION_S),
+        locust=False,
+    ),
+)
+#: How ``loadtest run`` and ``loadtest ceiling`` run Locust: processes, and headless or its web UI.
+RUNNER_OPTIONS: tuple[Option, ...] = (
+    Option(
+        ("--workers",),
+        f"Locust worker processes beside the master (Locust's --processes; 0 = one process; at most {MAX_WORKERS})",
+        0,
+        whole(minimum=0, maximum=MAX_WORKERS, unit=" processes on this machine"),
+        locust=False,
+    ),
+    Option(("--web",), "open Locust's web UI instead of running headless", False, switch, locust=False),
+    Option(("--web-host",), "web UI address (default 127.0.0.1)", "127.0.0.1", locust=False),
+    Option(("--web-port",), "web UI port (default 8089)", 8089, port, locust=False),
+)
+#: ``loadtest compare``'s own (the rest go to each run).
+COMPARE_OPTIONS: tuple[Option, ...] = (
+    Option(("--strategies",), "comma list, e.g. single,hash-prefix:16,guid,append-only", locust=False, required=True),
+    Option(("--out",), "folder for comparison.html and one folder per run (default reports/compare-<id>)", locust=False),
+)
+#: ``loadtest emulator``'s address and upstream (its budgets: ``EMULATOR_OPTIONS``).
+SERVE_OPTIONS: tuple[Option, ...] = (
+    Option(("--upstream",), "the table service, e.g. http://127.0.0.1:10002", locust=False, required=True),
+    Option(("--host",), "address to listen on (default 127.0.0.1)", "127.0.0.1", locust=False),
+    Option(("--port",), "port to listen on (default 10102)", 10102, port, locust=False),
+)
+#: ``loadtest report PATH``.
+REPORT_OPTIONS: tuple[Option, ...] = (
+    Option(("path",), "a run's folder (reports/<run-id>) or its results.json", parse=text, locust=False),
 )
 
-
-@dataclass(frozen=True)
-class Option:
-    """One command-line option: flags, help, default and parser, registered alike with argparse and Locust."""
-
-    flags: tuple[str, ...]
-    help: str
-    default: Any = ""
-    parse: Parse = text
-    show: Callable[[Any], Any] = lambda value: value  # the parsed value as a report shows it (and parses back)
-    secret: bool = False  # never in the web UI's form or a report
-    env: str | None = None  # read from this environment variable when not given
-    blank: bool = False  # an empty value is a value (an empty PartitionKey), not "use the default"
-
-    @property
-    def dest(self) -> str:
-        return self.flags[0].lstrip("-").replace("-", "_")
-
-    @property
-    def is_switch(self) -> bool:
-        return self.parse is switch
-
-    @property
-    def locust_env(self) -> str:
-        """Locust's convention: ``--partition-target`` is also ``LOCUST_PARTITION_TARGET``."""
-        return f"LOCUST_{self.dest.upper()}"
-
-    def value(self, options: argparse.Namespace) -> Any:
-        """This option's parsed value: given, else ``LOCUST_<OPTION>``, else its own variable, else its default
-        (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not)."""
-        raw, given = getattr(options, self.dest, None), self.flags[0]
-        if raw is None or (raw == "" and not self.blank):
-            for name in (self.locust_env, self.env):
-                if name and os.environ.get(name):
-                    raw, given = os.environ[name], f"${name}"  # an error names where the bad value came from
-                    break
-            else:
-                raw = self.default
-        return self.parse(given, raw)
-
+# --- the stress test's options ----------------------------------------------------------------
 
 #: The emulator's options, with its own defaults: ``loadtest emulator --X`` and ``loadtest run --emulator-X``.
 EMULATOR_OPTIONS: tuple[Option, ...] = (
@@ -130,8 +148,18 @@ EMULATOR_OPTIONS: tuple[Option, ...] = (
 CEILING_OPTIONS: tuple[Option, ...] = (
     Option(("--ceiling-start",), "offered operations/s of the first step", 100, whole(minimum=1)),
     Option(("--ceiling-step",), "operations/s each step adds", 100, whole(minimum=1)),
-    Option(("--ceiling-max",), "offered operations/s of the last step, at most", 20_000, whole(minimum=1)),
-    Option(("--step-time",), "how long each step runs: 10, 10s, 1m (at least 3 s)", "10s", rules.step_time),
+    Option(
+        ("--ceiling-max",),
+        "offered operations/s of the last step, at most (default: the account's target)",
+        PROFILES[DEFAULT_PROFILE].account,
+        whole(minimum=1),
+    ),
+    Option(
+        ("--step-time",),
+        f"how long each step runs: 10, 10s, 1m (at least {MIN_STEP_S} s)",
+        "10s",
+        duration(maximum=MAX_DURATION_S, minimum=MIN_STEP_S, why=f"a step must run at least {MIN_STEP_S} s to be measured"),
+    ),
     Option(
         ("--max-p99",),
         "a step is good while its corrected p99 (from when each operation was due) stays at or under this many ms",
@@ -200,7 +228,13 @@ OPTIONS: tuple[Option, ...] = (
         whole(minimum=1, maximum=MAX_BATCH_OPERATIONS, unit=" (an entity group transaction holds at most 100 operations)"),
     ),
     Option(("--scan-size",), "rows a row range scan asks for", 100, whole(minimum=1)),
-    Option(("--profile",), "scalability targets: current (2000/20000) or legacy (500/5000)", "current", rules.profile),
+    Option(
+        ("--profile",),
+        "scalability targets (entities/s per partition/account): "
+        + " or ".join(f"{name} ({t.partition}/{t.account})" for name, t in PROFILES.items()),
+        DEFAULT_PROFILE,
+        rules.profile,
+    ),
     Option(("--partition-target",), "entities/s per partition (default: the profile's)", None, optional(whole(minimum=1))),
     Option(("--account-target",), "entities/s per account (default: the profile's)", None, optional(whole(minimum=1))),
     Option(
@@ -230,8 +264,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--keep-table",), "keep the test table after the run", False, switch),
     Option(
         ("--client",),
-        "table client: fast (a lean REST client, about 4x cheaper per operation) or sdk (azure-data-tables: "
-        "the latencies an application sees through the SDK)",
+        "the transport under each user's table session: fast (the lean REST transport, about 4x cheaper per operation) "
+        "or sdk (azure-data-tables: the latencies an application sees through the SDK)",
         "fast",
         rules.client,
     ),
@@ -263,35 +297,3 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
 )
-
-
-def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...] = OPTIONS) -> None:
-    """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``).
-
-    Locust's parser gives each its ``LOCUST_<OPTION>`` variable and reads ``locust.conf`` / ``--config``, with
-    Locust's precedence (command line, environment, config file, default). ``loadtest run``'s parser leaves
-    options not given at ``None``, so that only what was given reaches Locust's command line.
-    """
-    locust_parser = hasattr(parser, "args_included_in_web_ui")
-    # Locust's parser takes its web-UI keywords on add_argument itself, not on groups
-    group = parser if locust_parser else parser.add_argument_group("partition-stress")
-    for opt in options:
-        if any(flag in getattr(parser, "_option_string_actions", {}) for flag in opt.flags):
-            continue  # Locust's own --profile has the same dest: its value is ours
-        # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
-        kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help.replace("%", "%%")}
-        if opt.is_switch:
-            kwargs.update(action="store_true", default=False if locust_parser else None)
-        else:
-            kwargs.update(type=str, default=("" if opt.default is None else str(opt.default)) if locust_parser else None)
-        if locust_parser:
-            # secrets stay out of the web UI's form: its page would carry the value
-            kwargs.update(include_in_web_ui=not opt.secret, env_var=opt.locust_env)
-        group.add_argument(*opt.flags, **kwargs)
-
-
-def namespace(**overrides: Any) -> argparse.Namespace:
-    """Defaults for every option, with overrides: what a User class falls back to outside a run."""
-    values = {opt.dest: opt.default for opt in OPTIONS}
-    values.update(overrides)
-    return argparse.Namespace(**values)

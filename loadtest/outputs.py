@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import UsageError
+from .exit_codes import UsageError
 
 __all__ = ["check_out", "write_text"]
 

@@ -13,12 +13,11 @@ from urllib.parse import urlsplit
 from locust.util.timespan import parse_timespan
 
 from .entities import MAX_PROPERTIES
-from .errors import UsageError
+from .exit_codes import UsageError
 from .operations import MIX_OPERATIONS
 from .redact import redact
 
 __all__ = [
-    "MAX_DURATION_S",
     "MAX_PROPERTY_NAME",
     "MAX_WEIGHT",
     "Parse",
@@ -27,6 +26,7 @@ __all__ = [
     "non_negative",
     "number",
     "optional",
+    "duration",
     "parse_duration",
     "parse_mix",
     "port",
@@ -41,9 +41,6 @@ __all__ = [
 
 
 Parse = Callable[[str, Any], Any]
-
-#: The longest run: a week of per-second buckets is already a soak test, and Locust overflows on far longer spans.
-MAX_DURATION_S = 7 * 24 * 3600
 
 
 def text(flag: str, value: Any) -> str:
@@ -99,18 +96,31 @@ def optional(parse: Parse) -> Parse:
     return lambda flag, value: None if value in (None, "") else parse(flag, value)
 
 
-def parse_duration(text: str, flag: str = "--duration") -> int:
-    """Seconds from Locust's forms (90, 90s, 2m, 1h30m); positive, at most ``MAX_DURATION_S``."""
+def parse_duration(text: str, flag: str, *, maximum: int) -> int:
+    """Seconds from Locust's forms (90, 90s, 2m, 1h30m); positive, at most ``maximum``."""
     value = str(text).strip()
     try:
         seconds = parse_timespan(value) if re.fullmatch(r"[0-9hms]{1,20}", value) else 0
     except (ValueError, OverflowError):
         seconds = 0
-    if not 0 < seconds <= MAX_DURATION_S:
+    if not 0 < seconds <= maximum:
         raise UsageError(
-            f"{flag} {text!r}: must be a positive time span of at most {MAX_DURATION_S // 3600}h; valid forms: 90, 90s, 2m, 1h30m"
+            f"{flag} {text!r}: must be a positive time span of at most {maximum // 3600}h; valid forms: 90, 90s, 2m, 1h30m"
         )
     return seconds
+
+
+def duration(*, maximum: int, minimum: int = 1, why: str = "") -> Parse:
+    """A time span in Locust's forms, from ``minimum`` to ``maximum`` seconds; ``why`` says why the minimum."""
+
+    def parse(flag: str, value: Any) -> int:
+        seconds = parse_duration(str(value), flag, maximum=maximum)
+        if seconds < minimum:
+            rule = why or f"must be at least {minimum} s"
+            raise UsageError(f"{flag} {value!r}: {rule}; valid: {minimum}s, 10s, 1m…")
+        return seconds
+
+    return parse
 
 
 def http_url(flag: str, value: Any, *, example: str, query: bool = False) -> str:

@@ -1,11 +1,7 @@
-"""Import this in a locustfile to get the tool's options and listeners (the users are yours)::
+"""The tool's options and listeners, registered with Locust's events on import.
 
-import loadtest.plugin  # noqa: F401
-from loadtest.users import TableUser
-
-class OrdersUser(TableUser):
-    key_strategy = "hash-prefix:16"
-    mix = {"read": 80, "upsert": 20}
+``import loadtest`` (``from loadtest import TableUser``) imports it, so a locustfile needs nothing else;
+``import loadtest.plugin`` alone does the same for a locustfile whose users are not the tool's.
 """
 
 from __future__ import annotations
@@ -17,14 +13,15 @@ from locust.argument_parser import LocustArgumentParser
 from locust.env import Environment
 
 from .lifecycle import register
-from .options import CEILING_OPTIONS, add_options
+from .option import add_options
+from .options import CEILING_OPTIONS, OPTIONS
 
 __all__: list[str] = []
 
 
 @events.init_command_line_parser.add_listener
 def _options(parser: LocustArgumentParser, **_: Any) -> None:
-    add_options(parser)
+    add_options(parser, OPTIONS)
     add_options(parser, CEILING_OPTIONS)  # read by the ceiling search's shape, when a locustfile has it
 
 

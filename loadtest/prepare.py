@@ -19,8 +19,8 @@ from dataclasses import replace
 import gevent
 
 from .config import Settings
-from .errors import RunError, ToolError
-from .options import CONNECTION_STRING_ENV, FROM_FLAG_ENV
+from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
+from .exit_codes import RunError, ToolError
 from .table import TestTable
 from .target import Target, resolve_target
 

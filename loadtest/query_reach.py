@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .buckets import OTHER
 from .keys import KeyStrategy
-from .results import OTHER
 
 __all__ = ["REACHES", "Reach", "reach_of"]
 

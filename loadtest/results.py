@@ -15,11 +15,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from .buckets import COUNTERS, OTHER
 from .operations import OpClass
 from .outputs import write_text
 
 __all__ = [
-    "OTHER",
     "AccountRow",
     "Finding",
     "FindingKind",
@@ -30,21 +30,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-OTHER = "#other"  # the untracked partitions together; '#' is forbidden in keys, so never a real PartitionKey
-#: What each second of a partition and op class counts (the metrics' buckets, timeseries.csv's columns).
-COUNTERS = (
-    "requests",
-    "failures",
-    "entities",
-    "offered",
-    "estimated",
-    "attempts",
-    "throttled",
-    "backoff_ms",
-    "scheduled",
-    "late",
-    "dropped",
-)
 TIMESERIES_FIELDS = ("t", "second", "partition", "op_class", *COUNTERS, "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users")
 
 

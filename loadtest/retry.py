@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .errors import UsageError
+from .exit_codes import UsageError
 
 __all__ = ["DEFAULT_RETRY", "RETRY_FORMS", "RetryStrategy", "parse_retry"]
 

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from .errors import UsageError
+from .exit_codes import UsageError
 
 __all__ = ["SKEWS", "Hotspot", "Skew", "Uniform", "Zipfian", "parse_skew"]
 

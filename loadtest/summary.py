@@ -15,10 +15,12 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from . import ceiling
-from .metrics import Bucket, BucketKey, PartitionMetrics, fold, new_histogram
+from .buckets import OTHER, Bucket, BucketKey, fold
+from .ceiling.judge import judged
+from .ceiling.plan import Plan, StepWindow
+from .metrics import PartitionMetrics, max_ms, ms_at, new_histogram
 from .operations import OpClass
-from .results import OTHER, AccountRow, PartitionRow, Results, RunInfo
+from .results import AccountRow, PartitionRow, Results, RunInfo
 
 __all__ = ["PEAK_WINDOW_S", "Phases", "build", "moving_average_peak", "per_partition", "series"]
 
@@ -134,10 +136,6 @@ def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int
     )
 
 
-def _ms(hist: HdrHistogram, p: float) -> float:
-    return round(hist.get_value_at_percentile(p) / 1000.0, 2) if hist.get_total_count() else 0.0
-
-
 def _by_op_class(hists: Mapping[tuple[int, str], HdrHistogram]) -> dict[str, HdrHistogram]:
     merged: dict[str, HdrHistogram] = {}
     for (_, op_class), hist in hists.items():
@@ -157,17 +155,17 @@ def latency_figures(
     for op_class, hist in sorted(merged.items()):
         first_try = first_attempt.get(op_class) or new_histogram()
         figures[op_class] = {
-            "p50_ms": _ms(hist, 50),
-            "p95_ms": _ms(hist, 95),
-            "p99_ms": _ms(hist, 99),
-            "max_ms": round(hist.get_max_value() / 1000.0, 2),
-            "first_attempt_p50_ms": _ms(first_try, 50),
-            "first_attempt_p99_ms": _ms(first_try, 99),
+            "p50_ms": ms_at(hist, 50),
+            "p95_ms": ms_at(hist, 95),
+            "p99_ms": ms_at(hist, 99),
+            "max_ms": max_ms(hist),
+            "first_attempt_p50_ms": ms_at(first_try, 50),
+            "first_attempt_p99_ms": ms_at(first_try, 99),
         }
         due = due_by_class.get(op_class)
         if due is not None and due.get_total_count():
-            top = round(due.get_max_value() / 1000.0, 2)
-            figures[op_class].update(corrected_p50_ms=_ms(due, 50), corrected_p99_ms=_ms(due, 99), corrected_max_ms=top)
+            top = max_ms(due)
+            figures[op_class].update(corrected_p50_ms=ms_at(due, 50), corrected_p99_ms=ms_at(due, 99), corrected_max_ms=top)
     return figures
 
 
@@ -207,11 +205,7 @@ def timeseries(
     rows = []
     for (second, partition, op_class), bucket in sorted(buckets.items()):
         hist = latency.get((second, op_class))
-        p50, p95, p99, top = (
-            (_ms(hist, 50), _ms(hist, 95), _ms(hist, 99), round(hist.get_max_value() / 1000.0, 2))
-            if hist is not None
-            else (0.0,) * 4
-        )
+        p50, p95, p99, top = (ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)) if hist is not None else (0.0,) * 4
         rows.append(
             {
                 "t": second - first,
@@ -254,7 +248,7 @@ def build(
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
-    search: tuple[ceiling.Plan, list[ceiling.StepWindow], bool] | None = None,
+    search: tuple[Plan, list[StepWindow], bool] | None = None,
 ) -> Results:
     """The run's results from what the metrics counted, the per-second samples, the workers' record, the workload
     profile's figures and a ceiling search's steps (``CeilingShape.ran``), judged again now that all counts are in."""
@@ -295,6 +289,6 @@ def build(
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },
-        ceiling=ceiling.judged(*search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
+        ceiling=judged(*search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )

@@ -23,12 +23,14 @@ from azure.data.tables import TableClient, TableEntity
 from gevent.pool import Pool
 
 from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes, filtered_value
-from .errors import RunError, ServiceError
+from .exit_codes import RunError
+from .failures import SDK_ERRORS, explain
 from .keys import KeyStrategy
 from .operations import OPERATIONS
-from .rest import RestTransport
 from .retry import parse_retry
-from .target import SDK_ERRORS, Target, explain
+from .service_errors import ServiceError
+from .target import Target
+from .transports.rest import RestTransport
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -131,7 +133,7 @@ class TestTable:
 
         pool = Pool(SEED_CONCURRENCY)
         try:
-            with _progress(progress, count, keys.spec) as advance:
+            with _Progress(progress, count, keys.spec) as advance:
                 for written in pool.imap_unordered(write, batches):
                     self.seeded += written
                     advance(written)
@@ -218,7 +220,7 @@ class _Quiet:
         pass
 
 
-class _progress:
+class _Progress:
     """A rich progress bar on a terminal, one log line elsewhere."""
 
     def __init__(self, enabled: bool, total: int, partition_key: str) -> None:

@@ -1,5 +1,5 @@
 """Where the table lives and how to sign in: an embedded Azurite, a connection string, or an
-account URL with Azure AD; and what a failure to reach or sign in to it means, in one line.
+account URL with Azure AD; and how long an attempt waits for it.
 """
 
 from __future__ import annotations
@@ -12,34 +12,28 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from azure.core.credentials import AccessToken, AzureNamedKeyCredential, AzureSasCredential
-from azure.core.exceptions import (
-    ClientAuthenticationError,
-    HttpResponseError,
-    ServiceRequestError,
-    ServiceRequestTimeoutError,
-    ServiceResponseError,
-    ServiceResponseTimeoutError,
-)
 from azure.data.tables import TableClient, TableServiceClient
 
-from .azurite import EmbeddedAzurite, EmulatorProcess
+from .azurite import EmbeddedAzurite
 from .connection_string import canonical_connection_string, parse_connection_string
-from .errors import CONNECTION_ERROR, TIMEOUT, RunError, ServiceError, service_code
+from .emulator.process import EmulatorProcess
+from .exit_codes import RunError
 from .redact import AZURITE_ACCOUNT, redact
-from .transport import CONNECT_TIMEOUT_S, TIMEOUT_S
 
 if TYPE_CHECKING:
     from azure.core.credentials import TokenCredential
 
-    from .emulator import Budgets
+    from .emulator.budgets import Budgets
 
-__all__ = ["Target", "TargetKind", "error_code_of", "explain", "resolve_target"]
+__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "resolve_target"]
 
 STORAGE_SCOPE = "https://storage.azure.com/.default"
 TOKEN_RENEW_S = 300
 
-#: What the SDK raises when the service answered with an error, or never answered.
-SDK_ERRORS = (HttpResponseError, ServiceRequestError, ServiceResponseError)
+#: ``--timeout``'s default: seconds an attempt waits for the service's answer (set-up and load alike).
+TIMEOUT_S = 30.0
+#: Connecting takes at most this long (or ``--timeout`` if shorter): a listener that is not there fails fast.
+CONNECT_TIMEOUT_S = 5.0
 
 
 class TargetKind(StrEnum):
@@ -168,52 +162,3 @@ def resolve_target(*, connection_string: str = "", account_url: str = "", timeou
         timeout=timeout,
         azurite=azurite,
     )
-
-
-def error_code_of(err: BaseException) -> str:
-    """The service's error code (``ServerBusy``, ``ResourceNotFound``…) of an SDK error, else a name for the failure."""
-    code = _service_code(err)
-    if code:
-        return code
-    if isinstance(err, (ServiceRequestTimeoutError, ServiceResponseTimeoutError)):
-        return TIMEOUT
-    if isinstance(err, (ServiceRequestError, ServiceResponseError)):
-        return CONNECTION_ERROR
-    status = getattr(err, "status_code", None)
-    return f"HTTP{status}" if status else type(err).__name__
-
-
-def _service_code(err: BaseException) -> str | None:
-    code = getattr(err, "error_code", None)
-    code = getattr(code, "value", code) or _code_in_response(getattr(err, "response", None))
-    return str(code) if code else None
-
-
-def _code_in_response(response: Any) -> str | None:
-    """The code from the answer itself (the SDK leaves some errors without it)."""
-    return None if response is None else service_code(response.headers, response.text())
-
-
-def explain(err: Exception, target: Target) -> RunError:
-    """One line for a failure to reach or sign in to the target, with no secret in it (an SDK error, or the
-    lean client's ``ServiceError``)."""
-    if isinstance(err, ServiceError):
-        unreachable, reason = err.code == CONNECTION_ERROR, str(err.__cause__ or err)
-        status, code, detail = err.status, err.code, ""
-    else:
-        unreachable, reason = isinstance(err, ServiceRequestError), str(err) or type(err).__name__
-        status, code, detail = getattr(err, "status_code", None), _service_code(err), str(err)
-    if (err.code if isinstance(err, ServiceError) else error_code_of(err)) == TIMEOUT:
-        return RunError(
-            f"{target.endpoint} did not answer within {target.timeout:g} s (--timeout): the service is stalled, or the "
-            "address is not a table service"
-        )
-    if unreachable:
-        return RunError(f"cannot reach {target.endpoint}: {redact(reason.splitlines()[0])[:200]}")
-    if status == 403 or isinstance(err, ClientAuthenticationError):
-        refused = f"refused the credentials (403 {code or 'Forbidden'})"
-        return RunError(f"{target.endpoint} {refused}: check the account key, SAS or role assignment")
-    if status:
-        first = f": {redact(detail.splitlines()[0])[:200]}" if detail else ""
-        return RunError(f"{target.endpoint} answered {status} {code or ''}{first}")
-    return RunError(f"{target.endpoint}: {type(err).__name__}: {redact(str(err))[:200]}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 from itertools import accumulate
 from types import MethodType
 from typing import Any, ClassVar
@@ -23,17 +24,28 @@ from locust import User, constant, constant_throughput, task
 from locust.env import Environment
 
 from .arrivals import Schedule
-from .ceiling_shape import CeilingShape
-from .client import TableOperations
+from .ceiling.shape import CeilingShape
 from .config import Settings
 from .entities import FILTERED
 from .integrity import user_row_prefix
 from .keys import row_key_maker
 from .lifecycle import current_run
-from .operations import OPERATIONS
+from .operations import MIX_OPERATIONS, OPERATIONS
 from .serverlogs import request_id_prefix
+from .session import TableSession
 
 __all__ = ["TableUser", "HotPartitionUser"]
+
+
+def performs(operation: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Marks the ``TableUser`` method that performs a mix operation (a name of ``operations.OPERATIONS``)."""
+
+    def mark(method: Callable[..., None]) -> Callable[..., None]:
+        method.performs = OPERATIONS[operation].name  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
 
 #: How many of its own inserted entities a user remembers for deletes.
 OWN_ROWS_KEPT = 10_000
@@ -84,7 +96,7 @@ class TableUser(User):
         rows = run.table.rows  # in a reused table, every RowKey the run writes starts with it
         self.keys = settings.keys(stream=stream, rows=rows)
         self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
-        self._ops = [getattr(self, OPERATIONS[name].task) for name in settings.mix]
+        self._ops = [getattr(self, PERFORMERS[name]) for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
@@ -102,7 +114,7 @@ class TableUser(User):
         prefix = user_row_prefix(environment.runner.worker_index)  # names its worker (integrity)
         self._new_row = row_key_maker(settings.row_key_strategy, prefix=prefix, rows=rows, seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
-        self.table = TableOperations(
+        self.table = TableSession(
             target=run.target,
             table=run.table.name,
             request_event=environment.events.request,
@@ -165,40 +177,50 @@ class TableUser(User):
         start = self.rng.randrange(rows - size + 1)
         return pk, self.keys.row(start), self.keys.row(start + size), size
 
-    # --- one method per operation, named do_<operation> -----------------------------------
+    # --- one method per mix operation, marked with the operation it performs ----------------
 
+    @performs("read")
     def do_read(self) -> None:
         self.table.read(*self.existing(), select=self._select)
 
+    @performs("scan")
     def do_scan(self) -> None:
         pk, low, high, _ = self._range()
         self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select)
 
+    @performs("filter-scan")
     def do_filter_scan(self) -> None:
         pk, low, high, known = self._range()
         self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select, where=FILTER, known_rows=known)
 
+    @performs("partition-scan")
     def do_partition_scan(self) -> None:
         low, _ = self.existing()
         self.table.scan_partitions(low, "~", limit=self.settings.scan_size, select=self._select)
 
+    @performs("table-scan")
     def do_table_scan(self) -> None:
         self.table.scan_partitions("", "", limit=self.settings.scan_size, select=self._select)
 
+    @performs("insert")
     def do_insert(self) -> None:
         entity = self.entity(*self.new_keys())
         if self.table.insert(entity) is not None:
             self._own.append((entity["PartitionKey"], entity["RowKey"]))
 
+    @performs("upsert")
     def do_upsert(self) -> None:
         self.table.upsert(self.entity(*self.existing()))
 
+    @performs("replace")
     def do_replace(self) -> None:
         self.table.replace(self.entity(*self.existing()))
 
+    @performs("update")
     def do_update(self) -> None:
         self.table.update(self.entity(*self.existing()))
 
+    @performs("update-etag")
     def do_update_etag(self) -> None:
         """Optimistic concurrency: read, then update only if nobody changed the entity meanwhile.
 
@@ -210,12 +232,14 @@ class TableUser(User):
         if current is not None:
             self.table.update(self.entity(pk, rk), etag=current.metadata["etag"])
 
+    @performs("delete")
     def do_delete(self) -> None:
         if not self._own:
             self.do_insert()
             return
         self.table.delete(*self._own.popleft())
 
+    @performs("batch")
     def do_batch(self) -> None:
         """``batch_size`` operations of ``batch_mix`` kinds on one PartitionKey, each entity once."""
         pk = self.keys.new_partition()
@@ -239,6 +263,12 @@ class TableUser(User):
                 gone = set(deleted)
                 self._own = deque(((p, r) for p, r in self._own if not (p == pk and r in gone)), maxlen=OWN_ROWS_KEPT)
             self._own.extend((pk, e["RowKey"]) for kind, e in operations if kind == "insert")
+
+
+#: Each mix operation's method, by operation: every operation ``--mix`` may name has one (checked on import).
+PERFORMERS = {method.performs: name for name, method in vars(TableUser).items() if hasattr(method, "performs")}
+if set(PERFORMERS) != set(MIX_OPERATIONS):  # an operation added to the table needs its method here
+    raise ImportError(f"TableUser performs {sorted(PERFORMERS)}, the mix names {sorted(MIX_OPERATIONS)}")
 
 
 def _names(environment: Environment, user_class: type) -> str:

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checklist
-from .errors import CAUSES, EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, THROTTLING_CODES
-from .limits import GENERATOR_CPU_PERCENT, generator_bound, saturation, target_lost
+from .bounds import GENERATOR_CPU_PERCENT, generator_bound, saturation, target_lost
+from .buckets import OTHER
+from .ceiling.limits import LIMITS
+from .exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from .operations import OpClass
-from .results import OTHER, Finding, FindingKind, PartitionRow, Results
+from .results import Finding, FindingKind, PartitionRow, Results
+from .service_errors import CAUSES, THROTTLING_CODES
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level"]
 
@@ -42,16 +45,6 @@ REMEDIES: dict[FindingKind, str] = {
     "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
 }
-#: A ceiling search's remedy by what limited it (``ceiling.LIMITS``; none: the search never found the ceiling).
-CEILING_REMEDIES = {
-    "throttling": REMEDIES[K.HOT],
-    "errors": REMEDIES[K.ERRORS],
-    "generator": REMEDIES[K.GENERATOR_BOUND],
-    "emulator": REMEDIES[K.EMULATOR_BOUND],
-    "latency": "The service slowed before it throttled: read the latency per step, and spread the load over more "
-    "PartitionKeys, or raise --max-p99 if that latency is acceptable to the application.",
-    "": "Search higher (--ceiling-max) to find where this design gives way.",
-}
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
     "sent, so every figure lacks them."
@@ -59,6 +52,12 @@ TASK_ERRORS = (
 #: Findings that mean the run itself failed (exit 1), whatever --fail-on says.
 RUN_FAILURES = (K.TARGET_LOST, K.INCOMPLETE)
 _ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
+
+
+def _ceiling_remedy(limit: str) -> str:
+    """A ceiling search's remedy by what limited it (``LIMITS``): its finding's remedy, or its own words."""
+    remedy = LIMITS[limit]
+    return REMEDIES[remedy] if isinstance(remedy, FindingKind) else remedy
 
 
 def level(ratio: float) -> FindingKind:
@@ -86,7 +85,7 @@ def _ceiling(search: dict[str, Any]) -> Finding:
     """The search's outcome in one finding: the ceiling (the last good step, its hottest partition) and what ended it."""
     ceiling, limit = search["ceiling"], search["limited_by"]
     if ceiling is None:
-        return _finding(K.CEILING, f"no ceiling found: {search['reason']}", remedy=CEILING_REMEDIES[limit])
+        return _finding(K.CEILING, f"no ceiling found: {search['reason']}", remedy=_ceiling_remedy(limit))
     hottest = ceiling["partitions"][0] if ceiling["partitions"] else None
     where = f", the hottest partition {hottest['partition']!r} {hottest['entities_per_s']:,.0f}/s" if hottest else ""
     said = f"limited by {limit} {search['reason']}" if limit else search["reason"]
@@ -96,7 +95,7 @@ def _ceiling(search: dict[str, Any]) -> Finding:
             f"sustained ceiling {ceiling['entities_per_s']:,.0f} entities/s ({ceiling['served_per_s']:,.0f} operations/s "
             f"served of {ceiling['offered_per_s']:,} offered{where}); {said}"
         ),
-        remedy=CEILING_REMEDIES[limit],
+        remedy=_ceiling_remedy(limit),
     )
 
 

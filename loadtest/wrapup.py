@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from . import serverlogs
-from .errors import ServiceError
+from .failures import SDK_ERRORS, explain
 from .redact import redact
 from .results import Results
-from .target import SDK_ERRORS, Target, explain
+from .service_errors import ServiceError
+from .target import Target
 from .verdict import assess
 
 __all__ = ["finish"]

@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from conftest import run_with_azurite_frozen
+from helpers import run_with_azurite_frozen
 
 from loadtest.arrivals import DROP_AFTER_S, Schedule
 from loadtest.azurite import EmbeddedAzurite
@@ -47,7 +47,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
 
 
 def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
-    rate = ("--arrival-rate", "200", "-t", "30s", "-u", "20", "-r", "20")
+    rate = ("--arrival-rate", "200", "-t", "15s", "-u", "20", "-r", "20")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     arrivals = results["arrivals"]
     assert arrivals["offered_per_s"] == 200

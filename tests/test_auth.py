@@ -19,11 +19,11 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from test_cli import SHORT, results_of
+from helpers import SHORT, results_of
 
-from loadtest.auth import Bearer, auth_for
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.target import STORAGE_SCOPE, TOKEN_RENEW_S, Target, TargetKind
+from loadtest.transports.auth import Bearer, auth_for
 
 IDENTITY_HEADER = "test-identity-header"
 

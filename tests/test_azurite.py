@@ -5,7 +5,7 @@ import os
 import pytest
 
 from loadtest.azurite import EmbeddedAzurite
-from loadtest.errors import RunError
+from loadtest.exit_codes import RunError
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
 

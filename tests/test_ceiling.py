@@ -13,12 +13,14 @@ import urllib.request
 
 import pytest
 from browser import chromium_page
-from conftest import run_locustfile, web_ui_process
+from helpers import in_process, run_locustfile, web_ui_process
 
-from loadtest.azurite import free_port
-from loadtest.ceiling import Plan, StepWindow, search, step_figures, stopped_by
-from loadtest.errors import UsageError
-from loadtest.metrics import Bucket, new_histogram
+from loadtest.buckets import Bucket
+from loadtest.ceiling.judge import search, step_figures, stopped_by
+from loadtest.ceiling.plan import Plan, StepWindow
+from loadtest.child_process import free_port
+from loadtest.exit_codes import UsageError
+from loadtest.metrics import new_histogram
 
 BUDGET = 300  # entities/s per PartitionKey: the emulator's, the figure the search must find
 BURST = 0.5  # seconds of budget each bucket holds: batches arriving together fit; a step over the budget soon throttles
@@ -155,9 +157,16 @@ def test_a_search_that_never_gave_way_says_the_ceiling_is_higher_and_one_that_ga
         (["--run-time", "1m"], "--run-time: the ceiling search sets the users itself"),
     ],
 )
-def test_the_command_refuses_a_search_it_cannot_run_in_one_line_before_anything_starts(loadtest, args, says):
-    done = loadtest("ceiling", *args)
-    assert done.code == 2 and says in done.stderr, done.output
+def test_the_command_refuses_a_search_it_cannot_run_in_one_line_before_anything_starts(monkeypatch, args, says):
+    """In this process, up to where Locust would start (the user's path, a child process: the test after this)."""
+    code, stdout, stderr = in_process(monkeypatch, "ceiling", *args)
+    assert code == 2 and says in stderr, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr and "Azurite" not in stdout + stderr
+
+
+def test_the_command_refuses_a_search_as_a_user_runs_it(loadtest):
+    done = loadtest("ceiling", "-u", "10")
+    assert done.code == 2 and "-u: the ceiling search sets the users itself" in done.stderr, done.output
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.output and "Azurite" not in done.output
 
 
@@ -189,10 +198,10 @@ def never_above_the_budget(results: dict) -> None:
 @pytest.fixture(scope="module")
 def one_key_report(tmp_path_factory):
     """One key's search: its folder (report.html beside results.json)."""
-    from conftest import run_loadtest
+    from helpers import run_loadtest
 
     out = tmp_path_factory.mktemp("one-key")
-    ceiling_search(run_loadtest, out, "--ceiling-start", "26", "--ceiling-step", "2", "--ceiling-max", "36")
+    ceiling_search(run_loadtest, out, "--ceiling-start", "28", "--ceiling-step", "2", "--ceiling-max", "36")
     return out
 
 
@@ -216,7 +225,7 @@ def test_sixteen_hashed_keys_under_the_same_budget_reach_at_least_four_times_one
     spread = ceiling_search(
         loadtest,
         tmp_path,
-        *("--key-strategy", "hash-prefix:16", "--ceiling-start", "80", "--ceiling-step", "80", "--ceiling-max", "240"),
+        *("--key-strategy", "hash-prefix:16", "--ceiling-start", "80", "--ceiling-step", "80", "--ceiling-max", "160"),
     )
     single = one_key["ceiling"]["ceiling"]["entities_per_s"]
     assert spread["ceiling"]["ceiling"]["entities_per_s"] >= 4 * single, spread["ceiling"]["steps"]
@@ -243,7 +252,7 @@ def test_a_distributed_search_judges_each_step_from_every_workers_counts(loadtes
 OWN_LOCUSTFILE = textwrap.dedent(
     """
     import loadtest.plugin  # noqa: F401
-    from loadtest.ceiling_shape import CeilingShape  # noqa: F401
+    from loadtest.ceiling.shape import CeilingShape  # noqa: F401
     from loadtest.users import TableUser
     from locust import task
 

@@ -1,8 +1,9 @@
 """The docs' checklist as findings: each one from a workload that breaks its practice, none from one that keeps them.
 
-Every run is real: Locust's runner against the session's Azurite, through ``loadtest run`` (the built-in
-mix) or ``locust -f`` (a user's own tasks). A trigger run must raise its own finding and no other of the
-checklist's; the good workload raises none.
+The built-in mix's triggers are proven on the request events it fires (synthetic, through the real request
+profile and key strategies), one of them end to end through ``loadtest run``; the user's own tasks run for real,
+``locust -f`` against the session's Azurite. A trigger must raise its own finding and no other of the checklist's;
+the good workload raises none.
 """
 
 from __future__ import annotations
@@ -10,9 +11,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, run_locustfile
+from helpers import ROOT, run_info, run_locustfile
+from locust.env import Environment
+from locust.event import Events
+from synthetic import Clock
 
+from loadtest import checklist
 from loadtest.checklist import CHECKLIST, LOW_DENSITY
+from loadtest.keys import key_strategy
+from loadtest.request_profile import RequestProfile
+from loadtest.results import AccountRow, Results
 
 SHORT = ("-t", "3s", "-u", "4", "-r", "4", "--seed-entities", "400")  # evidence enough: every rule wants 20 operations
 LONGER = ("-t", "5s", "-u", "4", "-r", "4", "--seed-entities", "400")  # where no finding may come, more chances to
@@ -133,18 +141,66 @@ def test_reading_an_entity_then_updating_it_unconditionally_is_read_before_write
     assert checklist_kinds(results) == {"READ_BEFORE_WRITE"}
 
 
-@pytest.mark.parametrize(
-    "kind,args",
-    [
-        ("SCANS", ("--mix", "read=50,table-scan=50", "--select", "n", "--scan-size", "20")),
-        ("NO_PROJECTION", ("--mix", "read=100")),
-        ("UNBATCHED_WRITES", ("--mix", "upsert=100")),
-        ("APPEND_ONLY", ("--mix", "insert=100", "--key-strategy", "append-only")),
-        ("PREPEND_ONLY", ("--mix", "insert=100", "--key-strategy", "prepend-only")),
-    ],
-)
-def test_a_built_in_workload_that_breaks_a_practice_raises_its_finding(loadtest, azurite, tmp_path, kind, args):
-    results = run_mix(loadtest, azurite, tmp_path, *args)
-    assert checklist_kinds(results) == {kind}, [(f["kind"], f["message"]) for f in results["findings"]]
-    finding = next(f for f in results["findings"] if f["kind"] == kind)
-    assert finding["remedy"] == CHECKLIST[kind]
+def fired(kind: str) -> list[tuple[str, str, dict]]:
+    """The request events (type, name, context) the built-in mix fires for the workload that breaks ``kind``'s
+    practice, as the session fires them (``test_conformance`` holds the session to them against Azurite)."""
+    point = ("read", "GET point read", {"partition": "hot", "op_class": "GET", "entities": 1, "select": True})
+    if kind == "SCANS":  # --mix read=50,table-scan=50 --select n --scan-size 20
+        scan = (
+            "table-scan",
+            "GET full table scan",
+            {"partition": "(table)", "op_class": "GET", "entities": 20, "returned": 20, "select": True},
+        )
+        return [point, scan] * 30
+    if kind == "NO_PROJECTION":  # --mix read=100, no --select
+        return [("read", "GET point read", {**point[2], "select": False})] * 40
+    if kind == "UNBATCHED_WRITES":  # --mix upsert=100: one client, one key, many writes a second
+        return [("upsert", "PUT upsert merge", {"partition": "hot", "op_class": "PUT", "entities": 1, "client": "c1."})] * 40
+    strategy = key_strategy(kind.lower().replace("_", "-"))  # --key-strategy append-only, prepend-only
+    return [
+        (
+            "insert",
+            "PUT insert",
+            {"partition": strategy.new_partition(), "op_class": "PUT", "entities": 1, "client": f"c{i % 4}."},
+        )
+        for i in range(200)
+    ]
+
+
+def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 100) -> set[str]:
+    """The checklist's findings from the request profile of ``events``, ``per_second`` of them each second."""
+    environment, clock = Environment(events=Events()), Clock()
+    profile = RequestProfile.register(environment, clock)
+    environment.events.test_start.fire(environment=environment)
+    for i, (request_type, name, context) in enumerate(events):
+        clock.now = 1_000_000.0 + i // per_second
+        environment.events.request.fire(
+            request_type=request_type, name=name, response_time=1.0, response_length=0, exception=None, context=context
+        )
+    environment.events.test_stop.fire(environment=environment)
+    results = Results(
+        run=run_info(entity_bytes=1100), partitions=[], account=AccountRow(entities=0, mean_eps=0, peak_eps=0, target=1, ratio=0)
+    )
+    results.workload = profile.figures()
+    found = checklist.findings(results)
+    for finding in found:
+        assert finding.remedy == CHECKLIST[finding.kind]
+    return {f.kind for f in found}
+
+
+@pytest.mark.parametrize("kind", ["SCANS", "NO_PROJECTION", "UNBATCHED_WRITES", "APPEND_ONLY", "PREPEND_ONLY"])
+def test_a_built_in_workload_that_breaks_a_practice_raises_its_finding(kind):
+    assert synthetic_findings(fired(kind)) == {kind}
+
+
+def test_the_evidence_below_its_threshold_raises_nothing():
+    for kind in ("SCANS", "NO_PROJECTION", "UNBATCHED_WRITES", "APPEND_ONLY", "PREPEND_ONLY"):
+        assert synthetic_findings(fired(kind)[: checklist.MIN_EVIDENCE - 1]) == set(), kind
+
+
+def test_a_built_in_workload_that_breaks_a_practice_raises_its_finding_end_to_end(loadtest, azurite, tmp_path):
+    """One trigger through ``loadtest run`` and the session: each user's upserts one by one, closed loop on one key."""
+    results = run_mix(loadtest, azurite, tmp_path, "--mix", "upsert=100")
+    assert checklist_kinds(results) == {"UNBATCHED_WRITES"}, [(f["kind"], f["message"]) for f in results["findings"]]
+    finding = next(f for f in results["findings"] if f["kind"] == "UNBATCHED_WRITES")
+    assert finding["remedy"] == CHECKLIST["UNBATCHED_WRITES"]

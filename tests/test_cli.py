@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -11,22 +10,12 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT, SHORT, in_process, results_of, tables
 
 from loadtest.entities import EntityShape
 from loadtest.keys import key_strategy
 from loadtest.redact import AZURITE_KEY
 from loadtest.table import TestTable
-
-SHORT = ("-t", "5s", "-u", "3", "-r", "3", "--seed-entities", "200")
-
-
-def results_of(out):
-    return json.loads((out / "results.json").read_text())
-
-
-def tables(target) -> set[str]:
-    return {t.name for t in target.service().list_tables()}
 
 
 @pytest.mark.parametrize("client", ["fast", "sdk"])
@@ -96,7 +85,7 @@ def tables_after_run_are_gone(azurite, name) -> bool:
 
 
 def test_default_embedded_run_reports_get_and_put_and_keeps_secrets_out(loadtest, tmp_path):
-    done = loadtest("run", "-t", "6s", "-u", "4", "-r", "4", "--out", str(tmp_path))
+    done = loadtest("run", "-t", "4s", "-u", "4", "-r", "4", "--out", str(tmp_path))
     assert done.code == 0, done.output
     assert f"Report: {tmp_path / 'report.html'}" in done.stdout
     assert "Target: an embedded Azurite" in done.stderr
@@ -168,18 +157,33 @@ BAD_INPUTS = [
     (["--fail-on", "lukewarm"], "valid: never, hot"),
     (["--profile", "turbo"], "valid profiles: current, legacy"),
     (["--reuse-table"], "needs --table NAME"),
-    (["--no-such-option"], "unrecognized arguments: --no-such-option"),
 ]
 
 
 @pytest.mark.parametrize("args,rule", BAD_INPUTS, ids=[" ".join(a)[:40] for a, _ in BAD_INPUTS])
-def test_bad_input_is_one_line_exit_2_and_nothing_sent(loadtest, azurite, target, args, rule):
+def test_bad_input_is_one_line_exit_2_and_nothing_sent(monkeypatch, azurite, target, args, rule):
+    """In this process, up to where Locust would start (as a user runs it, a child process: faults/test_input.py)."""
     before = tables(target)
-    done = loadtest("run", *args, env={"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string})
+    code, stdout, stderr = in_process(
+        monkeypatch, "run", *args, env={"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    )
+    assert code == 2, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert rule in lines[0]
+    assert "Traceback" not in stderr + stdout and AZURITE_KEY not in stderr + stdout
+    assert tables(target) == before
+
+
+def test_an_option_neither_the_tool_nor_locust_knows_is_one_line_exit_2_and_nothing_sent(loadtest, azurite, target):
+    """Refused by Locust's own parser, in a child process as a user runs it (the tool's own refusals as a user runs
+    them: ``faults/test_input.py``)."""
+    before = tables(target)
+    done = loadtest("run", "--no-such-option", env={"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string})
+    rule = "unrecognized arguments: --no-such-option"
     assert done.code == 2, done.output
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, done.stderr
-    assert rule in lines[0]
+    assert len(lines) == 1 and rule in lines[0], done.stderr
     assert "Traceback" not in done.output and AZURITE_KEY not in done.output
     assert tables(target) == before
 
@@ -246,7 +250,7 @@ def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_
         "--client",
         client,
         "-t",
-        "5s",
+        "3s",
         "-u",
         "3",
         "-r",
@@ -281,10 +285,15 @@ def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_
     assert {r["op_class"] for r in data["partitions"]} >= {"GET", "PUT"}
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["emulator"], ["report"]])
-def test_help_of_every_subcommand_prints_and_exits_0(loadtest, command):
-    done = loadtest(*command, "--help")
-    assert done.code == 0, done.output
-    assert "usage: loadtest" in done.stdout and "Traceback" not in done.output
+@pytest.mark.parametrize("command", [[], ["run"], ["ceiling"], ["compare"], ["emulator"], ["report"]])
+def test_help_of_every_subcommand_prints_and_exits_0(monkeypatch, command):
+    code, stdout, stderr = in_process(monkeypatch, *command, "--help")
+    assert code == 0, stderr
+    assert "usage: loadtest" in stdout and "Traceback" not in stdout + stderr
     if command == ["run"]:
-        assert "hotspot:OPS%,KEYS%" in done.stdout  # a % in help text once crashed argparse's formatting
+        assert "hotspot:OPS%,KEYS%" in stdout  # a % in help text once crashed argparse's formatting
+
+
+def test_help_as_a_user_runs_it(loadtest):
+    done = loadtest("run", "--help")
+    assert done.code == 0 and "usage: loadtest run" in done.stdout, done.output

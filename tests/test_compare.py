@@ -6,10 +6,11 @@ import json
 
 import pytest
 from browser import chromium_page
+from helpers import in_process
 
 from loadtest.compare import StrategyOutcome, rank
 
-WORKLOAD = ("-t", "8s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
+WORKLOAD = ("-t", "5s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
 
 
 def outcome(name, ratio, top1, entities=100):
@@ -72,10 +73,10 @@ def test_single_is_hot_and_guid_cool_under_the_same_offered_load(loadtest, azuri
         page.screenshot(path=str(artifacts / "compare.png"), full_page=True)
 
 
-def test_compare_needs_two_valid_strategies_before_running_anything(loadtest, tmp_path):
-    one = loadtest("compare", "--strategies", "single", "--out", str(tmp_path))
-    assert one.code == 2 and "at least two" in one.stderr
-    bad = loadtest("compare", "--strategies", "single,sideways", "--out", str(tmp_path))
-    assert bad.code == 2 and "Traceback" not in bad.output
-    assert "--strategies: 'sideways': unknown strategy; valid: single" in bad.stderr
+def test_compare_needs_two_valid_strategies_before_running_anything(monkeypatch, tmp_path):
+    code, _, stderr = in_process(monkeypatch, "compare", "--strategies", "single", "--out", str(tmp_path))
+    assert code == 2 and "at least two" in stderr
+    code, stdout, stderr = in_process(monkeypatch, "compare", "--strategies", "single,sideways", "--out", str(tmp_path))
+    assert code == 2 and "Traceback" not in stdout + stderr
+    assert "--strategies: 'sideways': unknown strategy; valid: single" in stderr
     assert not (tmp_path / "single").exists()

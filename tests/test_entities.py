@@ -4,7 +4,7 @@ from collections import Counter
 import pytest
 
 from loadtest.entities import MAX_PAYLOAD_PROPERTIES, EntityShape, batch_bytes, entity_bytes, filtered_value, validate_entity
-from loadtest.errors import UsageError
+from loadtest.exit_codes import UsageError
 
 
 @pytest.mark.parametrize("size", [68, 69, 200, 1024, 4096, 65536, 500_000, 1024 * 1024])

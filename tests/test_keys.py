@@ -1,6 +1,6 @@
 import pytest
 
-from loadtest.errors import UsageError
+from loadtest.exit_codes import UsageError
 from loadtest.keys import row_key, validate_key
 
 

@@ -1,8 +1,8 @@
 import pytest
 from synthetic import Clock, environment, fire, recorded
 
+from loadtest.buckets import OTHER
 from loadtest.metrics import PartitionMetrics
-from loadtest.results import OTHER
 
 
 def test_entities_not_requests_are_counted_per_second_partition_and_op_class():

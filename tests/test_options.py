@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from test_cli import SHORT, results_of
+from helpers import ROOT, SHORT, in_process, results_of
+from locust.argument_parser import parse_options
 
+import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
+from loadtest.config import Settings
 from loadtest.options import OPTIONS
 
 QUICK = ("-t", "2s", "-u", "1", "--seed-entities", "10")
@@ -36,32 +39,54 @@ def test_every_option_has_its_locust_variable():
     assert len(names) == len(OPTIONS) and "LOCUST_PARTITION_TARGET" in names and "LOCUST_EMULATOR_PARTITION_RATE" in names
 
 
+def settings_of(monkeypatch, tool: str, *args: str, env: dict[str, str], cwd: Path) -> Settings:
+    """The settings Locust's own parser gives the tool's user, in this process: from ``locust -f ARGS``, or from
+    the command line ``loadtest run ARGS`` hands Locust (with Locust's start replaced). Environment and config
+    files are read as the child process would read them."""
+    monkeypatch.chdir(cwd)
+    for name in [k for k in os.environ if k.startswith("LOCUST_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    if tool == "loadtest":
+        code, _, stderr = in_process(monkeypatch, "run", *args, env=env)
+        assert code == "launched", stderr
+        argv = sys.argv[1:]  # what loadtest run handed Locust
+    else:
+        argv = ["-f", str(ROOT / "loadtest/locustfile.py"), "--headless", *args]
+    return Settings.from_options(parse_options(argv))
+
+
 @pytest.mark.parametrize("tool", ["loadtest", "locust"])
-def test_an_option_set_through_its_locust_variable_is_honoured_and_the_command_line_wins(azurite, tmp_path, tool):
+def test_an_option_set_through_its_locust_variable_is_honoured_and_the_command_line_wins(monkeypatch, tmp_path, tool):
+    env = {"LOCUST_PARTITION_TARGET": "7", "LOCUST_SKIP_VERIFY": "true"}  # a switch too
+    settings = settings_of(monkeypatch, tool, *QUICK, env=env, cwd=tmp_path)
+    assert settings.partition_target == 7 and settings.skip_verify
+    assert settings_of(monkeypatch, tool, *QUICK, "--partition-target", "9", env=env, cwd=tmp_path).partition_target == 9
+
+
+@pytest.mark.parametrize("tool", ["loadtest", "locust"])
+def test_options_in_locust_conf_are_honoured_below_the_environment(monkeypatch, tmp_path, tool):
+    (tmp_path / "locust.conf").write_text("partition-target = 7\nkey-strategy = hash-prefix:4\nskip-verify = true\n")
+    settings = settings_of(monkeypatch, tool, *QUICK, env={}, cwd=tmp_path)  # ./locust.conf, as Locust reads it
+    assert settings.partition_target == 7 and settings.key_strategy == "hash-prefix:4" and settings.skip_verify
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    given = settings_of(
+        monkeypatch, tool, *QUICK, "--config", str(tmp_path / "locust.conf"), env={"LOCUST_PARTITION_TARGET": "8"}, cwd=elsewhere
+    )
+    assert given.partition_target == 8 and given.key_strategy == "hash-prefix:4"
+
+
+@pytest.mark.parametrize("tool", ["loadtest", "locust"])
+def test_settings_from_the_environment_reach_the_run_as_a_user_runs_it(azurite, tmp_path, tool):
+    """The whole way, in a child process: a variable and a switch from the environment in results.json."""
     env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string, "LOCUST_PARTITION_TARGET": "7"}
-    env["LOCUST_SKIP_VERIFY"] = "true"  # a switch too
+    env["LOCUST_SKIP_VERIFY"] = "true"
     done = run(tool, *QUICK, "--out", str(tmp_path / "env"), env=env)
     assert done.returncode == 0, done.stderr
     data = results_of(tmp_path / "env")
     assert data["run"]["partition_target"] == 7 and data["integrity"] == {}
-    done = run(tool, *QUICK, "--partition-target", "9", "--out", str(tmp_path / "cli"), env=env)
-    assert done.returncode == 0, done.stderr
-    assert results_of(tmp_path / "cli")["run"]["partition_target"] == 9
-
-
-@pytest.mark.parametrize("tool", ["loadtest", "locust"])
-def test_options_in_locust_conf_are_honoured_below_the_environment(azurite, tmp_path, tool):
-    (tmp_path / "locust.conf").write_text("partition-target = 7\nkey-strategy = hash-prefix:4\nskip-verify = true\n")
-    env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
-    done = run(tool, *QUICK, "--out", str(tmp_path / "conf"), env=env, cwd=tmp_path)  # ./locust.conf, as Locust reads it
-    assert done.returncode == 0, done.stderr
-    data = results_of(tmp_path / "conf")
-    assert data["run"]["partition_target"] == 7 and data["run"]["settings"]["key_strategy"] == "hash-prefix:4"
-    assert data["integrity"] == {}
-    done = run(tool, *QUICK, "--config", str(tmp_path / "locust.conf"), "--out", str(tmp_path / "env"),
-               env={**env, "LOCUST_PARTITION_TARGET": "8"})  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert results_of(tmp_path / "env")["run"]["partition_target"] == 8
 
 
 def test_a_bad_value_from_a_locust_variable_names_the_variable(loadtest, azurite):

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
+from loadtest.buckets import OTHER
 from loadtest.keys import key_strategy
 from loadtest.query_reach import reach_of
-from loadtest.results import OTHER
 
 
 @pytest.mark.parametrize(

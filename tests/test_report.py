@@ -8,9 +8,8 @@ import sys
 
 import pytest
 from browser import chromium_page
-from conftest import ROOT
+from helpers import ROOT, run_info
 from synthetic import recorded
-from test_results import run_info
 
 from loadtest.checklist import CHECKLIST
 from loadtest.report import render
@@ -34,7 +33,7 @@ def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
 
 @pytest.fixture(scope="module")
 def measured_report(azurite, tmp_path_factory):
-    from conftest import run_loadtest
+    from helpers import run_loadtest
 
     out = tmp_path_factory.mktemp("report")
     done = run_loadtest(
@@ -115,8 +114,9 @@ def test_the_report_renders_a_saved_run_without_the_sdk_or_process_code(tmp_path
 
 def ceiling_results():
     """A synthetic run of three 5-second steps (10, 20, 25 reads/s on 'hot', the last one throttled) and its search."""
-    from loadtest.ceiling import Plan, StepWindow
-    from loadtest.options import CEILING_OPTIONS, namespace
+    from loadtest.ceiling.plan import Plan, StepWindow
+    from loadtest.config import namespace
+    from loadtest.options import CEILING_OPTIONS
 
     rates = {0: 10, 1: 20, 2: 25}
     seconds = {t: [{"op": "read"}] * rates[t // 5] for t in range(15)}

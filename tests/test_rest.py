@@ -3,53 +3,24 @@ SAS sign-in, and the answers it parses (errors, a failing batch) classified as t
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from azure.core.credentials import AzureNamedKeyCredential
-from azure.data.tables import EdmType, EntityProperty, TableClient, TableSasPermissions, generate_account_sas
+from azure.data.tables import EdmType, TableClient, TableSasPermissions, generate_account_sas
 from azure.data.tables._models import ResourceTypes
+from helpers import Hooks, typed
 
-from loadtest.errors import ServiceError
 from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT, AZURITE_KEY
-from loadtest.rest import RestTransport, entity_of
 from loadtest.retry import parse_retry
+from loadtest.service_errors import ServiceError
 from loadtest.target import resolve_target
-
-
-class Hooks:
-    def __init__(self) -> None:
-        self.answers: list[tuple[int, str | None]] = []
-        self.waits: list[float] = []
-
-    def on_attempt(self, status: int, error_code: str | None) -> None:
-        self.answers.append((status, error_code))
-
-    def on_backoff(self, seconds: float) -> None:
-        self.waits.append(seconds)
+from loadtest.transports.rest import RestTransport, entity_of
 
 
 def fast(target, table) -> RestTransport:
     return RestTransport(target=target, table=table.name, retry=parse_retry("none"), seed=None, hooks=Hooks())
-
-
-def typed(pk: str, rk: str) -> dict:
-    """One property of every type the service stores."""
-    return {
-        "PartitionKey": pk,
-        "RowKey": rk,
-        "text": "naïve 'quoted' \u2603",
-        "int32": -(2**31),
-        "int64": EntityProperty(2**40 + 7, EdmType.INT64),
-        "double": 2.5,
-        "whole_double": EntityProperty(3.0, EdmType.DOUBLE),
-        "flag": True,
-        "when": datetime(2026, 11, 22, 11, 36, 1, 123456, tzinfo=UTC),
-        "guid": uuid.UUID("c9da6455-213d-42c9-9a79-3e9149a57833"),
-        "blob": bytes(range(256)),
-    }
 
 
 def sdk(target, table) -> TableClient:

@@ -2,26 +2,12 @@ import csv
 import json
 
 import pytest
+from helpers import run_info
 from synthetic import environment, recorded
 
-from loadtest.results import OTHER, Results, RunInfo
+from loadtest.buckets import OTHER
+from loadtest.results import Results
 from loadtest.summary import build, moving_average_peak
-
-
-def run_info(**overrides):
-    values = dict(
-        id="r1",
-        started="2026-01-01T00:00:00+00:00",
-        duration_s=20,
-        target_kind="azurite-embedded",
-        table="t",
-        seeded=10,
-        partition_target=2000,
-        account_target=20000,
-        profile="current",
-    )
-    values.update(overrides)
-    return RunInfo(**values)
 
 
 def test_moving_average_peak_is_the_best_10_second_window():

@@ -8,9 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from loadtest.errors import UsageError, is_throttling
+from loadtest.exit_codes import UsageError
 from loadtest.retry import parse_retry
-from loadtest.sdk import StrategyRetryPolicy
+from loadtest.service_errors import is_throttling
+from loadtest.transports.sdk import StrategyRetryPolicy
 
 DRAWS = 20_000
 

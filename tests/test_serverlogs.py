@@ -6,8 +6,7 @@ import json
 import re
 
 import pytest
-from test_cli import SHORT, results_of
-from test_results import run_info
+from helpers import SHORT, results_of, run_info
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.results import RunInfo
@@ -33,10 +32,10 @@ def test_the_query_selects_the_runs_requests_in_a_window_around_the_run():
     assert query(info(id="20261122-101500-ffff")) != text
 
 
-@pytest.fixture
-def logged_azurite(tmp_path):
-    """An Azurite of its own that logs every request's headers."""
-    log = tmp_path / "azurite-debug.log"
+@pytest.fixture(scope="module")
+def logged_azurite(tmp_path_factory):
+    """An Azurite of this module's own that logs every request's headers (each test reads its own run's ids)."""
+    log = tmp_path_factory.mktemp("azurite") / "azurite-debug.log"
     with EmbeddedAzurite(debug_log=log) as server:
         server.log = log
         yield server

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from loadtest.errors import UsageError
+from loadtest.exit_codes import UsageError
 from loadtest.skew import Hotspot, Uniform, Zipfian, parse_skew
 
 DRAWS = 200_000

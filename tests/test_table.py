@@ -3,7 +3,7 @@
 import pytest
 
 from loadtest.entities import EntityShape
-from loadtest.errors import RunError
+from loadtest.exit_codes import RunError
 from loadtest.keys import key_strategy
 from loadtest.table import TestTable
 

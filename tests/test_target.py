@@ -1,10 +1,11 @@
 """Reaching and signing in to a target: failures are one line with no secret in it."""
 
 import pytest
+from helpers import KEY, REFUSED, SAS
 
 from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
 from loadtest.connection_string import check_connection_string
-from loadtest.errors import RunError, UsageError
+from loadtest.exit_codes import RunError, UsageError
 from loadtest.redact import AZURITE_KEY
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
@@ -27,8 +28,6 @@ def test_a_wrong_account_key_is_refused_without_showing_it(azurite):
 
 # --- connection strings, parsed strictly --------------------------------------------------------------
 
-KEY = "c2VjcmV0LWtleS1mb3ItdGVzdHM="  # base64, and not Azurite's
-SAS = "sv=2020-08-04&ss=t&srt=sco&sp=rwdlacu&se=2099-01-01&sig=c2lnbmF0dXJl"
 ACCEPTED = [
     (f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={KEY};EndpointSuffix=core.windows.net",
      "https://acct.table.core.windows.net"),  # the portal's form
@@ -49,35 +48,6 @@ def test_a_connection_string_aims_only_where_it_names_and_the_sdk_agrees(connect
     target = resolve_target(connection_string=connection_string)
     assert target.endpoint == endpoint
     assert target.service().url.rstrip("/") == endpoint  # the SDK reads the same endpoint, never one it derived
-
-
-REFUSED = [
-    (f"AccountKey={KEY}", "names no table endpoint"),  # no AccountName
-    (";;;;=", "part 5 is not one of its settings"),
-    (f"AccountName=a;AccountKey={KEY};TableEndpoint=notaurl", "TableEndpoint 'notaurl': must be an http(s) URL"),
-    (f"AccountName=a;AccountKey={KEY};TableEndpoint=http://[::1/x", "must be an http(s) URL"),  # an invalid IPv6 URL
-    (f"UseDevelopmentStorage=true;AccountKey={KEY}", "UseDevelopmentStorage=true stands alone"),
-    (f"AccountName=acct;AccountKey={KEY}", "names no table endpoint"),  # once aimed at a public host it did not name
-    (f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={KEY}", "names no table endpoint"),  # likewise
-    (f"BlobEndpoint=https://acct.blob.core.windows.net;AccountName=acct;AccountKey={KEY}", "names no table endpoint"),
-    (";", "names no table endpoint"),
-    ("garbage", "part 1 is not one of its settings"),
-    (f"{KEY};AccountName=a;TableEndpoint=http://x/a", "part 1 is not one of its settings"),
-    ("AccountName=a;AccountKey=not base64!;TableEndpoint=http://x/a", "AccountKey must be base64"),
-    ("AccountName=a;TableEndpoint=http://x/a", "one credential"),
-    (f"TableEndpoint=http://x/a;AccountKey={KEY}", "one credential"),  # a key needs its account's name
-    (f"AccountName=a;AccountKey={KEY};SharedAccessSignature={SAS};TableEndpoint=http://x/a", "one credential"),
-    ("TableEndpoint=https://a.table.core.windows.net;SharedAccessSignature=sv=1", "must hold sig="),
-    (f"AccountName=a;accountname=b;AccountKey={KEY};TableEndpoint=http://x/a", "AccountName is given twice"),
-    (f"AccountName=;AccountKey={KEY};TableEndpoint=http://x/a", "AccountName is empty"),
-    (f"AccountName=a;AccountKey={KEY};TableEndpoint=http://x:99999/a", "must be an http(s) URL"),
-    (f"AccountName=a;AccountKey={KEY};TableEndpoint=ftp://x/a", "must be an http(s) URL"),
-    (f"AccountName=a;AccountKey={KEY};TableEndpoint=https://x/a?{SAS}", "no query"),
-    (f"AccountName=a;AccountKey={KEY};EndpointSuffix=evil.example/x@", "must be a host name"),
-    (f"AccountName=a b;AccountKey={KEY};EndpointSuffix=core.windows.net", "AccountName 'a b' must be letters"),
-    (f"DefaultEndpointsProtocol=ftp;AccountName=a;AccountKey={KEY};EndpointSuffix=core.windows.net", "http or https"),
-    (f"Foo=bar;AccountName=a;AccountKey={KEY};EndpointSuffix=core.windows.net", "'Foo' is not one of its settings"),
-]
 
 
 @pytest.mark.parametrize("connection_string,rule", REFUSED)

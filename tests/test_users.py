@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT, run_locustfile
+from helpers import ROOT, run_locustfile
 
 LOCUSTFILE = """
 import loadtest.plugin  # noqa: F401
@@ -75,7 +75,7 @@ def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp
     locustfile = tmp_path / "orders_locustfile.py"
     locustfile.write_text(readme_example())
     assert "constant_throughput(10)" in locustfile.read_text()
-    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "14s")
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "11s")
     assert results["errors"] == {}, results["errors"]
     assert len({row["partition"] for row in results["partitions"] if row["op_class"] != "ALL"}) == 16
     steady_from = results["run"]["steady_from_s"]

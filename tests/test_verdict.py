@@ -1,8 +1,8 @@
 import pytest
+from helpers import run_info
 from synthetic import recorded
-from test_results import run_info
 
-from loadtest.limits import saturation
+from loadtest.bounds import saturation
 from loadtest.summary import build
 from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 ALT = ROOT / "deploy" / "azure-load-testing"
 K8S = ROOT / "deploy" / "kubernetes"
@@ -59,6 +59,24 @@ def settings_given(results: dict, given: dict[str, str]) -> dict[str, tuple]:
     """The tool's settings the run did not take as given (empty when every one was honoured)."""
     settings = results["run"]["settings"]
     return {k: (v, settings[k]) for k, v in given.items() if k in settings and str(settings[k]) != v and k != "seed_entities"}
+
+
+def test_the_public_face_imports_from_the_installed_wheel(installed, tmp_path):
+    """What a user's locustfile imports, from the wheel's own package (not this checkout's), with its curated __all__."""
+    code = (
+        "import loadtest\n"
+        "from loadtest import CeilingShape, HotPartitionUser, TableUser\n"
+        "assert issubclass(HotPartitionUser, TableUser) and CeilingShape.__module__ == 'loadtest.ceiling.shape'\n"
+        "assert all(hasattr(loadtest, name) for name in loadtest.__all__)\n"
+        "import loadtest.plugin\n"
+        "print(loadtest.__file__)"
+    )
+    done = run([installed / "bin" / "python", "-c", code], cwd=tmp_path, env=clean_env_of_checkout())
+    assert Path(done.stdout.strip()).is_relative_to(installed), done.stdout
+
+
+def clean_env_of_checkout() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
 
 
 def test_the_installed_locustfile_runs_headless_against_azurite(installed, azurite, tmp_path):

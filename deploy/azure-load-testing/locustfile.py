@@ -1,7 +1,8 @@
 """partition-stress's locustfile for engines that take a single file (Azure Load Testing, a Kubernetes ConfigMap).
 
-The tool comes installed (the partition-stress wheel); this file loads its options and listeners and names the user.
-For your own workload, replace ``HotPartitionUser`` with a subclass of ``TableUser``::
+The tool comes installed (the partition-stress wheel); importing from ``loadtest`` registers its options and
+listeners, and this file names the user. For your own workload, replace ``HotPartitionUser`` with a subclass of
+``TableUser`` (``from loadtest import TableUser``)::
 
     class OrdersUser(TableUser):
         key_strategy = "hash-prefix:16"
@@ -10,7 +11,6 @@ For your own workload, replace ``HotPartitionUser`` with a subclass of ``TableUs
 Class attributes you set override the run's settings (locust.conf, ``LOCUST_*`` variables); unset ones take them.
 """
 
-import loadtest.plugin  # noqa: F401  (registers the tool's options and listeners)
-from loadtest.users import HotPartitionUser
+from loadtest import HotPartitionUser  # also registers the tool's options and listeners
 
 __all__ = ["HotPartitionUser"]

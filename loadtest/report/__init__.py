@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..buckets import OTHER
 from ..checklist import CHECKLIST
-from ..headline import verdict_sentences
 from ..outputs import write_text
 from ..redact import redact
-from ..results import OTHER, Results
+from ..results import Results
+from .headline import verdict_sentences
 
 if TYPE_CHECKING:
     from ..compare import Comparison

@@ -18,7 +18,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from ..results import OTHER, Results  # noqa: E402
+from ..buckets import OTHER
+from ..results import Results  # noqa: E402
 
 if TYPE_CHECKING:
     from ..compare import Comparison

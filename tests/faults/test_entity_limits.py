@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_cli import SHORT, results_of, tables
+from helpers import SHORT, results_of, tables
 
 from loadtest.entities import entity_bytes
 from loadtest.table import TestTable

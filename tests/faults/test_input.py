@@ -3,25 +3,20 @@ anything is sent, no table created, never a traceback. A fuzz over every option,
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import locust.main
 import pytest
-from conftest import ROOT
+from helpers import KEY as OWN_KEY
+from helpers import REFUSED, ROOT, SAS, in_process, tables
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_cli import tables
-from test_target import KEY as OWN_KEY
-from test_target import REFUSED, SAS
 
-from loadtest.cli import main
+from loadtest.connection_string import CONNECTION_STRING_ENV
 from loadtest.operations import BATCH_OPERATIONS, MIX_OPERATIONS
-from loadtest.options import CONNECTION_STRING_ENV, FROM_FLAG_ENV, OPTIONS
+from loadtest.options import OPTIONS
 from loadtest.redact import AZURITE_KEY
 
 KEY = AZURITE_KEY
@@ -32,36 +27,14 @@ FLAGS = {**{opt.flags[0]: opt.flags for opt in OPTIONS}, **RUN_FLAGS, "--web-por
 SWITCHES = {opt.flags[0] for opt in OPTIONS if opt.is_switch}
 
 
-class Launched(Exception):
-    """Validation passed: Locust would start here (``locust.main.main``, the launch point, replaced)."""
-
-
 @pytest.fixture
 def run_in_process(monkeypatch, tmp_path):
-    """``loadtest.cli.main(["run", ...])`` in this process, stopping where Locust would start: (exit code, stderr)."""
-
-    def launch() -> None:
-        raise Launched
-
-    monkeypatch.setattr(locust.main, "main", launch)
-    monkeypatch.setattr(sys, "argv", list(sys.argv))  # cli.run hands Locust its argv there
+    """``loadtest run ARGS`` in this process, stopping where Locust would start: (exit code, stderr)."""
     monkeypatch.chdir(tmp_path)  # --out values are folders made here
-    for name in (CONNECTION_STRING_ENV, FROM_FLAG_ENV):  # set, so that teardown restores them (or their absence)
-        monkeypatch.setenv(name, "")
 
     def run(*args: str, env: dict[str, str] | None = None) -> tuple[int | str, str]:
-        for name in (CONNECTION_STRING_ENV, FROM_FLAG_ENV):  # cli.run moves --connection-string there
-            os.environ.pop(name, None)
-        os.environ.update(env or {})
-        stderr = io.StringIO()
-        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
-            try:
-                code: int | str = main(["run", *args])
-            except SystemExit as exit:
-                code = exit.code
-            except Launched:
-                code = "launched"
-        return code, stderr.getvalue()
+        code, _, stderr = in_process(monkeypatch, "run", *args, env=env)
+        return code, stderr
 
     return run
 

@@ -9,15 +9,14 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT
-from test_cli import SHORT, results_of, tables
-from test_results import run_info
+from helpers import ROOT, SHORT, run_info, tables
 
 from loadtest.azurite import EmbeddedAzurite
-from loadtest.errors import CONNECTION_ERROR, UsageError
-from loadtest.limits import target_lost
+from loadtest.bounds import target_lost
+from loadtest.exit_codes import UsageError
 from loadtest.outputs import check_out, write_text
 from loadtest.results import AccountRow, FindingKind, Results
+from loadtest.service_errors import CONNECTION_ERROR
 from loadtest.verdict import assess, exit_code
 
 
@@ -100,18 +99,6 @@ def test_an_unusable_out_is_refused_before_anything_is_sent(loadtest, azurite, t
     assert tables(target) == before
 
 
-def test_a_report_that_cannot_be_written_leaves_the_results_and_says_so(loadtest, azurite, tmp_path):
-    (tmp_path / "report.html").mkdir()
-    done = loadtest("run", *SHORT, "--out", str(tmp_path), "--connection-string", azurite.connection_string)
-    assert done.code == 1, done.output
-    assert "Traceback" not in done.output
-    data = results_of(tmp_path)
-    incomplete = [f for f in data["findings"] if f["kind"] == "INCOMPLETE"]
-    assert incomplete and "report.html failed" in incomplete[0]["message"]
-    assert sum(r["requests"] for r in data["partitions"]) > 0
-    assert (tmp_path / "server-logs.kql").is_file()
-
-
 def run_with_azurite(out, *, duration: str, kill_at: float, restart_at: float | None = None) -> tuple[int, str]:
     """``loadtest run`` against an Azurite of its own, killed at ``kill_at`` s (and restarted on its port at
     ``restart_at``): the exit code and the output."""
@@ -138,16 +125,16 @@ def run_with_azurite(out, *, duration: str, kill_at: float, restart_at: float | 
 
 
 def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
-    """Azurite killed at 10 s of a 30-s run, never restarted."""
+    """Azurite killed at 6 s of a 14-s run, never restarted."""
     out = tmp_path / "out"
-    code, output = run_with_azurite(out, duration="30s", kill_at=10)
+    code, output = run_with_azurite(out, duration="14s", kill_at=6)
     assert code == 1, output
     assert "Traceback" not in output
     data = json.loads((out / "results.json").read_text())
     assert (out / "report.html").is_file() and (out / "timeseries.csv").is_file()
     kinds = {f["kind"]: f["message"] for f in data["findings"]}
     assert "TARGET_LOST" in kinds and "stopped answering" in kinds["TARGET_LOST"]
-    assert 5 <= int(re.search(r"answering at (\d+) s", kinds["TARGET_LOST"]).group(1)) <= 11  # killed 10 s in (start-up first)
+    assert 1 <= int(re.search(r"answering at (\d+) s", kinds["TARGET_LOST"]).group(1)) <= 7  # killed 6 s in (start-up first)
     assert "read-back" in kinds.get("INCOMPLETE", "")  # the table could not be read back: said, not hidden
     assert data["errors"].get(CONNECTION_ERROR, 0) > 0
     assert sum(r["requests"] for r in data["partitions"] if r["op_class"] != "ALL") > data["errors"][CONNECTION_ERROR]

@@ -4,7 +4,7 @@ removes its rows at the end unless --keep-table."""
 from __future__ import annotations
 
 import pytest
-from test_cli import SHORT, results_of
+from helpers import SHORT, results_of
 
 from loadtest.keys import row_key
 from loadtest.table import TestTable

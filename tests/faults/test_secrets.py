@@ -15,10 +15,10 @@ import pytest
 from azure.core.credentials import AzureNamedKeyCredential
 from azure.data.tables import generate_account_sas
 from azure.data.tables._models import ResourceTypes
-from conftest import web_ui_process
-from test_cli import SHORT, results_of
+from helpers import SHORT, results_of, web_ui_process
 
-from loadtest.azurite import EmbeddedAzurite, free_port
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.child_process import free_port
 
 ACCOUNT, KEY = "stressacct", base64.b64encode(b"partition-stress test key, not Azurite's own!").decode()
 

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-from test_cli import tables
+from helpers import ROOT, tables
 
-from loadtest.azurite import azurite_connection_string, free_port
+from loadtest.azurite import azurite_connection_string
+from loadtest.child_process import free_port
 
 
 class Watched:

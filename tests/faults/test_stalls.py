@@ -6,13 +6,13 @@ import json
 import time
 
 import pytest
-from conftest import run_with_azurite_frozen
+from helpers import run_with_azurite_frozen
 from locust.event import EventHook
 
 from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
-from loadtest.client import TableOperations
-from loadtest.errors import TIMEOUT
 from loadtest.retry import parse_retry
+from loadtest.service_errors import TIMEOUT
+from loadtest.session import TableSession
 from loadtest.target import resolve_target
 
 
@@ -37,7 +37,7 @@ def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port
     events = EventHook()
     fired: list[dict] = []
     events.add_listener(lambda **kw: fired.append(kw))
-    table = TableOperations(target=target, table="t", request_event=events, retry=parse_retry("fixed:2,0"), client=client)
+    table = TableSession(target=target, table="t", request_event=events, retry=parse_retry("fixed:2,0"), client=client)
     started = time.monotonic()
     try:
         assert table.read("hot", "0") is None

@@ -18,11 +18,12 @@ from azure.core.pipeline.policies import RequestIdPolicy, RetryPolicy
 from azure.data.tables import TableClient, UpdateMode
 from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry policy for Tables
 
-from .errors import ServiceError, is_throttling
-from .operations import Operation
-from .retry import RetryStrategy
-from .target import SDK_ERRORS, Target, error_code_of
-from .transport import AttemptHooks, Entity
+from ..failures import SDK_ERRORS, error_code_of
+from ..operations import Operation
+from ..retry import RetryStrategy
+from ..service_errors import ServiceError, is_throttling
+from ..target import Target
+from .base import AttemptHooks, Entity
 
 __all__ = ["SdkTransport", "StrategyRetryPolicy", "with_policies"]
 

@@ -26,12 +26,12 @@ from azure.data.tables._entity import TableEntity
 from azure.data.tables._serialize import _add_entity_properties, _parameter_filter_substitution
 from geventhttpclient import HTTPClient
 
+from ..operations import Operation
+from ..retry import RetryStrategy
+from ..service_errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code
+from ..target import Target
 from .auth import Auth, auth_for
-from .errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code
-from .operations import Operation
-from .retry import RetryStrategy
-from .target import Target
-from .transport import AttemptHooks, Entity
+from .base import AttemptHooks, Entity
 
 __all__ = ["RestTransport", "body_of", "entity_of"]
 

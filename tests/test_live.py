@@ -8,12 +8,12 @@ import urllib.request
 
 import pytest
 from browser import chromium_page
-from conftest import web_ui_process
+from helpers import web_ui_process
 from synthetic import recorded
 
-from loadtest.azurite import free_port
+from loadtest.child_process import free_port
 from loadtest.redact import AZURITE_KEY
-from loadtest.webui import live_view
+from loadtest.report.live import live_view
 
 
 def test_live_view_ranks_partitions_and_sums_the_rest():

@@ -17,16 +17,16 @@ from typing import Any
 
 from locust.event import EventHook
 
-from .entities import check_batch
-from .errors import ServiceError, is_throttling
+from .entities import MAX_PAGE_ENTITIES, check_batch
 from .keys import KeyStrategy
 from .operations import OPERATIONS, Operation
 from .query_reach import reach_of
 from .retry import DEFAULT_RETRY, RetryStrategy, parse_retry
+from .service_errors import ServiceError, is_throttling
 from .target import Target
-from .transport import Transport, transport_class
+from .transports.base import Transport, transport_class
 
-__all__ = ["TableOperations"]
+__all__ = ["TableSession"]
 
 READ, SCAN, FILTER_SCAN = OPERATIONS["read"], OPERATIONS["scan"], OPERATIONS["filter-scan"]
 PARTITION_SCAN, TABLE_SCAN = OPERATIONS["partition-scan"], OPERATIONS["table-scan"]
@@ -45,7 +45,7 @@ def _written(op: Operation, pk: str, rk: str) -> tuple[tuple[str, str, str], ...
     return ((op.name, pk, rk),)
 
 
-class TableOperations:
+class TableSession:
     """One user's table client: each method is one operation, timed, counted and fired.
 
     The transport reports every answer (``on_attempt``: retries and result pages included), so
@@ -200,7 +200,7 @@ class TableOperations:
         low: str,
         high: str,
         *,
-        page_size: int = 1000,
+        page_size: int = MAX_PAGE_ENTITIES,
         select: list[str] | None = None,
         where: str | None = None,
         known_rows: int | None = None,
@@ -215,7 +215,9 @@ class TableOperations:
         parameters = {"pk": pk, "lo": low, "hi": high}
 
         def call() -> int:
-            rows = self.transport.query(query, parameters, select=select, page_size=min(page_size, 1000), decode=False)
+            rows = self.transport.query(
+                query, parameters, select=select, page_size=min(page_size, MAX_PAGE_ENTITIES), decode=False
+            )
             return sum(1 for _ in rows)
 
         def counted(returned: int) -> dict[str, Any]:
@@ -236,7 +238,7 @@ class TableOperations:
         projected, select = bool(select), _with_partition_key(select)
 
         def call() -> Counter[str]:
-            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, 1000), decode=False)
+            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, MAX_PAGE_ENTITIES), decode=False)
             touched: Counter[str] = Counter()
             for row in islice(rows, limit):
                 touched[row["PartitionKey"]] += 1
@@ -275,7 +277,9 @@ class TableOperations:
             select = _with_partition_key(select)
 
         def call() -> list[Any]:
-            rows = self.transport.query(filter, parameters, select=select, page_size=min(top or 1000, 1000))
+            rows = self.transport.query(
+                filter, parameters, select=select, page_size=min(top or MAX_PAGE_ENTITIES, MAX_PAGE_ENTITIES)
+            )
             return list(islice(rows, top))
 
         def counted(found: list[Any]) -> dict[str, Any]:

@@ -1,8 +1,8 @@
-"""What a table client needs from a transport, whichever library speaks HTTP underneath.
+"""What a user's table session needs from a transport, whichever library speaks HTTP underneath.
 
-Two transports implement it: ``rest.RestTransport`` (the lean REST client on geventhttpclient,
-the default) and ``sdk.SdkTransport`` (azure-data-tables, the reference). Both raise
-``errors.ServiceError`` classified by the service's error code, retry as the run's
+``--client`` picks the transport: ``fast`` is ``rest.RestTransport`` (the lean REST client on
+geventhttpclient, the default), ``sdk`` is ``sdk.SdkTransport`` (azure-data-tables, the reference). Both raise
+``service_errors.ServiceError`` classified by the service's error code, retry as the run's
 ``RetryStrategy`` says (per HTTP request, so a query's pages are not restarted), and report
 every answer and every wait to the hooks, so that attempts, throttled attempts and backoff
 are counted alike. Every attempt carries the operation's client request id, the key that joins
@@ -15,21 +15,16 @@ from collections.abc import Iterator, Mapping
 from importlib import import_module
 from typing import Any, Protocol
 
-from .operations import Operation
+from ..operations import Operation
 
-__all__ = ["CLIENTS", "CONNECT_TIMEOUT_S", "TIMEOUT_S", "AttemptHooks", "Transport", "transport_class"]
+__all__ = ["TRANSPORTS", "AttemptHooks", "Entity", "Transport", "transport_class"]
 
 Entity = Mapping[str, Any]
 
-#: ``--timeout``'s default: seconds an attempt waits for the service's answer (set-up and load alike).
-TIMEOUT_S = 30.0
-#: Connecting takes at most this long (or ``--timeout`` if shorter): a listener that is not there fails fast.
-CONNECT_TIMEOUT_S = 5.0
-
-#: ``--client``: each transport by name, with where it lives (imported only when used).
-CLIENTS: dict[str, tuple[str, str]] = {
-    "fast": ("loadtest.rest", "RestTransport"),  # the lean REST client, the default
-    "sdk": ("loadtest.sdk", "SdkTransport"),  # azure-data-tables, the reference
+#: ``--client``: each transport by the name the option gives it, with where it lives (imported only when used).
+TRANSPORTS: dict[str, tuple[str, str]] = {
+    "fast": ("loadtest.transports.rest", "RestTransport"),  # the lean REST transport, the default
+    "sdk": ("loadtest.transports.sdk", "SdkTransport"),  # azure-data-tables, the reference
 }
 
 
@@ -75,5 +70,5 @@ class Transport(Protocol):
 
 
 def transport_class(client: str) -> type[Transport]:
-    module, name = CLIENTS[client]
+    module, name = TRANSPORTS[client]
     return getattr(import_module(module), name)

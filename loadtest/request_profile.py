@@ -22,7 +22,7 @@ from locust.env import Environment
 from .operations import OPERATIONS, OpClass
 from .redact import redact
 
-__all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "WorkloadProfile"]
+__all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "RequestProfile"]
 
 #: Single writes from one client to one partition in one second that one batch would have carried.
 BATCHABLE_PER_S = 10
@@ -34,7 +34,7 @@ _TOTALS = ("single_writes", "batchable", "ordered", "appended", "prepended")
 _CREATING = frozenset(name for name, op in OPERATIONS.items() if op.action in ("create", "upsert")) | {"batch"}
 
 
-class WorkloadProfile:
+class RequestProfile:
     """Counts, per request name and over the run, what the checklist asks about."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -49,7 +49,7 @@ class WorkloadProfile:
         self._high: str | None = None
 
     @classmethod
-    def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> WorkloadProfile:
+    def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> RequestProfile:
         profile = cls(clock)
         environment.events.request.add_listener(profile.on_request)
         environment.events.test_start.add_listener(profile.on_test_start)

@@ -7,12 +7,22 @@ Pure questions of the results; ``verdict`` turns the answers into findings.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from statistics import mean
+from typing import Any
 
-from .errors import UNANSWERED
 from .results import Results
+from .service_errors import UNANSWERED
 
-__all__ = ["GENERATOR_CPU_PERCENT", "LOST_AFTER_S", "generator_bound", "saturation", "target_lost"]
+__all__ = [
+    "GENERATOR_CPU_PERCENT",
+    "LOST_AFTER_S",
+    "busiest_cpu",
+    "cpu_by_process",
+    "generator_bound",
+    "saturation",
+    "target_lost",
+]
 
 GENERATOR_CPU_PERCENT = 90.0  # of one core: a Locust process (one greenlet loop) cannot use more
 
@@ -82,17 +92,30 @@ def target_lost(results: Results) -> tuple[int, int] | None:
     return (since, failed) if streak >= LOST_AFTER_S else None
 
 
+def cpu_by_process(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Each load-generating process's CPU % per second, from the per-second samples: "the load generator" alone,
+    or "the master" and "worker N" in a distributed run."""
+    samples = list(samples)
+    distributed = any(sample.get("workers_cpu") for sample in samples)
+    own = "the master" if distributed else "the load generator"
+    series: dict[str, list[float]] = {own: []}
+    for sample in samples:
+        if sample.get("cpu") is not None:
+            series[own].append(sample["cpu"])
+        for worker, cpu in sample.get("workers_cpu", {}).items():
+            series.setdefault(f"worker {worker}", []).append(cpu)
+    return series
+
+
+def busiest_cpu(samples: Iterable[Mapping[str, Any]]) -> float:
+    """The busiest load-generating process's mean CPU % over the samples (the master's or a worker's)."""
+    return round(max((mean(cpu) for cpu in cpu_by_process(samples).values() if cpu), default=0.0), 1)
+
+
 def generator_bound(results: Results) -> list[tuple[str, float, int, int]]:
     """Each load-generating process that ran out of CPU in the steady phase: (which, mean %, seconds at or above
     ``GENERATOR_CPU_PERCENT``, seconds read). Bound when its mean reached it or a third of its seconds did."""
-    steady = [s for s in results.load if s["t"] >= results.run.steady_from_s]
-    workers = {w for s in steady for w in s.get("workers_cpu", {})}
-    series: dict[str, list[float]] = {"the master" if workers else "the load generator": []}
-    for sample in steady:
-        if sample.get("cpu") is not None:
-            series["the master" if workers else "the load generator"].append(sample["cpu"])
-        for worker, cpu in sample.get("workers_cpu", {}).items():
-            series.setdefault(f"worker {worker}", []).append(cpu)
+    series = cpu_by_process(s for s in results.load if s["t"] >= results.run.steady_from_s)
     bound = []
     for which, cpu in series.items():
         pegged = sum(c >= GENERATOR_CPU_PERCENT for c in cpu)

@@ -20,13 +20,13 @@ from typing import Any, Protocol
 
 from locust.env import Environment
 
-from .config import Settings
-from .distributed import Cluster
-from .metrics import PartitionMetrics
-from .operations import OpClass
-from .results import OTHER
-from .summary import PEAK_WINDOW_S, moving_average_peak, per_partition, series
-from .verdict import level
+from ..buckets import OTHER
+from ..config import Settings
+from ..distributed import Cluster
+from ..metrics import PartitionMetrics
+from ..operations import OpClass
+from ..summary import PEAK_WINDOW_S, moving_average_peak, per_partition, series
+from ..verdict import level
 
 __all__ = ["TOP_N", "live_view", "register"]
 
@@ -34,7 +34,7 @@ TOP_N = 10
 NOW_WINDOW_S = 3  # "now" = the mean of the last complete seconds
 CHART_SECONDS = 120
 TAB_KEY = "partition-stress"
-PAGE = Path(__file__).resolve().parent / "report" / "live.html"
+PAGE = Path(__file__).resolve().parent / "live.html"
 
 
 def live_view(metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N) -> dict[str, Any]:

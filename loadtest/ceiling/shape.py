@@ -7,7 +7,7 @@ step's figures, judged again once all counts are in.
 
 Headless, from the web UI, distributed: put the shape in a locustfile beside your users::
 
-    from loadtest.ceiling_shape import CeilingShape  # noqa: F401
+    from loadtest.ceiling.shape import CeilingShape  # noqa: F401
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import time
 from locust import LoadTestShape
 from locust.runners import WORKER_REPORT_INTERVAL, MasterRunner
 
-from .ceiling import Plan, StepWindow, step_figures, stopped_by
-from .errors import ToolError
-from .metrics import PartitionMetrics
+from ..exit_codes import ToolError
+from ..metrics import PartitionMetrics
+from .judge import step_figures, stopped_by
+from .plan import Plan, StepWindow
 
 __all__ = ["CeilingShape"]
 

@@ -1,11 +1,11 @@
 import pytest
 from synthetic import environment
 
-from loadtest.client import TableOperations
 from loadtest.entities import EntityShape, filtered_value
 from loadtest.keys import key_strategy, row_key
 from loadtest.metrics import PartitionMetrics
 from loadtest.operations import OPERATIONS
+from loadtest.session import TableSession
 
 SHAPE = EntityShape.for_size(1024)
 
@@ -15,7 +15,7 @@ def recorder(target, table, **known):
     events = []
     env.events.request.add_listener(lambda **kw: events.append(kw))
     metrics = PartitionMetrics.register(env)
-    ops = TableOperations(target=target, table=table.name, request_event=env.events.request, **known)
+    ops = TableSession(target=target, table=table.name, request_event=env.events.request, **known)
     return ops, events, metrics
 
 
@@ -92,7 +92,7 @@ def test_a_mixed_batch_is_counted_operation_by_operation(target, table):
 
 
 def test_a_batch_the_service_would_refuse_is_refused_before_sending(target, table):
-    from loadtest.errors import UsageError
+    from loadtest.exit_codes import UsageError
 
     ops, events, _ = recorder(target, table)
     for bad, rule in [

@@ -16,7 +16,8 @@ from typing import BinaryIO
 
 from gevent.server import StreamServer
 
-from .emulator import Budgets, Throttle
+from .budgets import Budgets
+from .throttle import Throttle
 
 __all__ = ["serve"]
 

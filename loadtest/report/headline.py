@@ -7,8 +7,9 @@ verdict and the findings follow as its evidence.
 
 from __future__ import annotations
 
-from .operations import OpClass
-from .results import FindingKind, Results
+from ..ceiling.limits import LIMITS
+from ..operations import OpClass
+from ..results import FindingKind, Results
 
 __all__ = ["verdict_sentences"]
 
@@ -21,7 +22,6 @@ BOUNDS = {
     K.WORKER_LOST: "a lost Locust worker",
     K.INCOMPLETE: "a step after the load that failed",
 }
-LIMIT_BOUNDS = {"emulator": K.EMULATOR_BOUND, "generator": K.GENERATOR_BOUND}
 
 
 def _design(results: Results) -> str:
@@ -60,7 +60,8 @@ def verdict_sentences(results: Results) -> list[str]:
     if results.ceiling:
         parts.append(_ceiling(results))
     kinds = {f.kind for f in results.findings}
-    kinds |= {LIMIT_BOUNDS[results.ceiling["limited_by"]]} if results.ceiling.get("limited_by") in LIMIT_BOUNDS else set()
+    limit = LIMITS.get(results.ceiling.get("limited_by", ""))
+    kinds |= {limit} if limit in BOUNDS else set()  # the search's own limit, where it bounds the figures
     bounds = [words for kind, words in BOUNDS.items() if kind in kinds]
     if bounds:
         parts.append(f"bounded by {' and '.join(bounds)}, so these figures are lower bounds")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.workload import BATCHABLE_PER_S, EDGE_WINDOW, WorkloadProfile
+from loadtest.request_profile import BATCHABLE_PER_S, EDGE_WINDOW, RequestProfile
 
 
 class Clock:
@@ -15,9 +15,9 @@ class Clock:
         return self.now
 
 
-def profile() -> tuple[WorkloadProfile, Environment, Clock]:
+def profile() -> tuple[RequestProfile, Environment, Clock]:
     environment, clock = Environment(events=Events()), Clock()
-    workload = WorkloadProfile.register(environment, clock)
+    workload = RequestProfile.register(environment, clock)
     environment.events.test_start.fire(environment=environment)
     return workload, environment, clock
 

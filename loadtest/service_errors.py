@@ -1,5 +1,5 @@
-"""How a run ends before it measures anything (with the contract's exit codes), and the service's
-error codes: one map of what each means, whichever client met it (like azure-data-tables' ``_error.py``).
+"""The service's error codes: one map of what each means, whichever client met it (like azure-data-tables'
+``_error.py``), and which of them are the service's answer over its targets.
 """
 
 from __future__ import annotations
@@ -9,44 +9,14 @@ from typing import Any
 
 __all__ = [
     "CAUSES",
-    "EXIT_CHECK_FAILED",
-    "EXIT_OK",
-    "EXIT_RUN_FAILED",
-    "EXIT_USAGE",
+    "CONNECTION_ERROR",
     "THROTTLING_CODES",
     "TIMEOUT",
     "UNANSWERED",
-    "RunError",
     "ServiceError",
-    "ToolError",
-    "UsageError",
     "is_throttling",
     "service_code",
 ]
-
-EXIT_OK = 0
-EXIT_RUN_FAILED = 1
-EXIT_USAGE = 2
-EXIT_CHECK_FAILED = 3
-
-
-class ToolError(Exception):
-    """An error shown to the user as one line, never as a traceback."""
-
-    exit_code = EXIT_RUN_FAILED
-
-
-class UsageError(ToolError):
-    """Bad input: the message names the rule and the valid values."""
-
-    exit_code = EXIT_USAGE
-
-
-class RunError(ToolError):
-    """The run could not be done: unreachable target, refused credentials, missing Azurite."""
-
-    exit_code = EXIT_RUN_FAILED
-
 
 #: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
 THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})

@@ -1,5 +1,5 @@
-"""The ceiling search's plan and its judgement: steps of offered load, what each step served, the first step that
-gave way, and what limited it. Pure: the shape (``ceiling_shape``) runs the steps, ``summary`` records the search.
+"""The ceiling search's judgement: what each step of the plan served, the first step that gave way, and what
+limited it. Pure: the shape (``shape``) runs the steps, ``summary`` records the search.
 
 A step is *good* while it serves at least ``MIN_SERVED_SHARE`` of the operations offered, throttles at most
 ``MAX_THROTTLED_SHARE`` of its attempts, fails at most ``MAX_ERROR_SHARE`` of its operations otherwise, and keeps
@@ -9,99 +9,23 @@ the last good step's served entities/s, per partition and op class.
 
 from __future__ import annotations
 
-import argparse
-import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from statistics import mean
 from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from .errors import THROTTLING_CODES, UsageError
-from .limits import GENERATOR_CPU_PERCENT
-from .metrics import Bucket, BucketKey, PartitionMetrics, new_histogram
-from .options import CEILING_OPTIONS
+from ..bounds import GENERATOR_CPU_PERCENT, busiest_cpu
+from ..buckets import Bucket, BucketKey
+from ..metrics import PartitionMetrics, ms_at, new_histogram
+from ..service_errors import THROTTLING_CODES
+from .plan import Plan, StepWindow
 
-__all__ = ["LIMITS", "Plan", "StepWindow", "judged", "search", "step_figures", "stopped_by"]
+__all__ = ["judged", "search", "step_figures", "stopped_by"]
 
-MAX_USER_RATE = 10  # operations/s one user offers: due 100 ms apart, so a user keeps pace until latency nears that
-MAX_STEPS = 1000
-SETTLE_S = 1.0  # a step's first second is left out of its figures: users starting, schedules finding their phase
 MIN_SERVED_SHARE = 0.95
 MAX_THROTTLED_SHARE = 0.01
 MAX_ERROR_SHARE = 0.01
-#: What can limit a search, in the order it is blamed: a step that throttled was the service's answer, whatever else.
-LIMITS = ("throttling", "errors", "generator", "emulator", "latency")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Plan:
-    """Offered operations/s from ``start`` up by ``step`` to at most ``maximum``, each step ``step_s`` seconds."""
-
-    start: int
-    step: int
-    maximum: int
-    step_s: int
-    max_p99_ms: float
-
-    @classmethod
-    def from_options(cls, options: argparse.Namespace) -> Plan:
-        v = {opt.dest: opt.value(options) for opt in CEILING_OPTIONS}
-        plan = cls(
-            start=v["ceiling_start"],
-            step=v["ceiling_step"],
-            maximum=v["ceiling_max"],
-            step_s=v["step_time"],
-            max_p99_ms=v["max_p99"],
-        )
-        if plan.start > plan.maximum:
-            raise UsageError(f"--ceiling-start {plan.start} is above --ceiling-max {plan.maximum}: the first step must fit")
-        if plan.steps > MAX_STEPS:
-            raise UsageError(
-                f"--ceiling-start {plan.start} to --ceiling-max {plan.maximum} by --ceiling-step {plan.step} makes "
-                f"{plan.steps:,} steps; at most {MAX_STEPS:,}: take larger steps"
-            )
-        return plan
-
-    @property
-    def user_rate(self) -> int:
-        """Operations/s each user offers: the largest whole rate up to ``MAX_USER_RATE`` that every step's offered
-        load is a multiple of, so that a step's users offer exactly its load."""
-        common = math.gcd(self.start, self.step)
-        return max(d for d in range(1, MAX_USER_RATE + 1) if common % d == 0)
-
-    @property
-    def steps(self) -> int:
-        return (self.maximum - self.start) // self.step + 1
-
-    def offered(self, index: int) -> int:
-        return self.start + index * self.step
-
-    def users(self, index: int) -> int:
-        return self.offered(index) // self.user_rate
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "user_rate": self.user_rate, "steps": self.steps}
-
-
-@dataclass(kw_only=True)
-class StepWindow:
-    """One step as it ran: its load, and when (epoch seconds) its users were set and the next step's were."""
-
-    index: int
-    offered: int
-    users: int
-    spawn_rate: float
-    began: float
-    ended: float | None = None
-
-    def seconds(self) -> list[int]:
-        """The whole seconds measured: after the settling second, before the step ended."""
-        if self.ended is None:
-            return []
-        return list(range(math.ceil(self.began + SETTLE_S), math.floor(self.ended)))
 
 
 def _merged(hists: Mapping[tuple[int, str], HdrHistogram], seconds: set[int]) -> HdrHistogram:
@@ -110,22 +34,6 @@ def _merged(hists: Mapping[tuple[int, str], HdrHistogram], seconds: set[int]) ->
         if second in seconds:
             merged.add(hist)
     return merged
-
-
-def _p99(hist: HdrHistogram) -> float:
-    return round(hist.get_value_at_percentile(99) / 1000.0, 2) if hist.get_total_count() else 0.0
-
-
-def _cpu(samples: Mapping[int, Mapping[str, Any]], seconds: set[int]) -> float:
-    """The busiest load-generating process's mean CPU % over the seconds (the master's or a worker's)."""
-    series: dict[str, list[float]] = {}
-    for second in seconds:
-        sample = samples.get(second, {})
-        if sample.get("cpu") is not None:
-            series.setdefault("", []).append(sample["cpu"])
-        for worker, cpu in sample.get("workers_cpu", {}).items():
-            series.setdefault(worker, []).append(cpu)
-    return round(max((mean(cpu) for cpu in series.values()), default=0.0), 1)
 
 
 def step_figures(
@@ -161,9 +69,9 @@ def step_figures(
         "error_share": round((total.failures - throttle_failures) / max(1, total.requests), 4),
         "errors": dict(total.errors),
         "dropped": total.dropped,
-        "p99_ms": _p99(_merged(latency, seconds)),
-        "corrected_p99_ms": _p99(_merged(corrected, seconds)),
-        "generator_cpu": _cpu(samples, seconds),
+        "p99_ms": ms_at(_merged(latency, seconds), 99),
+        "corrected_p99_ms": ms_at(_merged(corrected, seconds), 99),
+        "generator_cpu": busiest_cpu(samples.get(second, {}) for second in sorted(seconds)),
         "partitions": [  # busiest first: entities/s in all, and per op class
             {"partition": p, "entities_per_s": round(sum(by.values()) / n, 1), **{op: round(e / n, 1) for op, e in by.items()}}
             for p, by in sorted(partitions.items(), key=lambda item: (-item[1].total(), item[0]))

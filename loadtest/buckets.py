@@ -1,0 +1,80 @@
+"""One second's counts of one partition and op class: what the metrics count, the summary adds up and
+timeseries.csv writes, column by column.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["COUNTERS", "OTHER", "Bucket", "BucketKey", "fold"]
+
+OTHER = "#other"  # the untracked partitions together; '#' is forbidden in keys, so never a real PartitionKey
+#: What each second of a partition and op class counts (the metrics' buckets, timeseries.csv's columns).
+COUNTERS = (
+    "requests",
+    "failures",
+    "entities",
+    "offered",
+    "estimated",
+    "attempts",
+    "throttled",
+    "backoff_ms",
+    "scheduled",
+    "late",
+    "dropped",
+)
+
+BucketKey = tuple[int, str, str]  # (second, partition, op class)
+
+
+@dataclass(slots=True)
+class Bucket:
+    """One second of one op class on one partition (or on the ``OTHER`` partitions together)."""
+
+    requests: int = 0
+    failures: int = 0
+    entities: int = 0  # served: entities of operations that succeeded
+    offered: int = 0  # asked for: every operation's entities, failed ones included
+    estimated: int = 0  # of the entities, those counted from what the run knows (filtered scans)
+    attempts: int = 0
+    throttled: int = 0
+    backoff_ms: int = 0  # time the retry strategy spent waiting
+    scheduled: int = 0  # open loop: operations sent with a time they were due
+    late: int = 0  # of those, started LATE_MS or more after it
+    dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**{name: getattr(self, name) for name in COUNTERS}, "errors": dict(self.errors)}
+
+    def merge(self, data: Mapping[str, Any]) -> None:
+        """Add a bucket's ``to_dict`` form (from a worker)."""
+        for name in COUNTERS:
+            setattr(self, name, getattr(self, name) + data.get(name, 0))
+        self.errors.update(data.get("errors", {}))
+
+    def add(self, other: Bucket) -> None:
+        self.merge(other.to_dict())
+
+
+def fold(
+    buckets: Mapping[BucketKey, Bucket], *, keep: frozenset[str], before: int
+) -> tuple[dict[BucketKey, Bucket], Counter[tuple[int, str]]]:
+    """New buckets where seconds before ``before`` keep only the ``keep`` keys apart; the rest are added
+    into ``OTHER``. Also the folded entities by (second, first key character): the key range they fall in.
+    """
+    out: dict[BucketKey, Bucket] = {}
+    ranges: Counter[tuple[int, str]] = Counter()
+    for key, bucket in buckets.items():
+        second, partition, op_class = key
+        if second < before and partition not in keep and partition != OTHER:
+            key = (second, OTHER, op_class)
+            ranges[(second, partition[:1])] += bucket.entities
+        into = out.get(key)
+        if into is None:
+            into = out[key] = Bucket()
+        into.add(bucket)
+    return out, ranges

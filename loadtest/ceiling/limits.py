@@ -1,0 +1,21 @@
+"""What can limit a ceiling search, and the remedy for each: one table that the judgement, the verdict and the
+report's headline all read.
+"""
+
+from __future__ import annotations
+
+from ..results import FindingKind
+
+__all__ = ["LIMITS"]
+
+#: What can limit a search, in the order it is blamed (a step that throttled was the service's answer, whatever
+#: else), each with its remedy: a finding's (``verdict.REMEDIES``) or its own words. "": no step gave way.
+LIMITS: dict[str, FindingKind | str] = {
+    "throttling": FindingKind.HOT,
+    "errors": FindingKind.ERRORS,
+    "generator": FindingKind.GENERATOR_BOUND,
+    "emulator": FindingKind.EMULATOR_BOUND,
+    "latency": "The service slowed before it throttled: read the latency per step, and spread the load over more "
+    "PartitionKeys, or raise --max-p99 if that latency is acceptable to the application.",
+    "": "Search higher (--ceiling-max) to find where this design gives way.",
+}

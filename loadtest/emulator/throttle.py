@@ -1,0 +1,117 @@
+"""The throttling emulator's decisions on requests: what each one costs as the docs count it, and Azure's own
+answer when the budgets refuse it.
+
+The relay (``relay``) hands each request's line and body here, and each query's answer. A request's entities
+are counted as the docs count them (a batch = its operations; a query = the entities it returns, charged when
+the answer comes back) against the budgets (``budgets``). Over budget it answers as Azure does: 503 with
+``x-ms-error-code: ServerBusy`` and the JSON ``odata.error`` body (a configurable share as 500
+OperationTimedOut), so azure-data-tables raises what it raises against Azure.
+
+Not modelled: errors inside batch responses (a throttled batch is refused whole, before it reaches Azurite).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from urllib.parse import unquote
+
+from .budgets import Budget, Budgets, PartitionLayer
+
+__all__ = ["Throttle", "charge_of"]
+
+_POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
+_FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
+_BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
+_BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_TIMED_OUT = "Operation could not be completed within the specified time."
+
+
+def charge_of(method: str, path: str, query: str, body: bytes) -> tuple[str | None, int]:
+    """(PartitionKey, entities) a request costs before it runs; queries are charged on their answer."""
+    path = unquote(path)
+    if "$batch" in path:
+        operations = _BATCH_OP.findall(body)
+        keys = _BODY_PK.findall(body)
+        pk = keys[0].decode() if keys else None
+        if pk is None:
+            for _, url in operations:
+                found = _POINT.search(unquote(url.decode()))
+                if found:
+                    pk = found.group(1).replace("''", "'")
+                    break
+        return pk, len(operations)
+    point = _POINT.search(path)
+    if point:
+        return point.group(1).replace("''", "'"), 1
+    if method == "POST" and not path.rstrip("/").endswith("Tables"):
+        found = _BODY_PK.search(body)
+        return (found.group(1).decode() if found else None), 1
+    if method == "GET":
+        found = _FILTER_PK.search(unquote(query))
+        return (found.group(1).replace("''", "'") if found else None), 0
+    return None, 0
+
+
+class Throttle:
+    """The budgets' decisions on requests: refuse one as Azure does over budget, or let it through and charge it.
+
+    The wire (``emulator_wire``) hands it each request's line and body, and each query's answer.
+    """
+
+    def __init__(self, budgets: Budgets, *, seed: int | None = None) -> None:
+        b = budgets
+        self.layer = PartitionLayer(b.server_rate, b.lb_delay, b.lb_offline) if b.server_rate else None
+        self.partition_rate, self.burst, self.account = b.partition_rate, b.burst, Budget(b.account_rate, b.burst)
+        self.partitions: dict[str, Budget] = {}
+        self.timeout_share = b.timeout_share
+        self.rng = random.Random(seed)
+
+    def refusal(self, method: str, path: str, query: str, body: bytes) -> tuple[bytes | None, str | None]:
+        """(Azure's whole over-budget answer, or None to let the request through; the PartitionKey of a query,
+        to charge its answer)."""
+        pk, entities = charge_of(method, path, query, body)
+        if (entities or method == "GET") and self._over(pk, entities):
+            return self._busy(), None
+        return None, pk if method == "GET" and entities == 0 else None
+
+    def answered(self, pk: str, status: int, body: bytes) -> None:
+        """A query's answer: charged the entities it returned (what it scanned)."""
+        if status == 200:
+            try:
+                self._charge(pk, len(json.loads(body).get("value", [])))
+            except (ValueError, AttributeError):
+                pass
+
+    def _over(self, pk: str | None, entities: int) -> bool:
+        now = time.monotonic()
+        partition = self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)) if pk is not None else None
+        if not self.account.has(now) or (partition is not None and not partition.has(now)):
+            return True
+        if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
+            return True
+        self.account.take(entities)
+        if partition is not None:
+            partition.take(entities)
+        return False
+
+    def _charge(self, pk: str, entities: int) -> None:
+        self.account.take(entities)
+        self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)).take(entities)
+        if self.layer is not None:
+            self.layer.charge(pk, entities)
+
+    def _busy(self) -> bytes:
+        """503 ServerBusy (or, for ``timeout_share`` of them, 500 OperationTimedOut), as the service words them."""
+        if self.rng.random() < self.timeout_share:
+            code, status, message = "OperationTimedOut", "500 Internal Server Error", _TIMED_OUT
+        else:
+            code, status, message = "ServerBusy", "503 Service Unavailable", "The server is busy."
+        body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
+        head = (
+            f"HTTP/1.1 {status}\r\nContent-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n"
+            f"x-ms-error-code: {code}\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body

@@ -1,0 +1,95 @@
+"""One command-line option's declaration (flags, help, default, parser) and its registration with argparse and with
+Locust's parser: ``options`` declares every option with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .parsers import Parse, switch, text
+
+__all__ = ["Option", "add_options"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option: flags, help, default and parser, registered alike with argparse and Locust."""
+
+    flags: tuple[str, ...]
+    help: str
+    default: Any = ""
+    parse: Parse = text
+    show: Callable[[Any], Any] = lambda value: value  # the parsed value as a report shows it (and parses back)
+    secret: bool = False  # never in the web UI's form or a report
+    env: str | None = None  # read from this environment variable when not given
+    blank: bool = False  # an empty value is a value (an empty PartitionKey), not "use the default"
+    locust: bool = True  # a stress test's option: Locust's parser has it, as ``LOCUST_<OPTION>`` too
+    required: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The long flag (``-u/--users``: ``--users``), as errors name it; a positional argument's name."""
+        return next((f for f in self.flags if f.startswith("--")), self.flags[0])
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags[0].startswith("-")
+
+    @property
+    def is_switch(self) -> bool:
+        return self.parse is switch
+
+    @property
+    def locust_env(self) -> str:
+        """Locust's convention: ``--partition-target`` is also ``LOCUST_PARTITION_TARGET``."""
+        return f"LOCUST_{self.dest.upper()}"
+
+    def value(self, options: argparse.Namespace) -> Any:
+        """This option's parsed value: given, else ``LOCUST_<OPTION>``, else its own variable, else its default
+        (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not)."""
+        raw, given = getattr(options, self.dest, None), self.flag
+        if raw is None or (raw == "" and not self.blank):
+            for name in (self.locust_env if self.locust else None, self.env):
+                if name and os.environ.get(name):
+                    raw, given = os.environ[name], f"${name}"  # an error names where the bad value came from
+                    break
+            else:
+                raw = self.default
+        return self.parse(given, raw)
+
+
+def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...], title: str = "partition-stress") -> None:
+    """Register options with argparse or with Locust's parser (values are parsed later, by ``Settings``).
+
+    Locust's parser gives each its ``LOCUST_<OPTION>`` variable and reads ``locust.conf`` / ``--config``, with
+    Locust's precedence (command line, environment, config file, default). ``loadtest run``'s parser leaves
+    options not given at ``None``, so that only what was given reaches Locust's command line.
+    """
+    locust_parser = hasattr(parser, "args_included_in_web_ui")
+    # Locust's parser takes its web-UI keywords on add_argument itself, not on groups
+    group = parser if locust_parser else parser.add_argument_group(title)
+    for opt in options:
+        if any(flag in getattr(parser, "_option_string_actions", {}) for flag in opt.flags):
+            continue  # Locust's own --profile has the same dest: its value is ours
+        # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
+        help = opt.help.replace("%", "%%")
+        if opt.positional:
+            group.add_argument(opt.flags[0], help=help)
+            continue
+        kwargs: dict[str, Any] = {"dest": opt.dest, "help": help, "required": opt.required}
+        if opt.is_switch:
+            kwargs.update(action="store_true", default=False if locust_parser else None)
+        else:
+            kwargs.update(type=str, default=("" if opt.default is None else str(opt.default)) if locust_parser else None)
+        if locust_parser:
+            # secrets stay out of the web UI's form: its page would carry the value
+            kwargs.update(include_in_web_ui=not opt.secret, env_var=opt.locust_env)
+        group.add_argument(*opt.flags, **kwargs)

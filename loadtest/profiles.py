@@ -1,0 +1,19 @@
+"""The service's scalability targets (entities/s, 1 KiB entities), by profile: today's docs and the 2011-2014 docs.
+
+Declared once: ``--profile``, the targets' defaults and the throttling emulator's default budgets read them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "Targets"]
+
+
+class Targets(NamedTuple):
+    partition: int  # entities/s one PartitionKey is served
+    account: int  # entities/s the whole account is served
+
+
+PROFILES: dict[str, Targets] = {"current": Targets(2000, 20000), "legacy": Targets(500, 5000)}
+DEFAULT_PROFILE = "current"

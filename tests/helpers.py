@@ -1,0 +1,243 @@
+"""What the tests share: the tool run as a user runs it (a child process) or in this process, its outputs, and
+data several test files use. Fixtures are in conftest."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from azure.data.tables import EdmType, EntityProperty
+
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.results import RunInfo
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+#: A short run: seconds, users, spawn rate, seeded rows.
+SHORT = ("-t", "3s", "-u", "3", "-r", "3", "--seed-entities", "200")
+
+
+def results_of(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text())
+
+
+def tables(target) -> set[str]:
+    return {t.name for t in target.service().list_tables()}
+
+
+@dataclass
+class Finished:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Finished:
+    """``python -m loadtest ARGS`` in a child process, as a user would run it (bounded in time)."""
+    child_env = {k: v for k, v in os.environ.items() if k != "AZURE_STORAGE_CONNECTION_STRING"}
+    child_env.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-m", "loadtest", *args],
+        cwd=ROOT,
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
+def run_with_azurite_frozen(azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None) -> Finished:
+    """``python -m loadtest ARGS`` while ``azurite`` is frozen (SIGSTOP) ``at`` seconds in, thawed ``thaw_after`` seconds
+    later (else once the run ended): it keeps accepting connections and answers none. Thawed, and the child killed,
+    whatever happens."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "loadtest", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(at)
+        azurite.process.send_signal(signal.SIGSTOP)
+        if thaw_after is not None:
+            time.sleep(thaw_after)
+            azurite.process.send_signal(signal.SIGCONT)
+        stdout, stderr = child.communicate(timeout=90)
+    finally:
+        azurite.process.send_signal(signal.SIGCONT)
+        if child.poll() is None:
+            child.kill()
+    return Finished(child.returncode, stdout, stderr)
+
+
+def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
+    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
+    stats = tmp_path / "stats"
+    done = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "--out", str(tmp_path / "out")]
+        + ["--json-file", str(stats), *args],
+        cwd=ROOT,
+        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
+
+
+@contextmanager
+def web_ui_process(args: list[str], *, port: int, env: dict[str, str], log: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``python ARGS`` serving a web UI on ``port``: (the child, its URL) once ``/`` answers; then stopped by PID with
+    SIGTERM (Locust's own path: report, cleanup), killed if it has not exited within 60 s."""
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert child.poll() is None and time.monotonic() < deadline, log.read_text()
+            try:
+                urllib.request.urlopen(url + "/", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.3)
+        yield child, url
+    finally:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=10)
+
+
+def run_info(**overrides):
+    values = dict(
+        id="r1",
+        started="2026-01-01T00:00:00+00:00",
+        duration_s=20,
+        target_kind="azurite-embedded",
+        table="t",
+        seeded=10,
+        partition_target=2000,
+        account_target=20000,
+        profile="current",
+    )
+    values.update(overrides)
+    return RunInfo(**values)
+
+
+class Hooks:
+    def __init__(self) -> None:
+        self.answers: list[tuple[int, str | None]] = []
+        self.waits: list[float] = []
+
+    def on_attempt(self, status: int, error_code: str | None) -> None:
+        self.answers.append((status, error_code))
+
+    def on_backoff(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def typed(pk: str, rk: str) -> dict:
+    """One property of every type the service stores."""
+    return {
+        "PartitionKey": pk,
+        "RowKey": rk,
+        "text": "naïve 'quoted' \u2603",
+        "int32": -(2**31),
+        "int64": EntityProperty(2**40 + 7, EdmType.INT64),
+        "double": 2.5,
+        "whole_double": EntityProperty(3.0, EdmType.DOUBLE),
+        "flag": True,
+        "when": datetime(2026, 11, 22, 11, 36, 1, 123456, tzinfo=UTC),
+        "guid": uuid.UUID("c9da6455-213d-42c9-9a79-3e9149a57833"),
+        "blob": bytes(range(256)),
+    }
+
+
+KEY = "c2VjcmV0LWtleS1mb3ItdGVzdHM="  # base64, and not Azurite's
+SAS = "sv=2020-08-04&ss=t&srt=sco&sp=rwdlacu&se=2099-01-01&sig=c2lnbmF0dXJl"
+
+REFUSED = [
+    (f"AccountKey={KEY}", "names no table endpoint"),  # no AccountName
+    (";;;;=", "part 5 is not one of its settings"),
+    (f"AccountName=a;AccountKey={KEY};TableEndpoint=notaurl", "TableEndpoint 'notaurl': must be an http(s) URL"),
+    (f"AccountName=a;AccountKey={KEY};TableEndpoint=http://[::1/x", "must be an http(s) URL"),  # an invalid IPv6 URL
+    (f"UseDevelopmentStorage=true;AccountKey={KEY}", "UseDevelopmentStorage=true stands alone"),
+    (f"AccountName=acct;AccountKey={KEY}", "names no table endpoint"),  # once aimed at a public host it did not name
+    (f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={KEY}", "names no table endpoint"),  # likewise
+    (f"BlobEndpoint=https://acct.blob.core.windows.net;AccountName=acct;AccountKey={KEY}", "names no table endpoint"),
+    (";", "names no table endpoint"),
+    ("garbage", "part 1 is not one of its settings"),
+    (f"{KEY};AccountName=a;TableEndpoint=http://x/a", "part 1 is not one of its settings"),
+    ("AccountName=a;AccountKey=not base64!;TableEndpoint=http://x/a", "AccountKey must be base64"),
+    ("AccountName=a;TableEndpoint=http://x/a", "one credential"),
+    (f"TableEndpoint=http://x/a;AccountKey={KEY}", "one credential"),  # a key needs its account's name
+    (f"AccountName=a;AccountKey={KEY};SharedAccessSignature={SAS};TableEndpoint=http://x/a", "one credential"),
+    ("TableEndpoint=https://a.table.core.windows.net;SharedAccessSignature=sv=1", "must hold sig="),
+    (f"AccountName=a;accountname=b;AccountKey={KEY};TableEndpoint=http://x/a", "AccountName is given twice"),
+    (f"AccountName=;AccountKey={KEY};TableEndpoint=http://x/a", "AccountName is empty"),
+    (f"AccountName=a;AccountKey={KEY};TableEndpoint=http://x:99999/a", "must be an http(s) URL"),
+    (f"AccountName=a;AccountKey={KEY};TableEndpoint=ftp://x/a", "must be an http(s) URL"),
+    (f"AccountName=a;AccountKey={KEY};TableEndpoint=https://x/a?{SAS}", "no query"),
+    (f"AccountName=a;AccountKey={KEY};EndpointSuffix=evil.example/x@", "must be a host name"),
+    (f"AccountName=a b;AccountKey={KEY};EndpointSuffix=core.windows.net", "AccountName 'a b' must be letters"),
+    (f"DefaultEndpointsProtocol=ftp;AccountName=a;AccountKey={KEY};EndpointSuffix=core.windows.net", "http or https"),
+    (f"Foo=bar;AccountName=a;AccountKey={KEY};EndpointSuffix=core.windows.net", "'Foo' is not one of its settings"),
+]
+
+
+WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
+
+
+class Launched(Exception):
+    """Validation passed: Locust would start here (``locust.main.main``, the launch point, replaced)."""
+
+
+def in_process(monkeypatch, *args: str, env: dict[str, str] | None = None) -> tuple[int | str, str, str]:
+    """``loadtest ARGS`` in this process, as ``loadtest.cli.main``, stopping where Locust would start:
+    (exit code or "launched", stdout, stderr). ``monkeypatch`` restores Locust, ``sys.argv`` and the environment."""
+    import locust.main
+
+    from loadtest.cli import main
+    from loadtest.connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
+
+    def launch() -> None:
+        raise Launched
+
+    monkeypatch.setattr(locust.main, "main", launch)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # cli.run hands Locust its argv there
+    for name in (CONNECTION_STRING_ENV, FROM_FLAG_ENV, *(env or {})):  # set, so that teardown restores them
+        monkeypatch.setenv(name, "")
+        os.environ.pop(name, None)
+    os.environ.update(env or {})
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):
+        try:
+            code: int | str = main(list(args))
+        except SystemExit as exit:
+            code = exit.code if isinstance(exit.code, int) else 1
+        except Launched:
+            code = "launched"
+    return code, stdout.getvalue(), stderr.getvalue()

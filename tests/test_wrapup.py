@@ -1,0 +1,63 @@
+"""After the load, in this process: every output written on its own, and a step that fails is an INCOMPLETE
+finding saying what is missing, never a lost result."""
+
+from __future__ import annotations
+
+import time
+
+from helpers import results_of, run_info
+from synthetic import recorded
+
+from loadtest.exit_codes import EXIT_RUN_FAILED
+from loadtest.integrity import Ledger, verify
+from loadtest.service_errors import ServiceError
+from loadtest.summary import build
+from loadtest.verdict import exit_code
+from loadtest.wrapup import finish
+
+
+def measured():
+    seconds = {t: [{"op": "read", "entities": 5}, {"op": "upsert", "op_class": "PUT", "entities": 1}] for t in range(6)}
+    return build(recorded(seconds, steady_from=1), run_info())
+
+
+def test_every_output_is_written_and_the_read_back_lands_in_the_results(target, table, tmp_path):
+    results = measured()
+    read_back = lambda: verify(Ledger(), table.keys())  # noqa: E731  (the real read-back of an empty table)
+    assert finish(results, tmp_path, target=target, started=time.time(), read_back=read_back)
+    for name in ("results.json", "timeseries.csv", "report.html", "server-logs.kql"):
+        assert (tmp_path / name).is_file(), name
+    integrity = results_of(tmp_path)["integrity"]
+    assert integrity["checked"] is True and integrity["lost"] == 0 and results.incomplete == []
+    assert exit_code(results, [])[0] == 0
+
+
+def test_a_report_that_cannot_be_written_leaves_the_results_and_says_so(target, tmp_path):
+    (tmp_path / "report.html").mkdir()  # in the way
+    results = measured()
+    assert finish(results, tmp_path, target=target, started=time.time())
+    data = results_of(tmp_path)
+    incomplete = [f for f in data["findings"] if f["kind"] == "INCOMPLETE"]
+    assert incomplete and "report.html failed" in incomplete[0]["message"]
+    assert sum(r["requests"] for r in data["partitions"]) > 0 and (tmp_path / "server-logs.kql").is_file()
+    assert exit_code(results, [])[0] == EXIT_RUN_FAILED
+
+
+def test_a_read_back_against_a_target_gone_is_explained_and_the_rest_is_written(target, tmp_path):
+    def gone() -> dict:
+        raise ServiceError("TableNotFound", 404)
+
+    results = measured()
+    assert finish(results, tmp_path, target=target, started=time.time() - 3, read_back=gone)
+    (step,) = results.incomplete
+    assert step["step"] == "the read-back of acknowledged writes" and "404 TableNotFound" in step["error"]
+    assert step["at_s"] >= 3
+    assert "read-back" in " ".join(f["message"] for f in results_of(tmp_path)["findings"] if f["kind"] == "INCOMPLETE")
+    assert (tmp_path / "report.html").is_file()
+
+
+def test_results_that_cannot_be_written_at_all_are_said_so(target, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert not finish(measured(), blocked, target=target, started=time.time())
+    assert blocked.read_text() == "not a folder"
