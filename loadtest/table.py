@@ -132,15 +132,19 @@ class TestTable:
             return len(rows)
 
         pool = Pool(SEED_CONCURRENCY)
+        writes = pool.imap_unordered(write, batches)
         try:
             with _Progress(progress, count, keys.spec) as advance:
-                for written in pool.imap_unordered(write, batches):
+                for written in writes:
                     self.seeded += written
                     advance(written)
         except ServiceError as err:
             raise explain(err, self.target) from err
         finally:
-            pool.kill()  # stopped (Ctrl-C) or failed: no batch goes on writing to a table about to be dropped
+            # stopped (Ctrl-C) or failed: no batch goes on writing to a table about to be dropped. The feeder first,
+            # or it hands the freed slots new batches, which then meet the dropped table
+            writes.kill()
+            pool.kill()
             for client in made:
                 client.close()
         return self.seeded
