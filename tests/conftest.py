@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from helpers import ARTIFACTS, run_loadtest
+from helpers import ARTIFACTS, SHORT, run_loadtest
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.table import TestTable
@@ -53,3 +53,13 @@ def artifacts() -> Path:
 @pytest.fixture
 def loadtest():
     return run_loadtest
+
+
+@pytest.fixture(scope="session")
+def measured_run(azurite, tmp_path_factory) -> Path:
+    """One short run of the default job against the session's Azurite, as a user runs it: its folder, which several
+    tests read (copy it before changing it)."""
+    out = tmp_path_factory.mktemp("measured-run")
+    done = run_loadtest("run", *SHORT, "--out", str(out), "--connection-string", azurite.connection_string)
+    assert done.code == 0, done.output
+    return out

@@ -27,7 +27,7 @@ from loadtest.results import RunInfo
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 #: A short run: seconds, users, spawn rate, seeded rows.
-SHORT = ("-t", "3s", "-u", "3", "-r", "3", "--seed-entities", "200")
+SHORT = ("-t", "2s", "-u", "3", "-r", "3", "--seed-entities", "200")
 
 
 def results_of(out: Path) -> dict:

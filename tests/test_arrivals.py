@@ -47,7 +47,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
 
 
 def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
-    rate = ("--arrival-rate", "200", "-t", "15s", "-u", "20", "-r", "20")
+    rate = ("--arrival-rate", "200", "-t", "12s", "-u", "20", "-r", "20")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     arrivals = results["arrivals"]
     assert arrivals["offered_per_s"] == 200
@@ -60,7 +60,7 @@ def test_over_a_budget_below_the_rate_dropped_operations_and_corrected_latency_s
         loadtest,
         tmp_path,
         azurite.connection_string,
-        *("--arrival-rate", "200", "-t", "10s", "-u", "10", "-r", "10"),
+        *("--arrival-rate", "200", "-t", "6s", "-u", "10", "-r", "10"),
         *("--emulate-throttling", "--emulator-partition-rate", "100"),
     )
     arrivals, get = results["arrivals"], results["latency"]["GET"]

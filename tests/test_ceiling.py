@@ -201,7 +201,7 @@ def one_key_report(tmp_path_factory):
     from helpers import run_loadtest
 
     out = tmp_path_factory.mktemp("one-key")
-    ceiling_search(run_loadtest, out, "--ceiling-start", "28", "--ceiling-step", "2", "--ceiling-max", "36")
+    ceiling_search(run_loadtest, out, "--ceiling-start", "26", "--ceiling-step", "2", "--ceiling-max", "36")
     return out
 
 

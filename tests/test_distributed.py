@@ -7,6 +7,7 @@ import json
 import pytest
 from helpers import WORKLOAD
 
+from loadtest.keys import key_strategy
 from loadtest.table import TestTable
 
 
@@ -56,9 +57,20 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
     assert all(0 < pct < 150 for cpu in workers_cpu[1:-1] for pct in cpu.values())
 
 
-@pytest.mark.parametrize("strategy", ["guid", "hash-prefix:16"])
+def test_each_users_stream_draws_its_own_keys_and_guids_never_repeat_across_streams():
+    """What a user's stream is made of: its worker's index, then its number (``TableUser``); two streams of one seed
+    draw different sequences, and GUID keys never meet."""
+    streams = [key_strategy(spec, seed=1, stream=stream) for spec in ("guid", "hash-prefix:16") for stream in ("0.0", "1.0")]
+    guid_a, guid_b, hashed_a, hashed_b = ([s.new_partition() for _ in range(20)] for s in streams)
+    assert not set(guid_a) & set(guid_b) and hashed_a != hashed_b
+    again = key_strategy("hash-prefix:16", seed=1, stream="0.0")
+    assert [again.new_partition() for _ in range(20)] == hashed_a  # repeatable
+
+
+@pytest.mark.parametrize("strategy", ["hash-prefix:16"])
 def test_users_on_different_workers_draw_different_key_sequences(loadtest, azurite, target, tmp_path, strategy):
-    """One user on each of two workers: each draws its own PartitionKeys (they once shared one stream)."""
+    """One user on each of two workers: each draws its own PartitionKeys (they once shared one stream). Through real
+    workers for one strategy; the streams themselves, for every strategy's kind, in the test above."""
     done = loadtest(
         "run",
         "--workers",

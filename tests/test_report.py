@@ -31,37 +31,13 @@ def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
     assert html.count('class="finding"') == len(results.findings)
 
 
-@pytest.fixture(scope="module")
-def measured_report(azurite, tmp_path_factory):
-    from helpers import run_loadtest
-
-    out = tmp_path_factory.mktemp("report")
-    done = run_loadtest(
-        "run",
-        "-t",
-        "6s",
-        "-u",
-        "3",
-        "-r",
-        "3",
-        "--seed-entities",
-        "200",
-        "--out",
-        str(out),
-        "--connection-string",
-        azurite.connection_string,
-    )
-    assert done.code == 0, done.output
-    return out
-
-
 @pytest.mark.browser
-def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_report, artifacts):
-    results = json.loads((measured_report / "results.json").read_text())
+def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_run, artifacts):
+    results = json.loads((measured_run / "results.json").read_text())
     with chromium_page() as page:
         outside = []
         page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-        page.goto((measured_report / "report.html").as_uri())
+        page.goto((measured_run / "report.html").as_uri())
         page.wait_for_load_state("load")
         widths = page.eval_on_selector_all("img.chart", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
         assert len(widths) == 5 and all(w > 300 for w in widths), widths  # heat map included
@@ -146,7 +122,6 @@ def drawn(monkeypatch, results) -> dict[str, object]:
         return png(fig)
 
     monkeypatch.setattr(charts, "_png", keep)
-    monkeypatch.setattr(charts.plt, "close", lambda fig: None)  # kept open to be measured
     names = list(charts.all_charts(results))
     return dict(zip(names, figures, strict=True))
 

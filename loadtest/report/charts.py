@@ -9,17 +9,13 @@ import base64
 import io
 from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display: the report is rendered headless
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from ..buckets import OTHER
-from ..results import Results  # noqa: E402
+from ..results import Results
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -37,10 +33,16 @@ def timeseries_frame(results: Results) -> pd.DataFrame:
     return frame
 
 
+def _figure(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """A figure on the Agg canvas and its axes: headless, and without pyplot's figure manager (nothing to close)."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
 def _png(fig: Figure) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
-    plt.close(fig)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -71,7 +73,7 @@ def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
 
 
 def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = _figure((9, 3.6))
     if not frame.empty:
         table = _per_second(frame, "entities", "op_class")
         for op_class in table.columns:
@@ -87,7 +89,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
 
 def partition_peaks(results: Results) -> str:
     rows = [r for r in results.hottest_rows() if r.partition != OTHER]
-    fig, ax = plt.subplots(figsize=(9, max(2.0, 0.45 * len(rows) + 1.2)))
+    fig, ax = _figure((9, max(2.0, 0.45 * len(rows) + 1.2)))
     labels = [f"{r.partition} {r.op_class}" for r in rows]
     ax.barh(labels, [r.peak_eps for r in rows], color=[COLORS.get(r.op_class, "#888") for r in rows])
     ax.axvline(results.run.partition_target, color="red", linestyle="--", label=f"target {results.run.partition_target:,}/s")
@@ -102,7 +104,7 @@ def partition_peaks(results: Results) -> str:
 
 
 def latency_over_time(frame: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = _figure((9, 3.6))
     if not frame.empty:
         for op_class, group in frame.groupby("op_class"):
             by_second = group.groupby("t").agg({"p50_ms": "max", "p95_ms": "max", "p99_ms": "max"})
@@ -114,7 +116,7 @@ def latency_over_time(frame: pd.DataFrame) -> str:
 
 
 def errors_and_attempts(frame: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(9, 3.2))
+    fig, ax = _figure((9, 3.2))
     if not frame.empty:
         per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
         per_second = per_second.reindex(range(0, int(frame["t"].max()) + 1), fill_value=0)
@@ -129,7 +131,7 @@ def strategy_peaks(comparison: Comparison) -> str:
     """Each strategy's hottest partition against the target, best first."""
     order = {name: i for i, name in enumerate(comparison.ranking)}
     outcomes = sorted(comparison.strategies, key=lambda o: order.get(o.strategy, len(order)))
-    fig, ax = plt.subplots(figsize=(9, max(2.0, 0.5 * len(outcomes) + 1.2)))
+    fig, ax = _figure((9, max(2.0, 0.5 * len(outcomes) + 1.2)))
     colors = ["#c62828" if o.ratio > 1 else "#ef6c00" if o.ratio >= 0.8 else "#2e7d32" for o in outcomes]
     ax.barh([o.strategy for o in outcomes], [o.hottest_peak_eps for o in outcomes], color=colors)
     ax.axvline(comparison.partition_target, color="red", linestyle="--", label=f"target {comparison.partition_target:,}/s")
@@ -167,7 +169,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
             spans = pd.DataFrame({f"{g[0]}…{g[-1]}": spans[g].sum(axis=1) for g in groups})
         spans.columns = [f"keys '{c}…' (untracked)" if len(str(c)) == 1 else f"keys '{c}' (untracked)" for c in spans.columns]
         table = table.join(spans, how="outer").fillna(0) if not table.empty else spans
-    fig, ax = plt.subplots(figsize=(9, 0.28 * (len(table.columns) + 1) + 1.6))
+    fig, ax = _figure((9, 0.28 * (len(table.columns) + 1) + 1.6))
     if not table.empty:
         table = table.reindex(range(0, int(table.index.max()) + 1), fill_value=0)
         shares = (table / target).T.to_numpy()
@@ -185,7 +187,7 @@ def ceiling_steps(results: Results) -> str:
     search = results.ceiling
     steps = search["steps"]
     offered = [s["offered_per_s"] for s in steps]
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = _figure((9, 4))
     ax.plot(offered, offered, color="#888888", linestyle=":", marker=".", label="offered operations/s")
     ax.plot(offered, [s["served_per_s"] for s in steps], color="#2ca02c", marker="o", label="served operations/s")
     ax.plot(offered, [s["entities_per_s"] for s in steps], color=COLORS["ALL"], marker="s", label="served entities/s")

@@ -93,7 +93,7 @@ def test_a_sas_signature_reaches_no_log_line_page_or_file_of_the_web_ui(own_acco
     with web_ui_process(args, port=port, env=env, log=log) as (child, url):
         pages["/"] = fetch(url + "/")
         pages["/swarm"] = fetch(url + "/swarm", {"user_count": "3", "spawn_rate": "3"})
-        time.sleep(5)
+        time.sleep(3)
         for path in ("/logs", "/stats/requests", "/partition-stress/", "/partition-stress/data"):
             pages[path] = fetch(url + path)
         pages["/stop"] = fetch(url + "/stop", {})
