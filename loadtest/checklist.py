@@ -1,6 +1,6 @@
 """The docs' performance checklist for tables, as findings: which of its practices the workload broke.
 
-Read from what the workload profile counted (``results.workload``), each with the docs' remedy.
+Read from what the request profile counted (``request_profile``; ``results.workload``), each with the docs' remedy.
 Each rule wants some evidence first (``MIN_EVIDENCE`` operations), so a handful of requests
 never makes a finding. They are advice about the design, not failures, unless ``--fail-on``
 names them.
@@ -43,7 +43,7 @@ CHECKLIST: dict[FindingKind, str] = {
 
 
 def findings(results: Results) -> list[Finding]:
-    """The checklist's findings for this run (none when the workload profile counted nothing)."""
+    """The checklist's findings for this run (none when the request profile counted nothing)."""
     workload = results.workload
     if not workload:
         return []

@@ -38,7 +38,7 @@ LEDGER = "partition_stress_ledger"
 STOP = "partition_stress_stop"
 FINAL = "partition_stress_final"
 REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
-WORKLOAD_KEY = "partition_stress_workload"  # and its workload profile's
+WORKLOAD_KEY = "partition_stress_workload"  # and its request profile's
 CPU_KEY = "partition_stress_cpu"  # and its own CPU, per second
 #: A worker stops its users when the master has not answered its heartbeats for this long (it answers every second).
 MASTER_SILENT_S = 5.0
@@ -133,7 +133,7 @@ class Cluster:
         return waiting
 
     def gathered(self) -> dict[str, Any]:
-        """For the results, beside the metrics: the per-second samples, the workers' record, the workload profile."""
+        """For the results, beside the metrics: the per-second samples, the workers' record, the request profile."""
         samples = {second: dict(sample) for second, sample in self.samples.items()}
         for worker, per_second in self.workers_cpu.items():
             for second, pct in per_second.items():
@@ -171,7 +171,7 @@ class Cluster:
         runner.send_message(FINAL, self.drain())
 
     def drain(self) -> dict[str, Any]:
-        """This worker's counts since its last report: the metrics' and the workload profile's."""
+        """This worker's counts since its last report: the metrics' and the request profile's."""
         seconds, self._cpu_seconds = self._cpu_seconds, {}
         cpu = {str(second): pct for second, pct in seconds.items()}
         return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain(), CPU_KEY: cpu}

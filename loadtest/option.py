@@ -79,8 +79,11 @@ def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...], ti
     for opt in options:
         if any(flag in getattr(parser, "_option_string_actions", {}) for flag in opt.flags):
             continue  # Locust's own --profile has the same dest: its value is ours
+        help = opt.help
+        if not locust_parser and opt.default not in (None, "", False) and "default" not in help:
+            help += f" (default {opt.default:g})" if isinstance(opt.default, float) else f" (default {opt.default})"
         # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
-        help = opt.help.replace("%", "%%")
+        help = help.replace("%", "%%")
         if opt.positional:
             group.add_argument(opt.flags[0], help=help)
             continue

@@ -106,7 +106,7 @@ RUNNER_OPTIONS: tuple[Option, ...] = (
 )
 #: ``loadtest compare``'s own (the rest go to each run).
 COMPARE_OPTIONS: tuple[Option, ...] = (
-    Option(("--strategies",), "comma list, e.g. single,hash-prefix:16,guid,append-only", locust=False, required=True),
+    Option(("--strategies",), "two or more, comma list: single,hash-prefix:16,guid,…", locust=False, required=True),
     Option(("--out",), "folder for comparison.html and one folder per run (default reports/compare-<id>)", locust=False),
 )
 #: ``loadtest emulator``'s address and upstream (its budgets: ``EMULATOR_OPTIONS``).
@@ -244,7 +244,7 @@ OPTIONS: tuple[Option, ...] = (
         rules.fail_on,
         lambda kinds: ",".join(k.lower() for k in kinds) or "never",
     ),
-    Option(("--out",), "folder for report.html, results.json and timeseries.csv (default reports/<run-id>)"),
+    Option(("--out",), "folder for report.html, results.json, timeseries.csv and server-logs.kql (default reports/<run-id>)"),
     Option(("--overwrite",), "let --out replace an earlier run's files", False, switch),
     Option(
         ("--connection-string",),
@@ -264,7 +264,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--keep-table",), "keep the test table after the run", False, switch),
     Option(
         ("--client",),
-        "the transport under each user's table session: fast (the lean REST transport, about 4x cheaper per operation) "
+        "the transport under each user's table session: fast (the lean REST transport, several times cheaper per operation) "
         "or sdk (azure-data-tables: the latencies an application sees through the SDK)",
         "fast",
         rules.client,

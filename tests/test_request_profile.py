@@ -1,4 +1,4 @@
-"""The workload profile counts what the checklist asks about, from synthetic request events."""
+"""The request profile counts what the checklist asks about, from synthetic request events."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ step's figures, judged again once all counts are in.
 
 Headless, from the web UI, distributed: put the shape in a locustfile beside your users::
 
-    from loadtest.ceiling.shape import CeilingShape  # noqa: F401
+    from loadtest import CeilingShape, TableUser  # noqa: F401
 """
 
 from __future__ import annotations
