@@ -49,7 +49,7 @@ def settings_of(monkeypatch, tool: str, *args: str, env: dict[str, str], cwd: Pa
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     if tool == "loadtest":
-        code, _, stderr = in_process(monkeypatch, "run", *args, env=env)
+        code, _, stderr = in_process(monkeypatch, "run", *args)  # the environment set above
         assert code == "launched", stderr
         argv = sys.argv[1:]  # what loadtest run handed Locust
     else:
