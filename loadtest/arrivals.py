@@ -33,12 +33,21 @@ class Schedule:
     def _step(self) -> float:
         return self.gap if self.kind == "constant" else self.rng.expovariate(self.rate)
 
-    def take(self, now: float) -> tuple[float, int]:
-        """The intended start of the next operation, and the slots dropped before it (overdue beyond the grace)."""
-        dropped = 0
+    def take(self, now: float) -> tuple[float, list[float]]:
+        """The intended start of the next operation, and when each slot dropped before it was due (overdue beyond the
+        grace): its demand still counts, in its own second."""
+        dropped = []
         while self.next + self.grace < now:
+            dropped.append(self.next)
             self.next += self._step()
-            dropped += 1
         intended = self.next
         self.next += self._step()
         return intended, dropped
+
+    def owed(self, now: float) -> list[float]:
+        """When each slot due before ``now`` and not yet taken was due (the run ends: they were never sent)."""
+        due = []
+        while self.next < now:
+            due.append(self.next)
+            self.next += self._step()
+        return due

@@ -25,6 +25,7 @@ COUNTERS = (
     "scheduled",
     "late",
     "dropped",
+    "unsent",
 )
 
 BucketKey = tuple[int, str, str]  # (second, partition, op class)
@@ -37,7 +38,7 @@ class Bucket:
     requests: int = 0
     failures: int = 0
     entities: int = 0  # served: entities of operations that succeeded
-    offered: int = 0  # asked for: every operation's entities, failed ones included
+    offered: int = 0  # asked for: every operation's entities, failed ones included (open loop: in the second it was due)
     estimated: int = 0  # of the entities, those counted from what the run knows (filtered scans)
     attempts: int = 0
     throttled: int = 0
@@ -45,6 +46,7 @@ class Bucket:
     scheduled: int = 0  # open loop: operations sent with a time they were due
     late: int = 0  # of those, started LATE_MS or more after it
     dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
+    unsent: int = 0  # their entities: demand never sent (with ``offered``, an open loop's whole demand)
     errors: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:

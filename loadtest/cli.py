@@ -72,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",
         description="Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "
-        "option given here, and writes comparison.html. Use --rate for the same offered load in each run.",
+        "option given here, and writes comparison.html. Use --rate for the same offered load in each run; with "
+        "--simulate, `loadtest simulate` instead (give --arrival-rate).",
     )
     add_options(compare, COMPARE_OPTIONS, "the comparison")
     emulator = commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
@@ -189,7 +190,7 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     if "--key-strategy" in run_args:
         raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
     out = Path(given["out"] or Path("reports") / f"compare-{new_run_id()}")
-    comparison = compare(strategies, run_args, out)
+    comparison = compare(strategies, run_args, out, simulate=given["simulate"])
     print(f"Comparison: {render_comparison(comparison, out)}\n  {comparison.recommendation}")
     return EXIT_OK
 

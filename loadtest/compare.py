@@ -78,7 +78,8 @@ def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
     hottest = results.hottest()
     if hottest:
         row = results.headline(hottest[0])
-        outcome.hottest_partition, outcome.hottest_peak_eps, outcome.ratio = row.partition, row.peak_eps, row.ratio
+        outcome.hottest_partition = row.partition
+        outcome.hottest_peak_eps, outcome.ratio = row.judged(results.open_loop)  # an open loop's (a simulation's): demand
     outcome.partitions = int(results.keys.get("distinct", len(results.peaks())))
     outcome.top1_share = results.keys.get("top1_share", 0.0)
     outcome.top10_share = results.keys.get("top10_share", 0.0)
@@ -119,8 +120,11 @@ def _secrets_to_environment(run_args: list[str]) -> tuple[list[str], dict[str, s
     return args, env
 
 
-def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: float = 3600) -> Comparison:
-    """Run ``loadtest run`` once per strategy with the same ``run_args``, then compare."""
+def compare(
+    strategies: list[str], run_args: list[str], out: Path, *, timeout: float = 3600, simulate: bool = False
+) -> Comparison:
+    """Run ``loadtest run`` (``simulate``: ``loadtest simulate``) once per strategy with the same ``run_args``, then
+    compare."""
     if len(strategies) < 2:
         raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
     for spec in strategies:  # every one valid before the first run starts
@@ -129,13 +133,14 @@ def compare(strategies: list[str], run_args: list[str], out: Path, *, timeout: f
         except UsageError as err:
             raise UsageError(f"--strategies: {str(err).replace('--key-strategy ', '', 1)}") from None
     run_args, env = _secrets_to_environment(run_args)
+    command = "simulate" if simulate else "run"
     outcomes = []
     for spec in strategies:
         run_dir = out / _slug(spec)
         print(f"compare: running {spec} -> {run_dir}", flush=True)
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "loadtest", "run", *run_args, "--key-strategy", spec, "--out", str(run_dir)],
+                [sys.executable, "-m", "loadtest", command, *run_args, "--key-strategy", spec, "--out", str(run_dir)],
                 stdin=subprocess.DEVNULL,
                 timeout=timeout,
                 env=env,

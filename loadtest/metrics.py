@@ -25,6 +25,7 @@ from typing import Any
 import datasketches as ds
 from hdrh.histogram import HdrHistogram
 from locust.env import Environment
+from locust.event import EventHook
 
 from .buckets import OTHER, Bucket, BucketKey, fold
 
@@ -78,6 +79,9 @@ class PartitionMetrics:
         metrics = cls(clock)
         events = environment.events
         events.request.add_listener(metrics.on_request)
+        if not hasattr(events, "unsent"):  # an open loop's slots never sent: their demand, without a request
+            events.unsent = EventHook()
+        events.unsent.add_listener(metrics.on_unsent)
         events.test_start.add_listener(metrics.on_test_start)
         events.spawning_complete.add_listener(metrics.on_spawning_complete)
         events.test_stop.add_listener(metrics.on_test_stop)
@@ -98,7 +102,8 @@ class PartitionMetrics:
     ) -> None:
         if not context or "partition" not in context:
             return  # not a table operation of ours
-        second, op_class = int(self.clock()), context["op_class"]
+        now, op_class = self.clock(), context["op_class"]
+        second = asked = int(now)
         bucket = self._bucket(second, context["partition"], op_class)
         bucket.requests += 1
         bucket.attempts += context.get("attempts", 1)
@@ -121,19 +126,28 @@ class PartitionMetrics:
             if corrected is None:
                 corrected = self.corrected[(second, op_class)] = new_histogram()
             corrected.record_value(max(1, int((response_time + late) * 1000)))
+            asked = int(now - (response_time + late) / 1000.0)  # an open loop's demand counts in the second it was due
         if exception is not None:
             bucket.failures += 1
             bucket.errors[context.get("error_code") or type(exception).__name__] += 1
         spread = context.get("partitions")  # a scan across PartitionKeys: entities go where they were
         for partition, entities in spread.items() if spread else ((context["partition"], context["entities"]),):
             target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)
-            target.offered += entities
+            (target if asked == second else self._bucket(asked, partition, op_class)).offered += entities
             self.heavy.update(partition, max(1, entities))
             self._distinct_here.update(partition)
             if exception is None:
                 target.entities += entities
                 if context.get("estimated"):
                     target.estimated += entities
+
+    def on_unsent(self, demand: list[tuple[int, str, str, int]], **_: Any) -> None:
+        """Slots an open loop dropped (or still owed at the end): (second due, partition, op class, entities) each,
+        drawn as the operation would have been; counted as demand, never as requests."""
+        for second, partition, op_class, entities in demand:
+            self._bucket(second, partition, op_class).unsent += entities
+            self.heavy.update(partition, max(1, entities))
+            self._distinct_here.update(partition)
 
     def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
         if second < self.folded_before and partition not in self._top:

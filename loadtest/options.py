@@ -108,6 +108,7 @@ RUNNER_OPTIONS: tuple[Option, ...] = (
 COMPARE_OPTIONS: tuple[Option, ...] = (
     Option(("--strategies",), "two or more, comma list: single,hash-prefix:16,guid,…", locust=False, required=True),
     Option(("--out",), "folder for comparison.html and one folder per run (default reports/compare-<id>)", locust=False),
+    Option(("--simulate",), "run `loadtest simulate` per strategy instead of `loadtest run`", False, switch, locust=False),
 )
 #: ``loadtest emulator``'s address and upstream (its budgets: ``EMULATOR_OPTIONS``).
 SERVE_OPTIONS: tuple[Option, ...] = (

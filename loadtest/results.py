@@ -45,6 +45,7 @@ class FindingKind(StrEnum):
     LOST_WRITES = "LOST_WRITES"
     TARGET_LOST = "TARGET_LOST"
     INCOMPLETE = "INCOMPLETE"
+    UNSERVED = "UNSERVED"  # open loop: a partition served under 95 % of its demand
     CEILING = "CEILING"  # a ceiling search's outcome: the sustained ceiling and what limited it
     # the docs' performance checklist (checklist.py)
     SCANS = "SCANS"
@@ -69,6 +70,7 @@ class RunInfo:
     profile: str
     endpoint: str = ""
     emulator: bool = False
+    simulated: bool = False  # ``loadtest simulate``: the partition layer's model in virtual time, nothing sent
     steady_from_s: float = 0.0
     steady_seconds: int = 0
     peak_window_s: int = 10
@@ -87,6 +89,14 @@ class AccountRow:
     target: int
     ratio: float
     finding: str = ""
+    # the demand: entities asked for, sent or not (an open loop's schedule; closed loop: what was sent), same windows
+    offered_mean_eps: float = 0.0
+    offered_peak_eps: float = 0.0
+    offered_ratio: float = 0.0
+
+    def judged(self, open_loop: bool) -> tuple[float, float]:
+        """(peak, ratio) the finding judges: the demand's in an open loop (the design's question), else what was served."""
+        return (self.offered_peak_eps, self.offered_ratio) if open_loop else (self.peak_eps, self.ratio)
 
 
 @dataclass(kw_only=True)
@@ -186,15 +196,21 @@ class Results:
 
     # --- questions the verdict, the report and compare ask -----------------------------------
 
+    @property
+    def open_loop(self) -> bool:
+        """Demand was set by a schedule (``--arrival-rate``, or a simulation), not by the service's pace."""
+        return bool(self.arrivals) or self.run.simulated
+
     def rows(self, op_class: OpClass | None = None) -> list[PartitionRow]:
         return [r for r in self.partitions if op_class is None or r.op_class == op_class]
 
     def peaks(self) -> dict[str, float]:
-        """Each tracked partition's peak against its target: its busiest figure, GET and PUT together where it had both."""
+        """Each tracked partition's peak against its target: its busiest figure, GET and PUT together where it had both
+        (in an open loop, the demand's)."""
         peaks: dict[str, float] = {}
         for row in self.partitions:
             if row.partition != OTHER:
-                peaks[row.partition] = max(peaks.get(row.partition, 0.0), row.peak_eps)
+                peaks[row.partition] = max(peaks.get(row.partition, 0.0), row.judged(self.open_loop)[0])
         return peaks
 
     def hottest(self, n: int = 1) -> list[str]:
@@ -214,7 +230,7 @@ class Results:
     def headline(self, partition: str) -> PartitionRow:
         """The row a partition's target applies to: ALL where it had GET and PUT, else its one op class."""
         rows = [r for r in self.partitions if r.partition == partition]
-        return next((r for r in rows if r.op_class == OpClass.ALL), max(rows, key=lambda r: r.peak_eps))
+        return next((r for r in rows if r.op_class == OpClass.ALL), max(rows, key=lambda r: r.judged(self.open_loop)[0]))
 
 
 def _make(kind: type, data: dict[str, Any]) -> Any:

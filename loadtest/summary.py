@@ -86,14 +86,31 @@ def series(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
     return [float(by_second[s].entities) if s in by_second else 0.0 for s in span]
 
 
+def demand(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
+    """Entities asked for in each second of ``span``: sent (served or not) and, in an open loop, never sent."""
+    return [float(by_second[s].offered + by_second[s].unsent) if s in by_second else 0.0 for s in span]
+
+
+def _demand_figures(values: list[float], phases: Phases, target: int) -> dict[str, float]:
+    peak = phases.peak(values)
+    return {"offered_mean_eps": phases.mean(values), "offered_peak_eps": peak, "offered_ratio": round(peak / target, 4)}
+
+
 def _row(
-    partition: str, op_class: OpClass, buckets: Iterable[Bucket], values: list[float], phases: Phases, target: int
+    partition: str,
+    op_class: OpClass,
+    buckets: Iterable[Bucket],
+    values: list[float],
+    asked: list[float],
+    phases: Phases,
+    target: int,
 ) -> PartitionRow:
     total = Bucket()
     for bucket in buckets:
         total.add(bucket)
     peak = phases.peak(values)
     return PartitionRow(
+        **_demand_figures(asked, phases, target),
         partition=partition,
         op_class=op_class,
         requests=total.requests,
@@ -115,24 +132,31 @@ def partition_rows(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: 
     """One row per partition and op class, and an ALL row where a (tracked) partition had both."""
     rows, both = [], defaultdict(list)
     for (partition, op_class), by_second in sorted(per_partition(buckets).items()):
-        values = series(by_second, phases.span)
-        rows.append(_row(partition, OpClass(op_class), by_second.values(), values, phases, target))
-        both[partition].append((by_second, values))
+        values, asked = series(by_second, phases.span), demand(by_second, phases.span)
+        rows.append(_row(partition, OpClass(op_class), by_second.values(), values, asked, phases, target))
+        both[partition].append((by_second, values, asked))
     for partition, classes in sorted(both.items()):
         if len(classes) > 1 and partition != OTHER:
-            values = [sum(v) for v in zip(*(v for _, v in classes), strict=True)]
-            buckets_of = [b for by_second, _ in classes for b in by_second.values()]
-            rows.append(_row(partition, OpClass.ALL, buckets_of, values, phases, target))
+            values = [sum(v) for v in zip(*(v for _, v, _ in classes), strict=True)]
+            asked = [sum(v) for v in zip(*(a for _, _, a in classes), strict=True)]
+            buckets_of = [b for by_second, _, _ in classes for b in by_second.values()]
+            rows.append(_row(partition, OpClass.ALL, buckets_of, values, asked, phases, target))
     return rows
 
 
 def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> AccountRow:
-    offset, values = phases.span[0], [0.0] * len(phases.span)
+    offset, values, asked = phases.span[0], [0.0] * len(phases.span), [0.0] * len(phases.span)
     for (second, _, _), bucket in buckets.items():
         values[second - offset] += bucket.entities
+        asked[second - offset] += bucket.offered + bucket.unsent
     peak, entities = phases.peak(values), sum(b.entities for b in buckets.values())
     return AccountRow(
-        entities=entities, mean_eps=phases.mean(values), peak_eps=peak, target=target, ratio=round(peak / target, 4)
+        entities=entities,
+        mean_eps=phases.mean(values),
+        peak_eps=peak,
+        target=target,
+        ratio=round(peak / target, 4),
+        **_demand_figures(asked, phases, target),
     )
 
 

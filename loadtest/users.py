@@ -97,6 +97,7 @@ class TableUser(User):
         self.keys = settings.keys(stream=stream, rows=rows)
         self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
         self._ops = [getattr(self, PERFORMERS[name]) for name in settings.mix]
+        self._operations = [OPERATIONS[name] for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
@@ -135,6 +136,9 @@ class TableUser(User):
             cls.tasks = own
 
     def on_stop(self) -> None:
+        schedule = getattr(self, "_schedule", None)
+        if schedule is not None:  # slots due before the end and never sent are demand too
+            self._unsent(schedule.owed(time.time()))
         self.table.close()
 
     @task
@@ -149,11 +153,29 @@ class TableUser(User):
         self.wait_time = self._when_due
 
     def _when_due(self) -> float:
-        """Open loop: seconds until the next operation is due; the client learns when it was due and what was dropped."""
+        """Open loop: seconds until the next operation is due; the client learns when it was due and what was dropped,
+        with each dropped slot's demand (its operation, key and entities drawn as if it had been sent)."""
         now = time.time()
         intended, dropped = self._schedule.take(now)
-        self.table.intended, self.table.dropped = intended, self.table.dropped + dropped
+        self.table.intended, self.table.dropped = intended, self.table.dropped + len(dropped)
+        if dropped:
+            self._unsent(dropped)
         return max(0.0, intended - now)
+
+    def _unsent(self, slots: list[float]) -> None:
+        """Fire the demand of slots never sent (``events.unsent``), when the user runs the mix: what each would have
+        done is known."""
+        fire = getattr(self.environment.events, "unsent", None)
+        if slots and fire is not None and type(self).tasks == [TableUser.one_operation]:
+            fire.fire(demand=[demand for due in slots for demand in self._demand(int(due))])
+
+    def _demand(self, second: int) -> list[tuple[int, str, str, int]]:
+        """A slot's (second, partition, op class, entities) as its operation would have asked, drawn without a request."""
+        op = self.rng.choices(self._operations, cum_weights=self._cum_weights)[0]
+        pk = self.keys.new_partition() if op.new_keys else self.existing()[0]
+        rows = min(self.settings.scan_size, self.keys.seeded_rows(pk, self._seeded) or 1) if op.reach == "range" else 0
+        scan_rows = rows or self.settings.scan_size
+        return [(second, pk, op_class, n) for op_class, n in op.demand(batch_size=self.settings.batch_size, scan_rows=scan_rows)]
 
     # --- for your own tasks ---------------------------------------------------------------
 

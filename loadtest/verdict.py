@@ -15,7 +15,7 @@ from .buckets import OTHER
 from .ceiling.limits import LIMITS
 from .exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from .operations import OpClass
-from .results import Finding, FindingKind, PartitionRow, Results
+from .results import AccountRow, Finding, FindingKind, PartitionRow, Results
 from .service_errors import CAUSES, THROTTLING_CODES
 
 __all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level"]
@@ -44,7 +44,12 @@ REMEDIES: dict[FindingKind, str] = {
     "service's throughput; check what stopped it (a killed or stalled emulator or Azurite, the network, the account's "
     "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
+    K.UNSERVED: "Judge the design on its demand, not on what this run could serve: send it whole (more Locust "
+    "workers or engines, a real account with --connection-string or --account-url), or answer it at any scale with "
+    "`loadtest simulate` at the same --arrival-rate.",
 }
+#: In an open loop, a partition served less than this share of its demand over the steady phase: UNSERVED.
+SERVED_SHARE = 0.95
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
     "sent, so every figure lacks them."
@@ -99,15 +104,75 @@ def _ceiling(search: dict[str, Any]) -> Finding:
     )
 
 
+def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition") -> str:
+    """A row's load against its target: served; in an open loop the demand, which the finding judges, then served."""
+    served = f"peak {row.peak_eps:,.0f} entities/s ({window}-s average), {row.ratio:.0%} of the {row.target:,}/s {what} target"
+    if not open_loop:
+        return f"{served}; mean {row.mean_eps:,.0f}/s in the steady phase"
+    return (
+        f"demand peak {row.offered_peak_eps:,.0f} entities/s ({window}-s average), {row.offered_ratio:.0%} of the "
+        f"{row.target:,}/s {what} target, mean {row.offered_mean_eps:,.0f}/s; served peak {row.peak_eps:,.0f}/s "
+        f"({row.ratio:.0%}), mean {row.mean_eps:,.0f}/s in the steady phase"
+    )
+
+
+def _unserved(results: Results) -> list[Finding]:
+    """Open loop: each tracked partition and op class that served under ``SERVED_SHARE`` of its demand over the steady
+    phase, with the cause the run measured."""
+    if not results.open_loop:
+        return []
+    findings = []
+    for row in results.rows():
+        if row.partition == OTHER or row.op_class == OpClass.ALL or not row.offered_mean_eps:
+            continue
+        share = row.mean_eps / row.offered_mean_eps
+        if share < SERVED_SHARE:
+            findings.append(
+                _finding(
+                    K.UNSERVED,
+                    (
+                        f"{row.op_class} on {row.partition!r}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
+                        f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
+                    ),
+                    row,
+                )
+            )
+    return findings
+
+
+def _unserved_cause(results: Results, row: PartitionRow) -> str:
+    """What kept demand from being served, as the run measured it."""
+    throttled_errors = sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
+    if results.run.simulated:
+        return f"the partition layer throttled {row.throttled:,} attempts ({throttled_errors:,} operations failed with them)"
+    if row.throttled or throttled_errors:
+        return f"throttled: {row.throttled:,} attempts answered 503/500 timeout, {throttled_errors:,} operations failed"
+    failed = sum(row.errors.values())
+    causes = [f"{failed:,} operations failed ({', '.join(sorted(row.errors))})"] if failed else []
+    bound = generator_bound(results)
+    if bound:
+        causes.append(f"the load generator ran out of CPU ({bound[0][0]} at {bound[0][1]:.0f}% of a core)")
+    arrivals = results.arrivals
+    sent = f"{arrivals.get('sent_per_s', 0):,.0f} of {arrivals.get('offered_per_s', 0):,.0f} operations/s sent, " + (
+        f"{arrivals.get('dropped', 0):,} slots dropped"
+    )
+    if results.run.emulator and not bound:
+        causes.append(f"the emulator could not take more ({sent}): Azurite, not the design, was the bottleneck")
+    elif not bound:
+        causes.append(f"the service answered slower than the schedule ({sent})")
+    return "; ".join(causes)
+
+
 def assess(results: Results) -> Results:
     """Set each row's finding and the results' findings list; returns ``results``."""
     findings: list[Finding] = []
     worst: dict[str, int] = {}
+    open_loop = results.open_loop
     for row in results.partitions:
         if row.partition == OTHER:
             row.finding = ""  # many partitions together: the per-partition target does not apply
             continue
-        row.finding = level(row.ratio)
+        row.finding = level(row.judged(open_loop)[1])
         if row.op_class != OpClass.ALL:
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
     window = results.run.peak_window_s
@@ -120,29 +185,13 @@ def assess(results: Results) -> Results:
         if row.finding == K.COOL and row.partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
         what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
-        findings.append(
-            _finding(
-                row.finding,
-                (
-                    f"{what} on partition {row.partition!r}: peak {row.peak_eps:,.0f} entities/s ({window}-s average), "
-                    f"{row.ratio:.0%} of the {row.target:,}/s partition target; mean {row.mean_eps:,.0f}/s in the steady phase"
-                ),
-                row,
-            )
-        )
+        findings.append(_finding(row.finding, f"{what} on partition {row.partition!r}: {_load(row, window, open_loop)}", row))
 
     account = results.account
-    account.finding = level(account.ratio)
+    account.finding = level(account.judged(open_loop)[1])
     if account.finding != K.COOL:
-        findings.append(
-            _finding(
-                account.finding,
-                (
-                    f"account: peak {account.peak_eps:,.0f} entities/s, "
-                    f"{account.ratio:.0%} of the {account.target:,}/s account target"
-                ),
-            )
-        )
+        findings.append(_finding(account.finding, f"account: {_load(account, window, open_loop, 'account')}"))
+    findings += _unserved(results)
 
     for row in results.rows():
         if row.op_class == OpClass.ALL:

@@ -20,7 +20,14 @@ def environment() -> Environment:
     return Environment(events=Events())
 
 
-def fire(env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0, error=None, attempts=1, throttled=0):
+def fire(
+    env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0, error=None, attempts=1, throttled=0, unsent=None
+):
+    """One request event; ``unsent``: an open loop's slots dropped before it, as (epoch second, partition, op class,
+    entities)."""
+    late = {"late_ms": 0.0, "dropped": len(unsent)} if unsent is not None else {}
+    if unsent:
+        env.events.unsent.fire(demand=unsent)
     env.events.request.fire(
         request_type=op,
         name=f"{op_class} {op}",
@@ -34,6 +41,7 @@ def fire(env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0,
             "attempts": attempts,
             "throttled": throttled,
             "error_code": error,
+            **late,
         },
     )
 

@@ -110,3 +110,14 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
     assert "HOT" in {f["kind"] for f in results["findings"]}
     page_source = urllib.request.urlopen(url + "/", timeout=5).read().decode()
     assert AZURITE_KEY not in page_source and AZURITE_KEY not in log.read_text()
+
+
+def test_in_an_open_loop_the_live_view_shows_demand_and_judges_it():
+    start = 1_000_000
+    seconds = {t: [{"entities": 1}] * 49 + [{"entities": 1, "unsent": [(start + t, "hot", "GET", 1)] * 150}] for t in range(6)}
+    metrics = recorded(seconds, start=start)
+    (row,) = live_view(metrics, target=100, now=start + 6.5, open_loop=True)["rows"]
+    assert (row["get_eps"], row["demand_eps"], row["demand_peak_eps"]) == (50.0, 200.0, 200.0)
+    assert (row["ratio"], row["finding"]) == ("200%", "HOT")
+    (closed,) = live_view(metrics, target=100, now=start + 6.5)["rows"]
+    assert "demand_eps" not in closed and closed["finding"] == "COOL"

@@ -138,3 +138,34 @@ def test_the_errors_remedy_says_what_each_code_means_here():
     (errors,) = [f for f in judged(seconds).findings if f.kind == "ERRORS"]
     assert "TableNotFound: the test table was gone" in errors.remedy and "Timeout: no answer within --timeout" in errors.remedy
     assert "ResourceNotFound" not in errors.remedy and "never retry a 4xx" in errors.remedy
+
+
+def open_loop(served: int, unsent: int, seconds: int = 12, **info):
+    """An open loop on 'hot': ``served`` reads/s sent and served, ``unsent`` more each second dropped unsent."""
+    start = 1_000_000
+    events = {
+        t: [{"entities": 1}] * (served - 1) + [{"entities": 1, "unsent": [(start + t, "hot", "GET", 1)] * unsent}]
+        for t in range(seconds)
+    }
+    info.setdefault("settings", {"arrival_rate": served + unsent, "arrivals": "constant"})
+    return assess(build(recorded(events, start=start), run_info(**info)))
+
+
+def test_an_open_loop_is_judged_on_its_demand_with_what_was_served_beside_it():
+    results = open_loop(served=100, unsent=300, partition_target=200, emulator=True)
+    (row,) = results.rows()
+    assert (row.mean_eps, row.offered_mean_eps, row.offered_peak_eps) == (100, 400, 400)
+    assert (row.ratio, row.offered_ratio, row.finding) == (0.5, 2.0, "HOT")
+    hot = next(f for f in results.findings if f.kind == "HOT")
+    assert "demand peak 400 entities/s" in hot.message and "200% of the 200/s partition target" in hot.message
+    assert "served peak 100/s (50%)" in hot.message
+    (unserved,) = [f for f in results.findings if f.kind == "UNSERVED"]
+    assert "served 100 of 400 entities/s of demand (25%)" in unserved.message
+    assert "Azurite, not the design" in unserved.message and "loadtest simulate" in unserved.remedy
+    assert results.hottest() == ["hot"] and results.peaks() == {"hot": 400}
+
+
+def test_an_open_loop_that_serves_its_demand_raises_no_unserved_and_a_closed_loop_is_judged_on_served():
+    assert "UNSERVED" not in kinds(open_loop(served=100, unsent=2, partition_target=200))
+    closed = open_loop(served=100, unsent=300, partition_target=200, settings={})
+    assert kinds(closed) == ["COOL"] and "demand" not in closed.findings[0].message  # served, as before

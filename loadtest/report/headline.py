@@ -27,15 +27,22 @@ BOUNDS = {
 def _design(results: Results) -> str:
     settings = results.run.settings
     strategy = str(settings.get("key_strategy", "single"))
+    simulated = f"Simulated at {float(settings.get('arrival_rate', 0)):,.0f} operations/s, k" if results.run.simulated else "K"
     if strategy == "single":
-        return f"Key design single (PartitionKey {settings.get('partition_key', '')!r})"
-    return f"Key design {strategy} (about {results.keys.get('distinct', 0):,} PartitionKeys touched)"
+        return f"{simulated}ey design single (PartitionKey {settings.get('partition_key', '')!r})"
+    return f"{simulated}ey design {strategy} (about {results.keys.get('distinct', 0):,} PartitionKeys touched)"
 
 
 def _peak(results: Results) -> str:
     partition = results.hottest()[0]
     row = results.headline(partition)
     what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
+    if results.open_loop:  # judged on its demand: the design's question
+        return (
+            f"the hottest partition {partition!r} was asked for {row.offered_peak_eps:,.0f} entities/s at peak ({what}), "
+            f"{row.offered_ratio:.0%} of the {row.target:,}/s per-partition target ({row.finding}), and served "
+            f"{row.peak_eps:,.0f}/s"
+        )
     return (
         f"the hottest partition {partition!r} peaked at {row.peak_eps:,.0f} entities/s ({what}), "
         f"{row.ratio:.0%} of the {row.target:,}/s per-partition target ({row.finding})"
@@ -63,7 +70,9 @@ def verdict_sentences(results: Results) -> list[str]:
     limit = LIMITS.get(results.ceiling.get("limited_by", ""))
     kinds |= {limit} if limit in BOUNDS else set()  # the search's own limit, where it bounds the figures
     bounds = [words for kind, words in BOUNDS.items() if kind in kinds]
-    if bounds:
+    if results.run.simulated:
+        parts.append("simulated by the partition layer's model with the budgets given, not measured")
+    elif bounds:
         parts.append(f"bounded by {' and '.join(bounds)}, so these figures are lower bounds")
     elif results.run.settings.get("emulate_throttling"):
         budget = float(results.run.settings.get("emulator_partition_rate", 0))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,7 +26,7 @@ from ..config import Settings
 from ..distributed import Cluster
 from ..metrics import PartitionMetrics
 from ..operations import OpClass
-from ..summary import PEAK_WINDOW_S, moving_average_peak, per_partition, series
+from ..summary import PEAK_WINDOW_S, demand, moving_average_peak, per_partition, series
 from ..verdict import level
 
 __all__ = ["TOP_N", "live_view", "register"]
@@ -37,8 +38,11 @@ TAB_KEY = "partition-stress"
 PAGE = Path(__file__).resolve().parent / "live.html"
 
 
-def live_view(metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N) -> dict[str, Any]:
-    """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series."""
+def live_view(
+    metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N, open_loop: bool = False
+) -> dict[str, Any]:
+    """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series. In an open loop
+    also the demand now and its peak, which the ratio and finding judge (as the verdict does)."""
     now = time.time() if now is None else now
     last = int(now) - 1  # the last complete second
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
@@ -57,8 +61,8 @@ def live_view(metrics: PartitionMetrics, *, target: int, now: float | None = Non
     others = len(rest) - (1 if untracked else 0) + untracked  # partitions behind the "other" row
     groups = [(p, [p]) for p in shown] + ([(f"other partitions ({others})", rest)] if rest else [])
 
-    def summed(members: list[str], op_class: OpClass) -> list[float]:
-        values = [series(grouped.get((p, op_class), {}), span) for p in members]
+    def summed(members: list[str], op_class: OpClass, of: Callable[..., list[float]] = series) -> list[float]:
+        values = [of(grouped.get((p, op_class), {}), span) for p in members]
         return [sum(column) for column in zip(*values, strict=True)]
 
     rows, chart = [], {}
@@ -72,17 +76,21 @@ def live_view(metrics: PartitionMetrics, *, target: int, now: float | None = Non
             peak /= max(1, others)  # the group's mean partition: the target is per partition
         now_get, now_put = _recent(get), _recent(put)
         ratio = max(peak, now_get + now_put) / target
-        rows.append(
-            {
-                "partition": label,
-                "get_eps": round(now_get, 1),
-                "put_eps": round(now_put, 1),
-                "peak_eps": round(peak, 1),
-                "target": target,
-                "ratio": f"{ratio:.0%}",
-                "finding": "THROTTLED" if throttled else level(ratio),
-            }
-        )
+        row = {
+            "partition": label,
+            "get_eps": round(now_get, 1),
+            "put_eps": round(now_put, 1),
+            "peak_eps": round(peak, 1),
+            "target": target,
+        }
+        if open_loop:  # the design's question: what the schedule asked, sent or not
+            asked_get, asked_put = summed(members, OpClass.GET, demand), summed(members, OpClass.PUT, demand)
+            asked = [g + q for g, q in zip(asked_get, asked_put, strict=True)]
+            asked_peak = moving_average_peak(asked, PEAK_WINDOW_S) / (max(1, others) if len(members) > 1 else 1)
+            ratio = max(asked_peak, _recent(asked)) / target
+            row.update(demand_eps=round(_recent(asked), 1), demand_peak_eps=round(asked_peak, 1))
+        row.update(ratio=f"{ratio:.0%}", finding="THROTTLED" if throttled else level(ratio))
+        rows.append(row)
         chart[label] = [int(v) for v in both[-CHART_SECONDS:]]
     return {
         "target": target,
@@ -105,6 +113,8 @@ TABLE_STRUCTURE = [
     {"key": "target", "title": "target"},
     {"key": "ratio", "title": "ratio"},
     {"key": "finding", "title": "finding"},
+    {"key": "demand_eps", "title": "demand entities/s now (open loop)"},
+    {"key": "demand_peak_eps", "title": "demand peak 10-s"},
 ]
 
 
@@ -125,7 +135,8 @@ def register(environment: Environment, run: LiveRun) -> None:
     from flask import Response, request
 
     def view() -> dict[str, Any]:
-        data = live_view(run.metrics, target=run.settings.partition_target)
+        settings = run.settings
+        data = live_view(run.metrics, target=settings.partition_target, open_loop=settings.arrival_rate > 0)
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / "report.html").exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())
