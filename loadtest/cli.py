@@ -23,6 +23,7 @@ from .option import add_options
 from .options import (
     CEILING_OPTIONS,
     COMPARE_OPTIONS,
+    DURATION,
     EMULATOR_OPTIONS,
     MAX_USERS,
     OPTIONS,
@@ -30,8 +31,9 @@ from .options import (
     RUN_OPTIONS,
     RUNNER_OPTIONS,
     SERVE_OPTIONS,
+    SIMULATE_OPTIONS,
 )
-from .outputs import check_out
+from .outputs import check_out, new_run_id
 
 __all__ = ["main"]
 
@@ -68,6 +70,15 @@ def _parser() -> argparse.ArgumentParser:
     add_options(ceiling, RUNNER_OPTIONS, "how Locust runs")
     add_options(ceiling, OPTIONS)
     add_options(ceiling, CEILING_OPTIONS, "the steps")
+    simulate = commands.add_parser(
+        "simulate",
+        help="the same workload at any --arrival-rate through the partition layer's model: a verdict in seconds",
+        description="Runs the workload (key strategy, skew, mix, retries) in virtual time through the throttling "
+        "emulator's model (--emulator-* budgets), per tick over every key: no table, no requests. Writes the outputs of "
+        "a run (results.json, timeseries.csv, report.html), marked simulated; --fail-on gates CI on it.",
+    )
+    add_options(simulate, (DURATION, *SIMULATE_OPTIONS), "the simulation")
+    add_options(simulate, OPTIONS)
     compare = commands.add_parser(
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",
@@ -182,7 +193,6 @@ def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) 
 
 def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     from .compare import compare
-    from .lifecycle import new_run_id
     from .report import render_comparison
 
     given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS}
@@ -229,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             run(ns, extra)
         if ns.command == "compare":
             return compare_strategies(ns, extra)
+        if ns.command == "simulate":
+            from .simulator.command import simulate
+
+            return simulate(ns, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "report":

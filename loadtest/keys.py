@@ -11,6 +11,8 @@ from collections.abc import Callable
 from itertools import count
 from typing import Any
 
+import numpy as np
+
 from .entities import MAX_KEY_BYTES, validate_key
 from .exit_codes import UsageError
 from .key_templates import MAX_TEMPLATE_KEYS, template_keys
@@ -110,6 +112,23 @@ class KeyStrategy:
         index = self._index.get(partition)
         return 0 if index is None else self.rows_in(index, count)
 
+    # --- the demand per key: the same choices, as probabilities (the simulator's) ----------------
+
+    #: How a per-entity strategy's new keys fall in key order: spread (random), last, first, or clock (a key a period).
+    fresh = ""
+
+    def access_shares(self, count: int) -> tuple[list[str], np.ndarray]:
+        """(keys, probabilities) of the PartitionKey ``existing(count)`` addresses: the skew's own probabilities."""
+        keys = self.keys()
+        if keys is None:
+            return _by_key([self.seeded(i, count)[0] for i in range(count)], self.skew(count).probabilities())
+        return _by_key(keys, self.skew(len(keys)).probabilities())
+
+    def new_shares(self) -> tuple[list[str], np.ndarray] | None:
+        """(keys, probabilities) of ``new_partition``; None when each new entity gets a key of its own (``fresh``)."""
+        keys = self.keys()
+        return None if keys is None else _by_key(keys, self.skew(len(keys)).probabilities())
+
     def skew(self, n: int) -> Skew:
         if n not in self._skews:
             self._skews[n] = parse_skew(self.skew_spec, n, self.rng.randrange(2**32))
@@ -123,6 +142,9 @@ class Single(KeyStrategy):
 
     def keys(self) -> list[str]:
         return self._keys
+
+    def access_shares(self, count: int) -> tuple[list[str], np.ndarray]:
+        return self._keys, np.ones(1)  # the skew is over its rows
 
     def existing(self, count: int) -> tuple[str, str]:  # one key: the skew is over its rows
         return self._keys[0], self.row(self.skew(count).next())
@@ -145,6 +167,9 @@ class HashPrefix(KeySet):
     def new_partition(self) -> str:
         return self._keys[self.rng.randrange(len(self._keys))]
 
+    def new_shares(self) -> tuple[list[str], np.ndarray]:
+        return self._keys, np.full(len(self._keys), 1.0 / len(self._keys))
+
 
 class PerEntity(KeyStrategy):
     per_entity = True
@@ -157,6 +182,8 @@ class PerEntity(KeyStrategy):
 
 
 class Guid(PerEntity):
+    fresh = "spread"
+
     def key_at(self, index: int) -> str:
         return str(uuid.UUID(int=random.Random(f"{self.seed}:{index}").getrandbits(128), version=4))
 
@@ -169,6 +196,7 @@ class AppendOnly(PerEntity):
 
     WIDTH = 20
     sign = 1
+    fresh = "last"
 
     def __init__(self, spec: str, **kw: Any) -> None:
         super().__init__(spec, **kw)
@@ -189,10 +217,13 @@ class PrependOnly(AppendOnly):
     """Decreasing: each new key sorts before every earlier one (the first range partition)."""
 
     sign = -1
+    fresh = "first"
 
 
 class Timestamp(PerEntity):
     """``timestamp:yyyyMMddHHmm`` (a minute's entities share one key) or seconds-first ``ssyyyyMMddHHmm``."""
+
+    fresh = "clock"
 
     def __init__(self, spec: str, fmt: str, **kw: Any) -> None:
         super().__init__(spec, **kw)
@@ -212,7 +243,17 @@ class Timestamp(PerEntity):
         return self.key_at(index), self.row(index)
 
     def new_partition(self) -> str:
-        return time.strftime(self.format, time.gmtime())
+        return self.key_for(time.time())
+
+    def key_for(self, epoch: float) -> str:
+        """The key of a new entity written at ``epoch`` (seconds): the period it falls in."""
+        return time.strftime(self.format, time.gmtime(epoch))
+
+
+def _by_key(keys: list[str], probabilities: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Probabilities per distinct key, keys sorted (indices that make the same key add up)."""
+    unique, inverse = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
+    return list(unique), np.bincount(inverse, weights=probabilities, minlength=len(unique))
 
 
 STRATEGIES = tuple("single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT".split())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import signal
 import sys
 import time
@@ -32,7 +31,7 @@ from .distributed import Cluster
 from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
-from .outputs import check_out
+from .outputs import check_out, new_run_id
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import redact, redact_every_handler
 from .report import live
@@ -47,10 +46,6 @@ __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 log = logging.getLogger("loadtest")
 STOP_TIMEOUT_S = 10.0
 _RUNS: WeakKeyDictionary[Environment, StressRun] = WeakKeyDictionary()
-
-
-def new_run_id() -> str:
-    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
 @dataclass(kw_only=True)

@@ -41,6 +41,7 @@ from .target import CONNECT_TIMEOUT_S, TIMEOUT_S
 
 __all__ = [
     "CEILING_OPTIONS",
+    "DURATION",
     "COMPARE_OPTIONS",
     "EMULATOR_OPTIONS",
     "MAX_DURATION_S",
@@ -50,6 +51,7 @@ __all__ = [
     "RUNNER_OPTIONS",
     "RUN_OPTIONS",
     "SERVE_OPTIONS",
+    "SIMULATE_OPTIONS",
 ]
 
 # --- the limits on the options' values ------------------------------------------------------
@@ -64,6 +66,7 @@ MAX_SEED_ENTITIES = 1_000_000
 MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
 
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
+MAX_SIMULATED_RATE = 10**7  # operations/s a simulation takes: beyond, no table design is being asked about
 
 # --- the commands' own options (Locust's users, time and processes, as loadtest run sets them) -------------
 
@@ -83,7 +86,7 @@ RUN_OPTIONS: tuple[Option, ...] = (
         number(f"users per second from 0.001 to {MAX_USERS}", lambda n: 0.001 <= n <= MAX_USERS),
         locust=False,
     ),
-    Option(
+    DURATION := Option(
         ("-t", "--duration"),
         "how long the load runs: 90, 90s, 2m, 1h30m (default 60s)",
         "60s",
@@ -115,6 +118,20 @@ SERVE_OPTIONS: tuple[Option, ...] = (
     Option(("--upstream",), "the table service, e.g. http://127.0.0.1:10002", locust=False, required=True),
     Option(("--host",), "address to listen on (default 127.0.0.1)", "127.0.0.1", locust=False),
     Option(("--port",), "port to listen on (default 10102)", 10102, port, locust=False),
+)
+#: ``loadtest simulate``'s own (the workload, the budgets (``--emulator-*``) and the duration are a run's).
+SIMULATE_OPTIONS: tuple[Option, ...] = (
+    Option(
+        ("--step",),
+        "seconds of virtual time per tick, a whole fraction of a second: 0.1, 0.05, 1 (smaller: finer retries and "
+        "bursts, slower)",
+        0.1,
+        number(
+            "seconds from 0.001 to 1 that divide one second evenly (1/step a whole number), e.g. 0.1",
+            lambda n: 0.001 <= n <= 1 and abs(round(1 / n) * n - 1) < 1e-9,
+        ),
+        locust=False,
+    ),
 )
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = (

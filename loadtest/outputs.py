@@ -8,15 +8,22 @@ name in the same folder and renamed over its own name once complete.
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
+import time
 from pathlib import Path
 
 from .exit_codes import UsageError
 
-__all__ = ["check_out", "write_text"]
+__all__ = ["check_out", "new_run_id", "write_text"]
 
 #: What marks a folder as holding an earlier run.
 RESULTS_FILE = "results.json"
+
+
+def new_run_id() -> str:
+    """A run's id, and its folder's name under reports/: when it started, and four hex digits."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
 def check_out(out: str, *, overwrite: bool = False) -> Path:

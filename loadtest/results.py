@@ -141,6 +141,7 @@ class Results:
     workload: dict[str, Any] = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
     arrivals: dict[str, Any] = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
     ceiling: dict[str, Any] = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
+    simulation: dict[str, Any] = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
     schema: int = SCHEMA_VERSION
 
     # --- the interchange form -------------------------------------------------------------
@@ -172,6 +173,7 @@ class Results:
             workload=dict(data.get("workload", {})),
             arrivals=dict(data.get("arrivals", {})),
             ceiling=dict(data.get("ceiling", {})),
+            simulation=dict(data.get("simulation", {})),
             schema=int(data.get("schema", SCHEMA_VERSION)),
         )
 

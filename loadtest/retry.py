@@ -36,6 +36,12 @@ class RetryStrategy:
             return min(self.minimum + y, self.maximum)
         return 0.0
 
+    def mean_backoff(self, retry: int) -> float:
+        """The expected wait before retry number ``retry``: the simulator's (Rand(0.8z, 1.2z) averages z)."""
+        if self.kind == "exponential":
+            return min(self.minimum + self.delay * (2**retry - 1), self.maximum)
+        return self.backoff(retry, random.Random(0))
+
     def spec(self) -> str:
         if self.kind == "fixed":
             return f"fixed:{self.retries},{self.delay:g}"

@@ -13,6 +13,8 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 
+import numpy as np
+
 from .exit_codes import UsageError
 
 __all__ = ["SKEWS", "Hotspot", "Skew", "Uniform", "Zipfian", "parse_skew"]
@@ -39,6 +41,10 @@ class Skew:
     def probability(self, index: int) -> float:
         return 1.0 / self.n
 
+    def probabilities(self) -> np.ndarray:
+        """Every item's probability, index order: what ``next`` draws from (the simulator's demand per key)."""
+        return np.full(self.n, 1.0 / self.n)
+
 
 Uniform = Skew
 
@@ -61,6 +67,9 @@ class Zipfian(Skew):
 
     def probability(self, index: int) -> float:
         return (1.0 / (index + 1) ** self.theta) / self.zetan
+
+    def probabilities(self) -> np.ndarray:
+        return np.diff(np.asarray(self.cumulative), prepend=0.0) / self.zetan
 
 
 @dataclass
@@ -88,6 +97,12 @@ class Hotspot(Skew):
         if self.hot == self.n:
             return 1.0 / self.n
         return self.operations / self.hot if index < self.hot else (1 - self.operations) / (self.n - self.hot)
+
+    def probabilities(self) -> np.ndarray:
+        if self.hot == self.n:
+            return np.full(self.n, 1.0 / self.n)
+        cold = np.full(self.n - self.hot, (1 - self.operations) / (self.n - self.hot))
+        return np.concatenate([np.full(self.hot, self.operations / self.hot), cold])
 
 
 SKEWS = ("uniform", "zipfian[:theta]", "hotspot:OPS%,KEYS%")

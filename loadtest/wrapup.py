@@ -40,10 +40,17 @@ OUTPUTS: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = (
 
 
 def finish(
-    results: Results, out: Path, *, target: Target, started: float, read_back: Callable[[], dict[str, Any]] | None = None
+    results: Results,
+    out: Path,
+    *,
+    target: Target | None,
+    started: float,
+    read_back: Callable[[], dict[str, Any]] | None = None,
+    outputs: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = OUTPUTS,
 ) -> bool:
-    """Read back (``read_back`` gives the integrity figures), assess, write every output; False if results.json
-    itself could not be written."""
+    """Read back (``read_back`` gives the integrity figures), assess, write every output (``outputs`` beside
+    results.json and timeseries.csv; ``target``: none for a simulation); False if results.json itself could not be
+    written."""
 
     def attempt(step: str, action: Callable[[], object]) -> bool:
         try:
@@ -64,7 +71,7 @@ def finish(
     except OSError as err:
         log.error("the results could not be written to %s: %s", out, err)
         return False
-    if not all([attempt(name, lambda write=write: write(results, out)) for name, write in OUTPUTS]):
+    if not all([attempt(name, lambda write=write: write(results, out)) for name, write in outputs]):
         assess(results)
         results.write(out)  # now with what is missing among its findings
     return True

@@ -153,48 +153,6 @@ def test_load_balancing_splits_spread_keys_but_never_one_key():
     assert refused[1] > 0  # throttled before the first split
 
 
-def test_against_azurite_a_hot_key_stays_throttled_while_hash_prefixed_keys_recover(loadtest, azurite, tmp_path):
-    tail = {}
-    for strategy in ("single", "hash-prefix:16"):
-        out = tmp_path / strategy.replace(":", "-")
-        done = loadtest(
-            "run",
-            "-t",
-            "14s",  # the hashed keys' ranges stop throttling about 6 s in: 10 s left too few clean seconds once
-            "-u",
-            "4",
-            "-r",
-            "4",
-            "--rate",
-            "30",
-            "--mix",
-            "read=100",
-            "--seed-entities",
-            "160",
-            "--key-strategy",
-            strategy,
-            "--emulate-throttling",
-            "--emulator-server-rate",
-            "40",
-            "--emulator-lb-delay",
-            "1",
-            "--emulator-lb-offline",
-            "0.3",
-            "--retry",
-            "none",
-            "--out",
-            str(out),
-            "--connection-string",
-            azurite.connection_string,
-        )
-        assert done.code == 0, done.output
-        data = json.loads((out / "results.json").read_text())
-        last = max(row["t"] for row in data["timeseries"])
-        tail[strategy] = sum(row["throttled"] for row in data["timeseries"] if last - 4 <= row["t"] < last)
-        assert "THROTTLED" in {f["kind"] for f in data["findings"]}  # both were throttled at first
-    assert tail["single"] > 40 and tail["hash-prefix:16"] == 0, tail
-
-
 def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
     target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
         Budgets(partition_rate=5, account_rate=10_000, timeout_share=1.0)

@@ -1,5 +1,8 @@
-"""The throttling emulator's model: token buckets of entities/s per PartitionKey and per account, and the
-partition layer of Calder et al. (SOSP 2011).
+"""The partition layer's model: token buckets of entities/s per PartitionKey and per account, and the
+partition layer of Calder et al. (SOSP 2011). One model, two clocks: the emulator asks it per request in wall-clock
+time (``Budget.has``/``take``, ``PartitionLayer.admit``), the simulator per tick in virtual time over arrays of keys
+(``available``/``passed``/``settle``, ``PartitionLayer.admit_tick``): the same bucket and the same load-balancing
+rules, the tick form their fluid limit (a steady demand over the tick).
 
 Azurite never throttles; ``throttle`` asks these budgets about each request. With ``server_rate``, the key space
 starts as one RangePartition on one simulated partition server (``server_rate`` entities/s); a range over its
@@ -15,11 +18,44 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ..profiles import DEFAULT_PROFILE, PROFILES
 
-__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition"]
+__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "available", "passed", "settle", "split_at"]
+
+Tokens = Any  # a float (the emulator's one bucket) or a numpy array (the simulator's buckets of many keys)
+
+
+def available(tokens: Tokens, rate: Tokens, elapsed: float) -> Tokens:
+    """What a bucket can give over ``elapsed`` seconds: its tokens and what flows in meanwhile."""
+    return tokens + elapsed * rate
+
+
+def passed(tokens: Tokens, wanted: Tokens) -> Tokens:
+    """Of ``wanted`` entities, those a bucket with ``tokens`` to give lets through: all while it has tokens left (a
+    request passes while tokens > 0 and is charged whole; over a tick, the fluid form)."""
+    return np.minimum(np.maximum(tokens, 0.0), wanted)
+
+
+def settle(tokens: Tokens, served: Tokens, rate: Tokens, burst: float) -> Tokens:
+    """The tokens left after serving ``served``: never more than ``burst`` seconds' worth."""
+    return np.minimum(rate * burst, tokens - served)
+
+
+def split_at(loads: Sequence[float]) -> int | None:
+    """Where a range over budget is cut, given its keys' loads in key order: the index of the first key of the upper
+    half (by load); None for one key (a PartitionKey, the unit of atomicity, is never split)."""
+    if len(loads) < 2:
+        return None
+    loads = np.asarray(loads, dtype=float)
+    seen = np.cumsum(loads[:-1])
+    half = loads.sum() / 2 * (1 - 1e-9)  # sums of equal loads reach half exactly, whatever their rounding
+    return min(int(np.searchsorted(seen, half)) + 1, len(loads) - 1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +90,7 @@ class Budget:
         self.tokens = self.rate * self.burst
 
     def refill(self, now: float) -> None:
-        self.tokens = min(self.rate * self.burst, self.tokens + (now - self.updated) * self.rate)
+        self.tokens = float(settle(available(self.tokens, self.rate, now - self.updated), 0.0, self.rate, self.burst))
         self.updated = now
 
     def has(self, now: float) -> bool:
@@ -71,19 +107,52 @@ class RangePartition:
 
     low: str
     budget: Budget
-    load: Counter[str] = field(default_factory=Counter)  # entities per key, since its last split
+    load: Counter[str] = field(default_factory=Counter)  # entities per key, since its last split (the emulator's)
     over_since: float | None = None
     last_refused: float = 0.0
     offline_until: float = 0.0
 
 
 class PartitionLayer:
-    """RangePartitions on simulated partition servers, split and moved when they stay over budget."""
+    """RangePartitions on simulated partition servers, split and moved when they stay over budget.
 
-    def __init__(self, server_rate: float, lb_delay: float, lb_offline: float) -> None:
+    The emulator asks ``admit``/``charge`` per request; the simulator ``admit_tick`` per tick over its keys. Both
+    follow the same rules (``_refused``, ``_held``, ``_split``).
+    """
+
+    def __init__(self, server_rate: float, lb_delay: float, lb_offline: float, *, now: float | None = None) -> None:
         self.server_rate, self.lb_delay, self.lb_offline = server_rate, lb_delay, lb_offline
-        self.ranges = [RangePartition("", Budget(server_rate))]
-        self.splits: list[tuple[float, str]] = []  # (monotonic time, key where a range was cut)
+        start = time.monotonic() if now is None else now
+        self.ranges = [RangePartition("", Budget(server_rate, updated=start))]
+        self.splits: list[tuple[float, str]] = []  # (time, key where a range was cut)
+
+    # --- the rules ---------------------------------------------------------------------------
+
+    def _refused(self, part: RangePartition, now: float) -> bool:
+        """A range refused load: over budget since when; True once it has been over for the load-balancing delay."""
+        part.last_refused = now
+        if part.over_since is None:
+            part.over_since = now
+            return False
+        return now - part.over_since >= self.lb_delay
+
+    def _held(self, part: RangePartition, now: float) -> None:
+        if part.over_since is not None and now - part.last_refused > 1.0:
+            part.over_since = None  # a second without refusals: no longer over
+
+    def _split(self, part: RangePartition, at: str | None, now: float) -> RangePartition | None:
+        """Cut ``part`` at key ``at`` (``split_at``'s): both halves get a fresh server, offline meanwhile."""
+        if at is None:
+            part.over_since = now  # one PartitionKey: the unit of atomicity is never split
+            return None
+        new = RangePartition(at, Budget(self.server_rate, updated=now))
+        part.budget, part.over_since = Budget(self.server_rate, updated=now), None
+        part.offline_until = new.offline_until = now + self.lb_offline
+        self.ranges.insert(self.ranges.index(part) + 1, new)
+        self.splits.append((now, at))
+        return new
+
+    # --- per request (the emulator) ------------------------------------------------------------
 
     def find(self, pk: str) -> RangePartition:
         return self.ranges[bisect_right([r.low for r in self.ranges], pk) - 1]
@@ -93,14 +162,15 @@ class PartitionLayer:
         if now < part.offline_until:
             return False  # being moved to another server
         if not part.budget.has(now):
-            part.last_refused = now
-            if part.over_since is None:
-                part.over_since = now
-            elif now - part.over_since >= self.lb_delay:
-                self._split(part, now)
+            if self._refused(part, now):
+                keys = sorted(part.load)
+                at = split_at([part.load[k] for k in keys])
+                new = self._split(part, None if at is None else keys[at], now)
+                if new is not None:
+                    new.load = Counter({k: v for k, v in part.load.items() if k >= new.low})
+                    part.load = Counter({k: v for k, v in part.load.items() if k < new.low})
             return False
-        if part.over_since is not None and now - part.last_refused > 1.0:
-            part.over_since = None  # a second without refusals: no longer over
+        self._held(part, now)
         self.charge(pk, entities)
         return True
 
@@ -109,20 +179,30 @@ class PartitionLayer:
         part.budget.take(entities)
         part.load[pk] += entities
 
-    def _split(self, part: RangePartition, now: float) -> None:
-        keys = sorted(part.load)
-        if len(keys) < 2:
-            part.over_since = now  # one PartitionKey: the unit of atomicity is never split
-            return
-        half, seen, at = sum(part.load.values()) / 2, 0, keys[-1]
-        for i, key in enumerate(keys[:-1]):
-            seen += part.load[key]
-            if seen >= half:
-                at = keys[i + 1]
-                break
-        new = RangePartition(at, Budget(self.server_rate, updated=now), Counter({k: v for k, v in part.load.items() if k >= at}))
-        part.load = Counter({k: v for k, v in part.load.items() if k < at})
-        part.budget, part.over_since = Budget(self.server_rate, updated=now), None
-        part.offline_until = new.offline_until = now + self.lb_offline
-        self.ranges.insert(self.ranges.index(part) + 1, new)
-        self.splits.append((now, at))
+    # --- per tick (the simulator) --------------------------------------------------------------
+
+    def admit_tick(self, keys: Sequence[str], wanted: np.ndarray, load: np.ndarray, now: float, dt: float) -> np.ndarray:
+        """Of ``wanted`` entities per key (``keys`` sorted; ``wanted`` what the per-key and account budgets let by)
+        over the tick ending at ``now``, what each range serves: its budget shared in proportion, nothing while
+        offline. ``load`` (entities per key since its range's last split) is charged, and cut at splits."""
+        served = np.zeros_like(wanted)
+        bounds = np.searchsorted(keys, [r.low for r in self.ranges])  # each range's first key
+        for i, part in enumerate(list(self.ranges)):
+            lo, hi = bounds[i], bounds[i + 1] if i + 1 < len(bounds) else len(keys)
+            want = float(wanted[lo:hi].sum())
+            if now - dt + 1e-9 < part.offline_until or hi <= lo:  # offline during (part of) the tick: being moved
+                part.budget.updated = now
+                continue
+            tokens = available(part.budget.tokens, part.budget.rate, now - part.budget.updated)
+            got = float(passed(tokens, want))
+            part.budget.tokens, part.budget.updated = float(settle(tokens, got, part.budget.rate, part.budget.burst)), now
+            share = got / want if want else 1.0
+            served[lo:hi] = wanted[lo:hi] * share
+            load[lo:hi] += served[lo:hi]
+            if got < want * (1 - 1e-9):
+                if self._refused(part, now):
+                    at = split_at(load[lo:hi])
+                    self._split(part, None if at is None else keys[lo + at], now)  # each half keeps its keys' load
+            else:
+                self._held(part, now)
+        return served

@@ -1,0 +1,132 @@
+"""``loadtest simulate``: a run's workload at any rate through the partition layer's model, in seconds, with a run's
+outputs (results.json, timeseries.csv, report.html) from the same summary, verdict and report.
+
+Nothing is sent anywhere: the options that only a real run has are refused at the edge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import summary, wrapup
+from ..config import Settings
+from ..exit_codes import UsageError
+from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, SIMULATE_OPTIONS
+from ..outputs import check_out, new_run_id
+from ..results import Results, RunInfo
+from ..verdict import checks_for, exit_code
+from .demand import demand_of
+from .engine import TRACKED, Simulation
+
+__all__ = ["LEAVES_OUT", "simulate"]
+
+#: Options a real run has and a simulation cannot: it sends nothing, so nothing to connect, spawn or show live.
+RUN_ONLY_FLAGS = ("-u", "--users", "-r", "--spawn-rate", "--web", "--web-host", "--web-port", "--workers", "--processes")
+RUN_ONLY = ("connection_string", "account_url", "client", "table", "reuse_table", "keep_table", "timeout", "rate")
+RUN_ONLY += ("skip_verify",)
+LEAVES_OUT = (
+    "latency (no operation is timed); the real partition servers' capacities (the budgets given stand for them); "
+    "merges of cold ranges; throttling inside a batch (a batch passes or is refused whole, as in the emulator); "
+    "scans across PartitionKeys (counted on the key they start from)"
+)
+
+
+def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
+    """The run's settings for a simulation, every rule checked: one line and exit 2 otherwise, nothing written."""
+    for arg in extra:
+        flag = arg.split("=", 1)[0]
+        if flag in RUN_ONLY_FLAGS:
+            raise UsageError(f"{flag}: only a real run has it (loadtest run); {_WHAT}")
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest simulate --help)")
+    for opt in OPTIONS:
+        if opt.dest in RUN_ONLY and getattr(ns, opt.dest) not in (None, False):
+            raise UsageError(f"{opt.flag}: only a real run has it (loadtest run); {_WHAT}")
+    ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
+    settings = Settings.from_options(ns)
+    if not 0 < settings.arrival_rate <= MAX_SIMULATED_RATE:
+        given = f" {settings.arrival_rate:g}" if settings.arrival_rate else ""
+        raise UsageError(
+            f"--arrival-rate{given}: a simulation needs the demand, operations/s above 0 and at most "
+            f"{MAX_SIMULATED_RATE:,}, e.g. --arrival-rate 100000"
+        )
+    return settings
+
+
+_WHAT = "a simulation sends nothing: give the workload, --arrival-rate, the budgets (--emulator-*), -t and --step"
+
+
+def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
+    """Validate, simulate, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
+    settings = _settings(ns, extra)
+    seconds, step = DURATION.value(ns), SIMULATE_OPTIONS[0].value(ns)
+    run_id = new_run_id()
+    out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
+    began, start = time.perf_counter(), int(time.time())
+    budgets = settings.emulator
+    assert budgets is not None
+    demand = demand_of(settings, start=start, seconds=seconds)
+    simulation = Simulation(
+        demand,
+        budgets,
+        settings.retry,
+        rate=settings.arrival_rate,
+        seconds=seconds,
+        step=step,
+        arrivals=settings.arrivals,
+        seed=settings.key_seed,
+        start=start,
+    )
+    metrics = simulation.run()
+    info = RunInfo(
+        id=run_id,
+        started=datetime.fromtimestamp(start, UTC).isoformat(timespec="seconds"),
+        duration_s=float(seconds),
+        target_kind="simulation",
+        table="",
+        seeded=settings.seed_entities,
+        partition_target=settings.partition_target,
+        account_target=settings.account_target,
+        profile=settings.profile,
+        simulated=True,
+        entity_bytes=settings.shape.bytes,
+        settings=settings.public(),
+    )
+    results = summary.build(metrics, info)
+    results.simulation = {
+        "model": (
+            "the throttling emulator's partition layer (token buckets per PartitionKey and per account"
+            + (
+                "; range partitions on servers, split after the load-balancing delay and offline meanwhile"
+                if budgets.server_rate
+                else ""
+            )
+            + f") in virtual time, ticks of {step:g} s; throttled operations retried after the retry strategy's mean "
+            f"wait; demand per key from the key strategy's and skew's probabilities; the {TRACKED} keys with the most "
+            "demand counted apart, the rest as other partitions."
+        ),
+        "leaves_out": LEAVES_OUT,
+        "step_s": step,
+        "budgets": asdict(budgets),
+        "keys": len(demand.keys),
+        "operations": round(settings.arrival_rate * seconds),
+        "splits": [asdict(split) for split in simulation.splits],
+        "elapsed_s": round(time.perf_counter() - began, 2),
+    }
+    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
+        return 1
+    code, messages = exit_code(results, checks_for(settings.fail_on))
+    _say(results, out, messages)
+    return code
+
+
+def _say(results: Results, out: Path, messages: list[str]) -> None:
+    lines = [f"Simulated {results.simulation['operations']:,} operations in {results.simulation['elapsed_s']:g} s."]
+    lines.append(f"Report: {out / 'report.html'}")
+    lines += [f"  {finding.kind:<15} {finding.message}" for finding in results.findings]
+    lines += [f"  FAILED {m}" for m in messages]
+    print("\n".join(lines), file=sys.stdout, flush=True)

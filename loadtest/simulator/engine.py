@@ -1,0 +1,205 @@
+"""The workload through the partition layer in virtual time: per tick, vectors over the keys, no requests.
+
+Each tick (``step`` seconds) every stream's operations arrive at each key (the demand's expected share, or Poisson
+counts), together with the retries due then. The per-key budgets, then the account's, then the range partitions
+(``PartitionLayer.admit_tick``) let a share through, as the emulator does per request (``emulator.budgets``: the
+same bucket, its fluid form). Throttled operations re-enter after the retry strategy's mean wait, as their next
+retry; past the last they fail as ServerBusy (or, for ``timeout_share`` of them, OperationTimedOut). Each second's
+counts land in the metrics' own buckets for the ``TRACKED`` keys with the most demand, the rest as ``OTHER``, so the
+summary, verdict and report are the ones a run uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..buckets import OTHER, Bucket, BucketKey
+from ..emulator.budgets import Budgets, PartitionLayer, available, passed, settle
+from ..metrics import PartitionMetrics
+from ..retry import RetryStrategy
+from .demand import Demand
+
+__all__ = ["TRACKED", "Simulation", "SimulatedMetrics"]
+
+TRACKED = 10  # keys counted apart, per second (the report shows the ten hottest); the rest add up in OTHER
+#: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``).
+COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled")
+
+
+class SimulatedMetrics(PartitionMetrics):
+    """A run's metrics, filled by the simulation: the keys it tracked and how many it touched are known exactly."""
+
+    def __init__(self, tracked: list[str], distinct: int) -> None:
+        super().__init__()
+        self._tracked, self._distinct = tracked, distinct
+
+    def top_partitions(self, k: int = TRACKED) -> list[str]:
+        return self._tracked[:k]
+
+    def distinct_partitions(self) -> float:
+        return float(self._distinct)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Split:
+    t: float  # seconds into the simulation
+    key: str  # the first key of the new range
+    offline_until_t: float
+
+
+class Simulation:
+    """``rate`` operations/s of ``demand`` for ``seconds``, through ``budgets``' partition layer, in ``step`` ticks."""
+
+    def __init__(
+        self,
+        demand: Demand,
+        budgets: Budgets,
+        retry: RetryStrategy,
+        *,
+        rate: float,
+        seconds: int,
+        step: float,
+        arrivals: str = "constant",
+        seed: int = 1,
+        start: int = 0,
+    ) -> None:
+        self.demand, self.budgets, self.retry = demand, budgets, retry
+        self.rate, self.seconds, self.step, self.start = rate, seconds, step, start
+        self.ticks_per_second = round(1 / step)
+        self.poisson = arrivals == "poisson"
+        self.rng = np.random.default_rng(seed)
+        self.layer = (
+            PartitionLayer(budgets.server_rate, budgets.lb_delay, budgets.lb_offline, now=0.0) if budgets.server_rate else None
+        )
+        self.splits: list[Split] = []
+        self._carry: dict[tuple[str, str, str], float] = {}  # (partition, op class, counter): rounding carried
+        expected = demand.expected(rate)
+        order = np.argsort(-expected, kind="stable")
+        self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
+
+    def run(self) -> SimulatedMetrics:
+        """Every second's buckets, in a run's metrics."""
+        keys, streams = self.demand.keys, self.demand.streams
+        n_keys, n_streams, retries = len(keys), len(streams), self.retry.retries
+        step, b = self.step, self.budgets
+        share = np.array([s.share for s in streams])[:, None]
+        base = self.rate * step * share * np.array([s.probabilities for s in streams])  # operations per tick
+        entities = np.array([s.entities for s in streams])
+        keyed = np.array([s.keyed for s in streams])
+        clocks = [(i, s.clock) for i, s in enumerate(streams) if s.clock is not None]
+        waits = [self.retry.mean_backoff(r) for r in range(1, retries + 1)]  # before retry 1 … N
+        delay = [max(1, round(w / step)) for w in waits]
+        horizon = max(delay, default=0) + 1
+        queue = np.zeros((horizon, n_streams, retries + 1, n_keys))  # [tick, stream, attempt number, key]
+        tokens, account = np.full(n_keys, b.partition_rate * b.burst), b.account_rate * b.burst
+        load = np.zeros(n_keys)
+        counts = {name: np.zeros((n_streams, n_keys)) for name in COUNTED}
+        buckets: dict[BucketKey, Bucket] = {}
+        for tick in range(self.seconds * self.ticks_per_second):
+            now = (tick + 1) * step
+            ops = queue[tick % horizon].copy()
+            queue[tick % horizon] = 0.0
+            new = self.rng.poisson(base) if self.poisson else base.copy()
+            for i, clock in clocks:  # time-ordered keys: this second's key takes the writes
+                new[i] = 0.0
+                new[i, clock[min(int(now - 1e-9), len(clock) - 1)]] = self.rate * step * streams[i].share
+            ops[:, 0] += new
+            attempts = ops.sum(axis=1)
+            wanted = attempts * entities
+            keyed_wanted, fresh_wanted = wanted[keyed].sum(axis=0), wanted[~keyed].sum(axis=0)
+            # the per-key budgets, then the account's, then the range partitions: as the emulator asks them
+            per_key = available(tokens, b.partition_rate, step)
+            through = passed(per_key, keyed_wanted)
+            total = float(through.sum() + fresh_wanted.sum())
+            in_account = available(account, b.account_rate, step)
+            account_share = float(passed(in_account, total)) / total if total else 1.0
+            offered = (through + fresh_wanted) * account_share
+            served = offered if self.layer is None else self.layer.admit_tick(keys, offered, load, now, step)
+            range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
+            keyed_served = through * account_share * range_share
+            tokens = settle(per_key, keyed_served, b.partition_rate, b.burst)
+            account = float(settle(in_account, float(served.sum()), b.account_rate, b.burst))
+            if self.layer is not None and len(self.layer.splits) > len(self.splits):
+                self.splits += [
+                    Split(t=t, key=key, offline_until_t=t + b.lb_offline) for t, key in self.layer.splits[len(self.splits) :]
+                ]
+            fraction = np.where(
+                keyed[:, None],
+                np.divide(keyed_served, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0),
+                account_share * range_share,
+            )
+            went = ops * fraction[:, None, :]
+            throttled = ops - went
+            for r in range(retries):  # throttled at attempt r: retry r + 1 after its wait
+                queue[(tick + delay[r]) % horizon, :, r + 1] += throttled[:, r]
+                counts["backoff_ms"] += throttled[:, r] * (waits[r] * 1000)
+            failed = throttled[:, retries]
+            done = went.sum(axis=1)
+            counts["requests"] += done + failed
+            counts["failures"] += failed
+            counts["entities"] += done * entities
+            counts["offered"] += new * entities
+            counts["attempts"] += attempts
+            counts["throttled"] += throttled.sum(axis=1)
+            counts["scheduled"] += new
+            if (tick + 1) % self.ticks_per_second == 0:
+                second = self.start + (tick + 1) // self.ticks_per_second - 1
+                buckets.update(self._second(second, counts, keyed))
+                for values in counts.values():
+                    values.fill(0.0)
+        metrics = SimulatedMetrics([keys[i] for i in self.tracked], self._distinct())
+        metrics.buckets = buckets
+        metrics.started = metrics.steady_from = float(self.start)
+        metrics.stopped = float(self.start + self.seconds)
+        return metrics
+
+    def _second(self, second: int, counts: dict[str, np.ndarray], keyed: np.ndarray) -> Iterator[tuple[BucketKey, Bucket]]:
+        """One second's buckets: each tracked key's per op class, and the rest (and every new key) as ``OTHER``."""
+        streams, timeout_share = self.demand.streams, self.budgets.timeout_share
+        for op_class in sorted({s.op_class for s in streams}):
+            mine = np.array([s.op_class == op_class for s in streams])
+            keyed_totals = {name: values[mine & keyed].sum(axis=0) for name, values in counts.items()}  # per key
+            rest = {name: float(values[mine].sum()) for name, values in counts.items()}  # new keys' too
+            for i in self.tracked:
+                figures = {name: float(keyed_totals[name][i]) for name in COUNTED}
+                for name in COUNTED:
+                    rest[name] -= figures[name]
+                if figures["attempts"] > 0:
+                    key = (second, self.demand.keys[i], op_class)
+                    yield key, _bucket(self._whole(key, figures), timeout_share)
+            if rest["attempts"] > 1e-6:
+                yield (second, OTHER, op_class), _bucket(self._whole((second, OTHER, op_class), rest), timeout_share)
+
+    def _whole(self, key: BucketKey, figures: dict[str, float]) -> dict[str, float]:
+        """Whole counts whose sums over the seconds stay exact: each second's rounding is carried into the next."""
+        whole = {}
+        for name, value in figures.items():
+            carried = value + self._carry.get((key[1], key[2], name), 0.0)
+            whole[name] = round(carried)
+            self._carry[(key[1], key[2], name)] = carried - whole[name]
+        return whole
+
+    def _distinct(self) -> int:
+        """Keys the workload touched: every key with demand, and a key per new entity where each gets its own."""
+        streams = self.demand.streams
+        keyed_keys = np.zeros(len(self.demand.keys), dtype=bool)
+        for s in streams:
+            if s.keyed:
+                keyed_keys |= s.probabilities > 0
+                if s.clock is not None:
+                    keyed_keys[np.unique(s.clock)] = True
+        fresh = sum(self.rate * s.share * self.seconds for s in streams if not s.keyed)
+        return int(keyed_keys.sum() + fresh)
+
+
+def _bucket(figures: dict[str, float], timeout_share: float) -> Bucket:
+    bucket = Bucket(**{name: int(value) for name, value in figures.items()})
+    failed = bucket.failures
+    if failed:
+        timed_out = round(failed * timeout_share)
+        errors = {"ServerBusy": failed - timed_out, "OperationTimedOut": timed_out}
+        bucket.errors.update({code: n for code, n in errors.items() if n})
+    return bucket

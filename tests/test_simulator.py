@@ -1,0 +1,177 @@
+"""``loadtest simulate``: its model against real runs through the emulator over Azurite (side by side, same options),
+its demand from the key strategy's own probabilities, the two faces of the partition layer on the same traces, its
+outputs and its refusals."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from helpers import in_process, run_loadtest
+
+from loadtest.config import Settings, namespace
+from loadtest.emulator.budgets import Budgets, PartitionLayer
+from loadtest.simulator.demand import demand_of
+from loadtest.simulator.engine import Simulation
+
+#: The three cases the issue names, each a real run through the emulator and a simulation on the same options.
+CASES = {
+    "one key at 2x its partition budget": (
+        ["--key-strategy", "single", "--arrival-rate", "200", "--emulator-partition-rate", "100", "-t", "8s"],
+        ["-u", "10", "-r", "10"],
+    ),
+    "set:4, hotspot 80/20, 1.5x the hottest's budget": (
+        ["--key-strategy", "set:4", "--skew", "hotspot:80,20", "--arrival-rate", "760", "--emulator-partition-rate", "400"]
+        + ["-t", "10s"],
+        ["-u", "20", "-r", "20"],
+    ),
+    "range partitions, one split": (
+        ["--key-strategy", "hash-prefix:16", "--arrival-rate", "120", "--emulator-server-rate", "80"]
+        + ["--emulator-lb-delay", "3", "--emulator-lb-offline", "2", "-t", "14s"],
+        ["-u", "4", "-r", "4"],
+    ),
+}
+COMMON = ["--mix", "read=100", "--select", "n", "--seed-entities", "160", "--retry", "none", "--emulator-burst", "0.1"]
+
+
+def _per_second(results: dict) -> dict[int, list[float]]:
+    """Per second over every partition: [served entities, demand]."""
+    seconds: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for row in results["timeseries"]:
+        seconds[row["t"]][0] += row["entities"]
+        seconds[row["t"]][1] += row["offered"] + row["unsent"]
+    return dict(sorted(seconds.items()))
+
+
+def _split(results: dict) -> tuple[int, float]:
+    """(The second the first split took the key space offline: served under 30 % of demand; the mean served/s once
+    both halves are back, up to the last whole second)."""
+    seconds = _per_second(results)
+    offline = next(t for t, (served, asked) in seconds.items() if t >= 1 and served < 0.3 * asked)
+    back = [served for t, (served, _) in seconds.items() if offline + 3 <= t < max(seconds)]
+    return offline, sum(back) / len(back)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp_path, artifacts):
+    options, users = CASES[case]
+    real, simulated = tmp_path / "real", tmp_path / "simulated"
+    done = run_loadtest(
+        "run", *options, *COMMON, *users, "--emulate-throttling", "--out", str(real), "--connection-string",
+        azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    done = run_loadtest("simulate", *options, *COMMON, "--out", str(simulated))
+    assert done.code == 0, done.output
+    runs = {side: json.loads((folder / "results.json").read_text()) for side, folder in (("real", real), ("sim", simulated))}
+    assert runs["sim"]["run"]["simulated"] and runs["sim"]["run"]["target_kind"] == "simulation"
+    rows = {side: {r["partition"]: r for r in runs[side]["partitions"] if r["op_class"] == "GET"} for side in runs}
+    for side in runs:  # the key space as a whole, beside each partition
+        account, single = runs[side]["account"], [r for r in rows[side].values()]
+        rows[side]["(all)"] = {
+            **account,
+            "attempts": sum(r["attempts"] for r in single),
+            "throttled": sum(r["throttled"] for r in single),
+        }
+    side_by_side: dict[str, tuple[float, ...]] = {}
+    for partition in rows["real"].keys() & rows["sim"].keys():  # the simulation counts its 10 hottest keys apart
+        real_row, sim_row = rows["real"][partition], rows["sim"][partition]
+        shares = [r["throttled"] / max(1, r["attempts"]) for r in (real_row, sim_row)]
+        side_by_side[partition] = (real_row["mean_eps"], sim_row["mean_eps"], *shares, real_row["attempts"])
+    (artifacts / f"simulator-vs-emulator-{case.split(',')[0].replace(' ', '-')}.json").write_text(
+        json.dumps(side_by_side, indent=1)
+    )
+    compared = 0
+    for partition, (real_eps, sim_eps, real_share, sim_share, attempts) in side_by_side.items():
+        # a real run draws each key at random: compare where that sampling moves the figures under a third of the bounds
+        if attempts < 400 or attempts < 3600 * sim_share * (1 - sim_share):
+            continue
+        compared += 1
+        if "split" not in case:  # the split's offline seconds make whole-run means a matter of seconds, judged below
+            assert sim_eps == pytest.approx(real_eps, rel=0.15), (partition, side_by_side)
+        assert abs(sim_share - real_share) <= 0.05, (partition, side_by_side)
+    assert compared >= (1 if "split" in case else len(rows["real"]))
+    if "split" in case:
+        (real_split, real_after), (sim_split, sim_after) = _split(runs["real"]), _split(runs["sim"])
+        assert abs(real_split - sim_split) <= 3, (real_split, sim_split)
+        assert sim_after == pytest.approx(real_after, rel=0.15), (real_after, sim_after)
+        assert [s["key"] for s in runs["sim"]["simulation"]["splits"]] == ["008"]  # where the load halves
+        last = max(row["t"] for row in runs["real"]["timeseries"])  # the halves fit: no throttling at the end
+        assert sum(row["throttled"] for row in runs["real"]["timeseries"] if last - 4 <= row["t"] < last) == 0
+
+
+def _settings(*args: str) -> Settings:
+    flags = dict(zip(args[::2], args[1::2], strict=True))
+    return Settings.from_options(namespace(**{k.lstrip("-").replace("-", "_"): v for k, v in flags.items()}))
+
+
+def test_demand_per_key_is_the_skews_own_probabilities():
+    settings = _settings("--key-strategy", "set:4", "--skew", "hotspot:80,20", "--mix", "read=3,update-etag=1")
+    demand = demand_of(settings, start=0, seconds=1)
+    assert demand.keys == ["k0000000", "k0000001", "k0000002", "k0000003"]
+    assert [s.op_class for s in demand.streams] == ["GET", "GET", "PUT"]  # update-etag reads first
+    assert demand.expected(1000).tolist() == pytest.approx([800 * 1.25, 200 / 3 * 1.25] + [200 / 3 * 1.25] * 2)
+    zipf = demand_of(_settings("--key-strategy", "hash-prefix:100", "--skew", "zipfian", "--mix", "read=1"), start=0, seconds=1)
+    shares = zipf.expected(1.0)
+    assert shares.sum() == pytest.approx(1.0) and shares[0] / shares[1] == pytest.approx(2**0.99)
+
+
+def test_the_simulation_serves_a_hot_key_its_budget_and_retries_what_it_throttles():
+    settings = _settings("--arrival-rate", "400", "--mix", "read=100", "--retry", "fixed:2,0.5")
+    budgets = Budgets(partition_rate=100, burst=0.1)
+    metrics = Simulation(demand_of(settings, start=0, seconds=20), budgets, settings.retry, rate=400, seconds=20, step=0.1).run()
+    per_second = [b for (t, p, c), b in sorted(metrics.buckets.items()) if p == "hot"]
+    assert [b.entities for b in per_second[2:]] == [100] * 18  # the budget, every second
+    assert all(b.scheduled == 400 and b.offered == 400 for b in per_second)
+    attempts, throttled, served = (sum(getattr(b, name) for b in per_second) for name in ("attempts", "throttled", "entities"))
+    assert attempts - throttled == served and attempts > 2 * 8000  # each throttled one came back, up to twice
+    finished = sum(
+        b.requests for b in per_second
+    )  # served, or failed after its second retry (the last second's operations, still waiting 2 x 0.5 s, are not)
+    assert 8000 - 400 * 1.0 <= finished < 8000 and sum(b.failures for b in per_second) == finished - served
+
+
+def test_the_layers_two_faces_agree_on_the_same_trace():
+    """The emulator's per-request face and the simulator's per-tick face, fed the same demand: 120 entities/s over 16
+    keys, servers of 40/s, a split after 1 s over budget."""
+    keys = [f"{i:03d}" for i in range(16)]
+    scalar = PartitionLayer(server_rate=40, lb_delay=1.0, lb_offline=0.3, now=0.0)
+    served_scalar = defaultdict(int)
+    for n in range(12 * 120):
+        now = n / 120
+        served_scalar[int(now)] += scalar.admit(keys[n % 16], 1, now)
+    vector = PartitionLayer(server_rate=40, lb_delay=1.0, lb_offline=0.3, now=0.0)
+    load, served_vector = np.zeros(16), defaultdict(float)
+    for tick in range(12 * 100):
+        now = (tick + 1) / 100
+        served_vector[int(now - 1e-9)] += vector.admit_tick(keys, np.full(16, 120 / 16 / 100), load, now, 0.01).sum()
+    assert sorted(s for s, _ in scalar.splits) == pytest.approx(sorted(s for s, _ in vector.splits), abs=0.35)
+    assert sorted(k for _, k in scalar.splits) == sorted(k for _, k in vector.splits)  # the halves split near together
+    assert sum(served_vector.values()) == pytest.approx(sum(served_scalar.values()), rel=0.05)
+    assert [served_vector[t] for t in range(8, 12)] == pytest.approx([served_scalar[t] for t in range(8, 12)], rel=0.05)
+
+
+@pytest.mark.parametrize(
+    "args,rule",
+    [
+        ((), "--arrival-rate: a simulation needs the demand"),
+        (("--arrival-rate", "0"), "--arrival-rate: a simulation needs the demand"),
+        (("--arrival-rate", "-5"), "--arrival-rate"),
+        (("--arrival-rate", "20000000"), "--arrival-rate 2e+07: a simulation needs the demand"),
+        (("--arrival-rate", "100", "-u", "10"), "-u: only a real run has it"),
+        (("--arrival-rate", "100", "--web"), "--web: only a real run has it"),
+        (("--arrival-rate", "100", "--workers", "2"), "--workers: only a real run has it"),
+        (("--arrival-rate", "100", "--connection-string", "UseDevelopmentStorage=true"), "--connection-string: only a real"),
+        (("--arrival-rate", "100", "--account-url", "https://a.table.core.windows.net"), "--account-url: only a real run"),
+        (("--arrival-rate", "100", "--client", "sdk"), "--client: only a real run has it"),
+        (("--arrival-rate", "100", "--step", "0.3"), "--step '0.3': must be seconds from 0.001 to 1 that divide one second"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(monkeypatch, tmp_path, args, rule):
+    out = tmp_path / "out"
+    code, stdout, stderr = in_process(monkeypatch, "simulate", *args, "--out", str(out))
+    assert code == 2 and stdout == "", (stdout, stderr)
+    assert len(stderr.strip().splitlines()) == 1 and rule in stderr and "Traceback" not in stderr, stderr
+    assert not out.exists()
