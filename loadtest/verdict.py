@@ -50,6 +50,7 @@ REMEDIES: dict[FindingKind, str] = {
 }
 #: In an open loop, a partition served less than this share of its demand over the steady phase: UNSERVED.
 SERVED_SHARE = 0.95
+UNSERVED_LISTED = 3  # partition rows named one by one; the rest in one more finding
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
     "sent, so every figure lacks them."
@@ -117,26 +118,41 @@ def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition"
 
 
 def _unserved(results: Results) -> list[Finding]:
-    """Open loop: each tracked partition and op class that served under ``SERVED_SHARE`` of its demand over the steady
-    phase, with the cause the run measured."""
+    """Open loop: the tracked partitions and op classes that served under ``SERVED_SHARE`` of their demand over the
+    steady phase, with the cause the run measured: the least served ``UNSERVED_LISTED`` by name, the rest counted."""
     if not results.open_loop:
         return []
-    findings = []
-    for row in results.rows():
-        if row.partition == OTHER or row.op_class == OpClass.ALL or not row.offered_mean_eps:
-            continue
-        share = row.mean_eps / row.offered_mean_eps
-        if share < SERVED_SHARE:
-            findings.append(
-                _finding(
-                    K.UNSERVED,
-                    (
-                        f"{row.op_class} on {row.partition!r}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
-                        f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
-                    ),
-                    row,
-                )
+    unserved = sorted(
+        (
+            (row.mean_eps / row.offered_mean_eps, row)
+            for row in results.rows()
+            if row.partition != OTHER
+            and row.op_class != OpClass.ALL
+            and row.offered_mean_eps
+            and row.mean_eps < SERVED_SHARE * row.offered_mean_eps
+        ),
+        key=lambda pair: pair[0],
+    )
+    findings = [
+        _finding(
+            K.UNSERVED,
+            (
+                f"{row.op_class} on {row.partition!r}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
+                f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
+            ),
+            row,
+        )
+        for share, row in unserved[:UNSERVED_LISTED]
+    ]
+    if len(unserved) > UNSERVED_LISTED:  # the least served are listed; the rest are counted
+        rest = unserved[UNSERVED_LISTED:]
+        findings.append(
+            _finding(
+                K.UNSERVED,
+                f"{len(rest)} more partition rows served under {SERVED_SHARE:.0%} of their demand (from {rest[0][0]:.0%} "
+                f"to {rest[-1][0]:.0%}): see the partitions table",
             )
+        )
     return findings
 
 

@@ -9,6 +9,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from browser import chromium_page
 from helpers import in_process, run_loadtest
 
 from loadtest.config import Settings, namespace
@@ -175,3 +176,27 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(monkeypatch, tmp_path,
     assert code == 2 and stdout == "", (stdout, stderr)
     assert len(stderr.strip().splitlines()) == 1 and rule in stderr and "Traceback" not in stderr, stderr
     assert not out.exists()
+
+
+@pytest.mark.browser
+def test_a_simulated_report_says_so_first_and_what_it_leaves_out(tmp_path, artifacts):
+    """``loadtest simulate`` as a user runs it, past one machine's reach; its report in headless Chromium."""
+    out = tmp_path / "sim"
+    args = ["--arrival-rate", "50000", "-t", "2m", "--key-strategy", "hash-prefix:16", "--skew", "zipfian"]
+    args += ["--emulator-server-rate", "40000", "--emulator-lb-delay", "20", "--emulator-account-rate", "100000"]
+    args += ["--emulator-partition-rate", "10000"]  # the range partitions bind first: 16 keys could take 160,000/s
+    done = run_loadtest("simulate", *args, "--fail-on", "hot", "--out", str(out))
+    assert done.code == 3 and "FAILED --fail-on hot" in done.output  # CI gates a design on its simulated peak
+    results = json.loads((out / "results.json").read_text())
+    assert results["simulation"]["splits"] and {"HOT", "UNSERVED", "THROTTLED"} <= {f["kind"] for f in results["findings"]}
+    with chromium_page() as page:
+        page.goto((out / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        first = page.inner_text("#verdict p.verdict")
+        assert first.startswith("Simulated at 50,000 operations/s"), first
+        assert "simulated by the partition layer's model" in first
+        assert page.inner_text("h1") == "Simulated hot-partition report"
+        note = page.inner_text("#simulated")
+        assert "Not modelled: latency" in note and "merges of cold ranges" in note and "Range splits" in note
+        assert "demand peak entities/s" in page.inner_text("#partitions-table")
+        page.screenshot(path=str(artifacts / "report-simulated.png"), full_page=True)

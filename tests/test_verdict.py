@@ -169,3 +169,20 @@ def test_an_open_loop_that_serves_its_demand_raises_no_unserved_and_a_closed_loo
     assert "UNSERVED" not in kinds(open_loop(served=100, unsent=2, partition_target=200))
     closed = open_loop(served=100, unsent=300, partition_target=200, settings={})
     assert kinds(closed) == ["COOL"] and "demand" not in closed.findings[0].message  # served, as before
+
+
+def test_many_unserved_partitions_name_the_least_served_and_count_the_rest():
+    start = 1_000_000
+    events = {
+        t: [
+            {"partition": f"p{i}", "entities": 1, "unsent": [(start + t, f"p{i}", "GET", 1)] * (10 + i)}
+            for i in range(6)
+            for _ in range(10)
+        ][::10]
+        + [{"partition": f"p{i}", "entities": 1} for i in range(6) for _ in range(9)]
+        for t in range(12)
+    }
+    results = assess(build(recorded(events, start=start), run_info(settings={"arrival_rate": 100, "arrivals": "constant"})))
+    unserved = [f for f in results.findings if f.kind == "UNSERVED"]
+    assert [f.partition for f in unserved] == ["p5", "p4", "p3", None]  # the least served first, then the rest counted
+    assert "3 more partition rows served under 95% of their demand" in unserved[-1].message
