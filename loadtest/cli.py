@@ -27,6 +27,7 @@ from .options import (
     EMULATOR_OPTIONS,
     MAX_USERS,
     OPTIONS,
+    REAL_RUN_ONLY,
     REPORT_OPTIONS,
     RUN_OPTIONS,
     RUNNER_OPTIONS,
@@ -78,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         "a run (results.json, timeseries.csv, report.html), marked simulated; --fail-on gates CI on it.",
     )
     add_options(simulate, (DURATION, *SIMULATE_OPTIONS), "the simulation")
-    add_options(simulate, OPTIONS)
+    add_options(simulate, tuple(opt for opt in OPTIONS if opt.dest not in REAL_RUN_ONLY))
     compare = commands.add_parser(
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",

@@ -77,9 +77,10 @@ class Settings:
         return f"Settings({self.public()})"
 
     @classmethod
-    def from_options(cls, options: argparse.Namespace) -> Settings:
-        """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``."""
-        v = {opt.dest: opt.value(options) for opt in OPTIONS}
+    def from_options(cls, options: argparse.Namespace, *, offline: bool = False) -> Settings:
+        """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``.
+        ``offline``: nothing will be sent (a simulation), so no secret is read, from the options or the environment."""
+        v = {opt.dest: "" if offline and opt.secret else opt.value(options) for opt in OPTIONS}
         # the key strategy (every key it makes) with the seed it is used with, and the RowKeys
         key_strategy(v["key_strategy"], default_key=v["partition_key"], seed=v["key_seed"], skew=v["skew"])
         row_key_maker(v["row_key_strategy"], prefix=user_row_prefix(99), seed=v["key_seed"])  # as long as users' RowKeys

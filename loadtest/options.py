@@ -47,6 +47,7 @@ __all__ = [
     "MAX_DURATION_S",
     "MAX_USERS",
     "OPTIONS",
+    "REAL_RUN_ONLY",
     "REPORT_OPTIONS",
     "RUNNER_OPTIONS",
     "RUN_OPTIONS",
@@ -133,6 +134,9 @@ SIMULATE_OPTIONS: tuple[Option, ...] = (
         locust=False,
     ),
 )
+#: The stress test's options a simulation has no use for (it sends nothing): ``loadtest simulate`` refuses them.
+REAL_RUN_ONLY = ("connection_string", "account_url", "client", "table", "reuse_table", "keep_table", "timeout", "rate")
+REAL_RUN_ONLY += ("skip_verify", "emulate_throttling")
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = (
     Option(("path",), "a run's folder (reports/<run-id>) or its results.json", parse=text, locust=False),

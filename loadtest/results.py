@@ -95,8 +95,9 @@ class AccountRow:
     offered_ratio: float = 0.0
 
     def judged(self, open_loop: bool) -> tuple[float, float]:
-        """(peak, ratio) the finding judges: the demand's in an open loop (the design's question), else what was served."""
-        return (self.offered_peak_eps, self.offered_ratio) if open_loop else (self.peak_eps, self.ratio)
+        """(peak, ratio) the finding judges: the demand's in an open loop (the design's question), else what was served
+        (also for a results.json written before demand was counted)."""
+        return (self.offered_peak_eps, self.offered_ratio) if open_loop and self.offered_peak_eps else (self.peak_eps, self.ratio)
 
 
 @dataclass(kw_only=True)

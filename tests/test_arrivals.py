@@ -47,7 +47,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
 
 
 def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
-    rate = ("--arrival-rate", "200", "-t", "12s", "-u", "20", "-r", "20")
+    rate = ("--arrival-rate", "200", "-t", "8s", "-u", "20", "-r", "20")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     arrivals = results["arrivals"]
     assert arrivals["offered_per_s"] == 200
@@ -59,8 +59,9 @@ def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_pat
 
 
 def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_what_was_served(loadtest, azurite, tmp_path):
-    """8,000 reads/s on one key: one machine and Azurite serve a third; the design is judged on the 8,000."""
-    rate = ("--arrival-rate", "8000", "-t", "8s", "-u", "64", "-r", "64")
+    """8,000 reads/s on one key: one machine and Azurite serve a third to a half; the design is judged on the 8,000.
+    What could not be sent on time shows too: dropped and late slots, and a corrected latency far above the service's."""
+    rate = ("--arrival-rate", "8000", "-t", "7s", "-u", "64", "-r", "64")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     (row,) = results["partitions"]
     arrivals, findings = results["arrivals"], {f["kind"]: f for f in results["findings"]}
@@ -69,20 +70,8 @@ def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_w
     assert row["finding"] == "HOT" and row["offered_ratio"] > 3.4 and row["ratio"] < row["offered_ratio"]
     assert f"demand peak {row['offered_peak_eps']:,.0f} entities/s" in findings["HOT"]["message"]
     assert "UNSERVED" in findings and "loadtest simulate" in findings["UNSERVED"]["remedy"]
-    assert arrivals["dropped"] > 0 and sum(r["unsent"] for r in results["timeseries"]) > 0
-
-
-def test_over_a_budget_below_the_rate_dropped_operations_and_corrected_latency_show_the_gap(loadtest, azurite, tmp_path):
-    results = open_loop(
-        loadtest,
-        tmp_path,
-        azurite.connection_string,
-        *("--arrival-rate", "200", "-t", "6s", "-u", "10", "-r", "10"),
-        *("--emulate-throttling", "--emulator-partition-rate", "100"),
-    )
-    arrivals, get = results["arrivals"], results["latency"]["GET"]
-    assert arrivals["served_per_s"] < 0.7 * arrivals["offered_per_s"]
-    assert arrivals["dropped"] > 0 and arrivals["late"] > 0
+    assert arrivals["dropped"] > 0 and arrivals["late"] > 0 and sum(r["unsent"] for r in results["timeseries"]) > 0
+    get = results["latency"]["GET"]
     assert get["corrected_p50_ms"] > 10 * get["p50_ms"] and get["corrected_p99_ms"] > get["p99_ms"]
 
 

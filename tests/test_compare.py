@@ -80,3 +80,20 @@ def test_compare_needs_two_valid_strategies_before_running_anything(monkeypatch,
     assert code == 2 and "Traceback" not in stdout + stderr
     assert "--strategies: 'sideways': unknown strategy; valid: single" in stderr
     assert not (tmp_path / "single").exists()
+
+
+def test_compare_simulate_ranks_the_strategies_at_a_rate_no_machine_could_send(loadtest, tmp_path):
+    out = tmp_path / "cmp"
+    args = ("--strategies", "single,hash-prefix:100", "--arrival-rate", "200000", "-t", "30s", "--mix", "read=100")
+    done = loadtest("compare", "--simulate", *args, "--emulator-account-rate", "500000", "--out", str(out))
+    assert done.code == 0, done.output
+    comparison = json.loads((out / "comparison.json").read_text())
+    assert comparison["ranking"] == ["hash-prefix:100", "single"]
+    single, spread = (
+        next(s for s in comparison["strategies"] if s["strategy"] == name) for name in ("single", "hash-prefix:100")
+    )
+    assert single["hottest_peak_eps"] == pytest.approx(200_000, rel=0.01) and single["ratio"] == pytest.approx(100, rel=0.01)
+    assert spread["hottest_peak_eps"] == pytest.approx(2_000, rel=0.01)  # 200,000/s over 100 keys: each at its target
+    for strategy in ("single", "hash-prefix-100"):
+        results = json.loads((out / strategy / "results.json").read_text())
+        assert results["run"]["simulated"] and results["run"]["target_kind"] == "simulation"

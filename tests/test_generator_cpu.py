@@ -29,12 +29,12 @@ def test_a_run_that_saturates_the_generator_is_generator_bound(loadtest, azurite
     """azure-data-tables costs ~1.2 ms of client CPU per operation: 32 closed-loop users keep one process at a core."""
     done = loadtest(
         "run",
-        *("--client", "sdk", "-u", "32", "-r", "32", "-t", "10s", "--mix", "read=100", "--seed-entities", "200"),
+        *("--client", "sdk", "-u", "32", "-r", "32", "-t", "7s", "--mix", "read=100", "--seed-entities", "200"),
         *("--out", str(tmp_path), "--connection-string", azurite.connection_string),
     )
     assert done.code == 0, done.output
     results = json.loads((tmp_path / "results.json").read_text())
     cpu = [s["cpu"] for s in results["load"] if s["t"] >= results["run"]["steady_from_s"]]
-    assert len(cpu) >= 8 and all(c > 0 for c in cpu), cpu  # a reading every second, none of Locust's early zeros
+    assert len(cpu) >= 5 and all(c > 0 for c in cpu), cpu  # a reading every second, none of Locust's early zeros
     (bound,) = [f for f in results["findings"] if f["kind"] == "GENERATOR_BOUND"]
     assert bound["message"].startswith("the load generator used")

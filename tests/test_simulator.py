@@ -20,7 +20,7 @@ from loadtest.simulator.engine import Simulation
 #: The three cases the issue names, each a real run through the emulator and a simulation on the same options.
 CASES = {
     "one key at 2x its partition budget": (
-        ["--key-strategy", "single", "--arrival-rate", "200", "--emulator-partition-rate", "100", "-t", "8s"],
+        ["--key-strategy", "single", "--arrival-rate", "200", "--emulator-partition-rate", "100", "-t", "6s"],
         ["-u", "10", "-r", "10"],
     ),
     "set:4, hotspot 80/20, 1.5x the hottest's budget": (
@@ -30,7 +30,7 @@ CASES = {
     ),
     "range partitions, one split": (
         ["--key-strategy", "hash-prefix:16", "--arrival-rate", "120", "--emulator-server-rate", "80"]
-        + ["--emulator-lb-delay", "3", "--emulator-lb-offline", "2", "-t", "14s"],
+        + ["--emulator-lb-delay", "2", "--emulator-lb-offline", "1.5", "-t", "11s"],
         ["-u", "4", "-r", "4"],
     ),
 }
@@ -167,6 +167,7 @@ def test_the_layers_two_faces_agree_on_the_same_trace():
         (("--arrival-rate", "100", "--connection-string", "UseDevelopmentStorage=true"), "--connection-string: only a real"),
         (("--arrival-rate", "100", "--account-url", "https://a.table.core.windows.net"), "--account-url: only a real run"),
         (("--arrival-rate", "100", "--client", "sdk"), "--client: only a real run has it"),
+        (("--arrival-rate", "1", "--key-strategy", "guid", "--seed-entities", "1000000"), "GiB of per-key state, over 1 GiB"),
         (("--arrival-rate", "100", "--step", "0.3"), "--step '0.3': must be seconds from 0.001 to 1 that divide one second"),
     ],
 )
@@ -176,6 +177,16 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(monkeypatch, tmp_path,
     assert code == 2 and stdout == "", (stdout, stderr)
     assert len(stderr.strip().splitlines()) == 1 and rule in stderr and "Traceback" not in stderr, stderr
     assert not out.exists()
+
+
+def test_a_simulation_reads_no_secret_and_takes_no_real_run_option_from_the_environment(monkeypatch, tmp_path):
+    env = {"AZURE_STORAGE_CONNECTION_STRING": "not a connection string", "LOCUST_RATE": "5"}
+    code, stdout, stderr = in_process(
+        monkeypatch, "simulate", "--arrival-rate", "100", "-t", "3s", "--out", str(tmp_path), env=env
+    )
+    assert code == 0 and "Simulated 300 operations" in stdout, stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["run"]["settings"]["connection_string"] == "" and results["run"]["settings"]["rate"] == 0
 
 
 @pytest.mark.browser

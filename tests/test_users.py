@@ -20,7 +20,7 @@ def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp
     locustfile = tmp_path / "orders_locustfile.py"
     locustfile.write_text(readme_example())
     assert "constant_throughput(10)" in locustfile.read_text()
-    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "11s")
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "4", "-r", "4", "-t", "8s")
     assert results["errors"] == {}, results["errors"]
     assert len({row["partition"] for row in results["partitions"] if row["op_class"] != "ALL"}) == 16
     steady_from = results["run"]["steady_from_s"]
@@ -28,7 +28,7 @@ def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp
     for row in results["timeseries"]:
         per_second[row["t"]] = per_second.get(row["t"], 0) + row["requests"]
     steady = [n for t, n in sorted(per_second.items()) if t >= steady_from][:-1]  # the last second is cut short
-    assert len(steady) >= 8, per_second
+    assert len(steady) >= 5, per_second
     assert abs(sum(steady) / len(steady) - 40) <= 0.05 * 40, steady
 
 

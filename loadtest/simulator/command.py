@@ -16,19 +16,19 @@ from pathlib import Path
 from .. import summary, wrapup
 from ..config import Settings
 from ..exit_codes import UsageError
-from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, SIMULATE_OPTIONS
+from ..operations import OPERATIONS
+from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, REAL_RUN_ONLY, SIMULATE_OPTIONS
 from ..outputs import check_out, new_run_id
 from ..results import Results, RunInfo
 from ..verdict import checks_for, exit_code
 from .demand import demand_of
-from .engine import TRACKED, Simulation
+from .engine import TRACKED, Simulation, state_bytes
 
 __all__ = ["LEAVES_OUT", "simulate"]
 
 #: Options a real run has and a simulation cannot: it sends nothing, so nothing to connect, spawn or show live.
 RUN_ONLY_FLAGS = ("-u", "--users", "-r", "--spawn-rate", "--web", "--web-host", "--web-port", "--workers", "--processes")
-RUN_ONLY = ("connection_string", "account_url", "client", "table", "reuse_table", "keep_table", "timeout", "rate")
-RUN_ONLY += ("skip_verify",)
+RUN_ONLY_FLAGS += tuple(flag for opt in OPTIONS if opt.dest in REAL_RUN_ONLY for flag in opt.flags)
 LEAVES_OUT = (
     "latency (no operation is timed); the real partition servers' capacities (the budgets given stand for them); "
     "merges of cold ranges; throttling inside a batch (a batch passes or is refused whole, as in the emulator); "
@@ -43,11 +43,10 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
         if flag in RUN_ONLY_FLAGS:
             raise UsageError(f"{flag}: only a real run has it (loadtest run); {_WHAT}")
         raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest simulate --help)")
-    for opt in OPTIONS:
-        if opt.dest in RUN_ONLY and getattr(ns, opt.dest) not in (None, False):
-            raise UsageError(f"{opt.flag}: only a real run has it (loadtest run); {_WHAT}")
+    for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
+        setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
-    settings = Settings.from_options(ns)
+    settings = Settings.from_options(ns, offline=True)
     if not 0 < settings.arrival_rate <= MAX_SIMULATED_RATE:
         given = f" {settings.arrival_rate:g}" if settings.arrival_rate else ""
         raise UsageError(
@@ -57,7 +56,22 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     return settings
 
 
+MAX_STATE_BYTES = 2**30  # per-key vectors in memory: beyond a gibibyte, a laptop swaps
 _WHAT = "a simulation sends nothing: give the workload, --arrival-rate, the budgets (--emulator-*), -t and --step"
+
+
+def _check_size(settings: Settings, seconds: int, step: float) -> None:
+    """The per-key state fits in memory (keys at most: the fixed set, or the seeded entities and a key a second)."""
+    fixed = settings.keys().keys()
+    keys = len(fixed) if fixed is not None else settings.seed_entities + seconds + 1
+    streams = sum(len(OPERATIONS[name].demand(batch_size=1, scan_rows=1)) for name in settings.mix)
+    need = state_bytes(streams=streams, keys=keys, retry=settings.retry, step=step)
+    if need > MAX_STATE_BYTES:
+        raise UsageError(
+            f"--seed-entities {settings.seed_entities:,} x --mix ({streams} operation streams) x --retry "
+            f"{settings.retry.spec()}: the simulation would hold {need / 2**30:.1f} GiB of per-key state, over "
+            f"{MAX_STATE_BYTES / 2**30:.0f} GiB; seed fewer entities, mix fewer operations or retry fewer times"
+        )
 
 
 def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
@@ -65,10 +79,11 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     settings = _settings(ns, extra)
     seconds, step = DURATION.value(ns), SIMULATE_OPTIONS[0].value(ns)
     run_id = new_run_id()
-    out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     began, start = time.perf_counter(), int(time.time())
     budgets = settings.emulator
     assert budgets is not None
+    _check_size(settings, seconds, step)
+    out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     demand = demand_of(settings, start=start, seconds=seconds)
     simulation = Simulation(
         demand,

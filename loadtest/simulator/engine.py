@@ -22,7 +22,7 @@ from ..metrics import PartitionMetrics
 from ..retry import RetryStrategy
 from .demand import Demand
 
-__all__ = ["TRACKED", "Simulation", "SimulatedMetrics"]
+__all__ = ["TRACKED", "Simulation", "SimulatedMetrics", "state_bytes"]
 
 TRACKED = 10  # keys counted apart, per second (the report shows the ten hottest); the rest add up in OTHER
 #: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``).
@@ -80,6 +80,9 @@ class Simulation:
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
 
+    def _delays(self) -> tuple[list[float], list[int]]:
+        return _delays(self.retry, self.step)
+
     def run(self) -> SimulatedMetrics:
         """Every second's buckets, in a run's metrics."""
         keys, streams = self.demand.keys, self.demand.streams
@@ -90,8 +93,7 @@ class Simulation:
         entities = np.array([s.entities for s in streams])
         keyed = np.array([s.keyed for s in streams])
         clocks = [(i, s.clock) for i, s in enumerate(streams) if s.clock is not None]
-        waits = [self.retry.mean_backoff(r) for r in range(1, retries + 1)]  # before retry 1 … N
-        delay = [max(1, round(w / step)) for w in waits]
+        waits, delay = self._delays()
         horizon = max(delay, default=0) + 1
         queue = np.zeros((horizon, n_streams, retries + 1, n_keys))  # [tick, stream, attempt number, key]
         tokens, account = np.full(n_keys, b.partition_rate * b.burst), b.account_rate * b.burst
@@ -124,7 +126,8 @@ class Simulation:
             account = float(settle(in_account, float(served.sum()), b.account_rate, b.burst))
             if self.layer is not None and len(self.layer.splits) > len(self.splits):
                 self.splits += [
-                    Split(t=t, key=key, offline_until_t=t + b.lb_offline) for t, key in self.layer.splits[len(self.splits) :]
+                    Split(t=round(t, 3), key=key, offline_until_t=round(t + b.lb_offline, 3))
+                    for t, key in self.layer.splits[len(self.splits) :]
                 ]
             fraction = np.where(
                 keyed[:, None],
@@ -193,6 +196,18 @@ class Simulation:
                     keyed_keys[np.unique(s.clock)] = True
         fresh = sum(self.rate * s.share * self.seconds for s in streams if not s.keyed)
         return int(keyed_keys.sum() + fresh)
+
+
+def _delays(retry: RetryStrategy, step: float) -> tuple[list[float], list[int]]:
+    """The mean wait before each retry (seconds), and in ticks (at least one)."""
+    waits = [retry.mean_backoff(r) for r in range(1, retry.retries + 1)]
+    return waits, [max(1, round(w / step)) for w in waits]
+
+
+def state_bytes(*, streams: int, keys: int, retry: RetryStrategy, step: float) -> int:
+    """The memory a simulation's per-key vectors take: the retry queue, the counters and each tick's own arrays."""
+    horizon = max(_delays(retry, step)[1], default=0) + 1
+    return 8 * streams * keys * (horizon * (retry.retries + 1) + len(COUNTED) + 4 * (retry.retries + 1) + 8)
 
 
 def _bucket(figures: dict[str, float], timeout_share: float) -> Bucket:
