@@ -39,11 +39,15 @@ def available(tokens: Tokens, rate: Tokens, elapsed: float) -> Tokens:
 def passed(tokens: Tokens, wanted: Tokens) -> Tokens:
     """Of ``wanted`` entities, those a bucket with ``tokens`` to give lets through: all while it has tokens left (a
     request passes while tokens > 0 and is charged whole; over a tick, the fluid form)."""
+    if isinstance(tokens, float) and isinstance(wanted, float):  # one request's bucket: builtins cost a third
+        return min(max(tokens, 0.0), wanted)
     return np.minimum(np.maximum(tokens, 0.0), wanted)
 
 
 def settle(tokens: Tokens, served: Tokens, rate: Tokens, burst: float) -> Tokens:
     """The tokens left after serving ``served``: never more than ``burst`` seconds' worth."""
+    if isinstance(tokens, float) and isinstance(served, float):
+        return min(rate * burst, tokens - served)
     return np.minimum(rate * burst, tokens - served)
 
 
@@ -90,7 +94,7 @@ class Budget:
         self.tokens = self.rate * self.burst
 
     def refill(self, now: float) -> None:
-        self.tokens = float(settle(available(self.tokens, self.rate, now - self.updated), 0.0, self.rate, self.burst))
+        self.tokens = settle(available(self.tokens, self.rate, now - self.updated), 0.0, self.rate, self.burst)
         self.updated = now
 
     def has(self, now: float) -> bool:
@@ -194,8 +198,8 @@ class PartitionLayer:
                 part.budget.updated = now
                 continue
             tokens = available(part.budget.tokens, part.budget.rate, now - part.budget.updated)
-            got = float(passed(tokens, want))
-            part.budget.tokens, part.budget.updated = float(settle(tokens, got, part.budget.rate, part.budget.burst)), now
+            got = passed(tokens, want)
+            part.budget.tokens, part.budget.updated = settle(tokens, got, part.budget.rate, part.budget.burst), now
             share = got / want if want else 1.0
             served[lo:hi] = wanted[lo:hi] * share
             load[lo:hi] += served[lo:hi]
