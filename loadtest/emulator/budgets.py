@@ -185,10 +185,13 @@ class PartitionLayer:
 
     # --- per tick (the simulator) --------------------------------------------------------------
 
-    def admit_tick(self, keys: Sequence[str], wanted: np.ndarray, load: np.ndarray, now: float, dt: float) -> np.ndarray:
-        """Of ``wanted`` entities per key (``keys`` sorted; ``wanted`` what the per-key and account budgets let by)
-        over the tick ending at ``now``, what each range serves: its budget shared in proportion, nothing while
-        offline. ``load`` (entities per key since its range's last split) is charged, and cut at splits."""
+    def admit_tick(
+        self, keys: Sequence[str] | np.ndarray, wanted: np.ndarray, load: np.ndarray, now: float, dt: float
+    ) -> np.ndarray:
+        """Of ``wanted`` entities per key (``keys`` sorted, best as a numpy array: it is searched every tick;
+        ``wanted``: what the per-key and account budgets let by) over the tick ending at ``now``, what each range
+        serves: its budget shared in proportion, nothing while offline. ``load`` (entities per key since its range's
+        last split) is charged; each half keeps its keys' load at a split."""
         served = np.zeros_like(wanted)
         bounds = np.searchsorted(keys, [r.low for r in self.ranges])  # each range's first key
         for i, part in enumerate(list(self.ranges)):

@@ -98,6 +98,7 @@ class Simulation:
         queue = np.zeros((horizon, n_streams, retries + 1, n_keys))  # [tick, stream, attempt number, key]
         tokens, account = np.full(n_keys, b.partition_rate * b.burst), b.account_rate * b.burst
         load = np.zeros(n_keys)
+        sorted_keys = np.asarray(keys)  # once: the layer finds its ranges' first keys in it every tick
         counts = {name: np.zeros((n_streams, n_keys)) for name in COUNTED}
         buckets: dict[BucketKey, Bucket] = {}
         for tick in range(self.seconds * self.ticks_per_second):
@@ -119,7 +120,7 @@ class Simulation:
             in_account = available(account, b.account_rate, step)
             account_share = float(passed(in_account, total)) / total if total else 1.0
             offered = (through + fresh_wanted) * account_share
-            served = offered if self.layer is None else self.layer.admit_tick(keys, offered, load, now, step)
+            served = offered if self.layer is None else self.layer.admit_tick(sorted_keys, offered, load, now, step)
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share
             tokens = settle(per_key, keyed_served, b.partition_rate, b.burst)
