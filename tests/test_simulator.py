@@ -168,6 +168,7 @@ def test_the_layers_two_faces_agree_on_the_same_trace():
         (("--arrival-rate", "100", "--account-url", "https://a.table.core.windows.net"), "--account-url: only a real run"),
         (("--arrival-rate", "100", "--client", "sdk"), "--client: only a real run has it"),
         (("--arrival-rate", "1", "--key-strategy", "guid", "--seed-entities", "1000000"), "GiB of per-key state, over 1 GiB"),
+        (("--arrival-rate", "100", "-t", "168h", "--step", "0.01"), "60,480,000 ticks, over 10,000,000"),
         (("--arrival-rate", "100", "--step", "0.3"), "--step '0.3': must be seconds from 0.001 to 1 that divide one second"),
     ],
 )

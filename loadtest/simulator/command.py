@@ -56,12 +56,19 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     return settings
 
 
+MAX_TICKS = 10**7  # about an hour and a half of computing at the bench's 0.5 ms a tick
 MAX_STATE_BYTES = 2**30  # per-key vectors in memory: beyond a gibibyte, a laptop swaps
 _WHAT = "a simulation sends nothing: give the workload, --arrival-rate, the budgets (--emulator-*), -t and --step"
 
 
 def _check_size(settings: Settings, seconds: int, step: float) -> None:
-    """The per-key state fits in memory (keys at most: the fixed set, or the seeded entities and a key a second)."""
+    """The simulation is bounded: at most ``MAX_TICKS`` ticks, and per-key state that fits in memory (keys at most:
+    the fixed set, or the seeded entities and a key a second)."""
+    if seconds / step > MAX_TICKS:
+        raise UsageError(
+            f"-t {seconds}s / --step {step:g}: {seconds / step:,.0f} ticks, over {MAX_TICKS:,} (hours of computing); "
+            "give a larger --step or a shorter -t"
+        )
     fixed = settings.keys().keys()
     keys = len(fixed) if fixed is not None else settings.seed_entities + seconds + 1
     streams = sum(len(OPERATIONS[name].demand(batch_size=1, scan_rows=1)) for name in settings.mix)
