@@ -73,6 +73,7 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
         assert page.locator("input[name=connectionString]").count() == 0  # secrets stay out of the form
         page.fill("input[name=partitionKey]", "orders")
         page.fill("input[name=partitionTarget]", "50")
+        page.fill("input[name=arrivalRate]", "60")  # open loop: the partition view shows the demand beside served
         page.click("button:has-text('Start')")
 
         page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
@@ -96,6 +97,11 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
         assert live.locator("line.target-line").count() == 1
         get_now = float(live.inner_text("tr.partition-row td[data-key=get_eps]"))
         assert get_now > 0
+        assert live.locator("th.demand:visible").count() == 2  # an open loop: demand now and its peak
+        live.wait_for_function(
+            "() => parseFloat(document.querySelector('tr.partition-row td[data-key=demand_eps]').innerText) > 0",
+            timeout=15_000,
+        )
         live.screenshot(path=str(artifacts / "webui-live-chart.png"), full_page=True)
 
         urllib.request.urlopen(urllib.request.Request(url + "/stop", method="POST"), timeout=30)
@@ -107,6 +113,7 @@ def test_web_ui_starts_a_run_from_the_form_and_shows_the_partition_view(web_ui, 
     assert data["state"] == "stopped" and data["report"] == "/partition-stress/report"
     results = json.loads((out / "report" / "results.json").read_text())
     assert {r["partition"] for r in results["partitions"]} == {"orders"}
+    assert results["arrivals"]["rate"] == 60 and all(r["offered_mean_eps"] > 0 for r in results["partitions"])
     assert "HOT" in {f["kind"] for f in results["findings"]}
     page_source = urllib.request.urlopen(url + "/", timeout=5).read().decode()
     assert AZURITE_KEY not in page_source and AZURITE_KEY not in log.read_text()
