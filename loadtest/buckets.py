@@ -49,6 +49,11 @@ class Bucket:
     unsent: int = 0  # their entities: demand never sent (with ``offered``, an open loop's whole demand)
     errors: Counter[str] = field(default_factory=Counter)
 
+    @property
+    def demand(self) -> int:
+        """Entities asked for: sent (served or not) and, in an open loop, never sent."""
+        return self.offered + self.unsent
+
     def to_dict(self) -> dict[str, Any]:
         return {**{name: getattr(self, name) for name in COUNTERS}, "errors": dict(self.errors)}
 

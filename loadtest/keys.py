@@ -129,6 +129,12 @@ class KeyStrategy:
         keys = self.keys()
         return None if keys is None else _by_key(keys, self.skew(len(keys)).probabilities())
 
+    def scanned(self, partition: str, count: int, scan_size: int) -> tuple[int, int]:
+        """(Rows seeded under ``partition``, at least one; rows a row range scan of up to ``scan_size`` reads there):
+        the users' scans, the demand of one never sent, the simulator's."""
+        rows = self.seeded_rows(partition, count) or 1
+        return rows, min(scan_size, rows)
+
     def skew(self, n: int) -> Skew:
         if n not in self._skews:
             self._skews[n] = parse_skew(self.skew_spec, n, self.rng.randrange(2**32))

@@ -88,7 +88,7 @@ def series(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
 
 def demand(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
     """Entities asked for in each second of ``span``: sent (served or not) and, in an open loop, never sent."""
-    return [float(by_second[s].offered + by_second[s].unsent) if s in by_second else 0.0 for s in span]
+    return [float(by_second[s].demand) if s in by_second else 0.0 for s in span]
 
 
 def _demand_figures(values: list[float], phases: Phases, target: int) -> dict[str, float]:
@@ -148,7 +148,7 @@ def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int
     offset, values, asked = phases.span[0], [0.0] * len(phases.span), [0.0] * len(phases.span)
     for (second, _, _), bucket in buckets.items():
         values[second - offset] += bucket.entities
-        asked[second - offset] += bucket.offered + bucket.unsent
+        asked[second - offset] += bucket.demand
     peak, entities = phases.peak(values), sum(b.entities for b in buckets.values())
     return AccountRow(
         entities=entities,

@@ -173,8 +173,8 @@ class TableUser(User):
         """A slot's (second, partition, op class, entities) as its operation would have asked, drawn without a request."""
         op = self.rng.choices(self._operations, cum_weights=self._cum_weights)[0]
         pk = self.keys.new_partition() if op.new_keys else self.existing()[0]
-        rows = min(self.settings.scan_size, self.keys.seeded_rows(pk, self._seeded) or 1) if op.reach == "range" else 0
-        scan_rows = rows or self.settings.scan_size
+        scan = self.settings.scan_size
+        scan_rows = self.keys.scanned(pk, self._seeded, scan)[1] if op.reach == "range" else scan
         return [(second, pk, op_class, n) for op_class, n in op.demand(batch_size=self.settings.batch_size, scan_rows=scan_rows)]
 
     # --- for your own tasks ---------------------------------------------------------------
@@ -194,8 +194,7 @@ class TableUser(User):
     def _range(self) -> tuple[str, str, str, int]:
         """A RowKey range of up to ``scan_size`` seeded rows in one partition: (pk, low, high, rows known)."""
         pk, _ = self.existing()
-        rows = self.keys.seeded_rows(pk, self._seeded) or 1
-        size = min(self.settings.scan_size, rows)
+        rows, size = self.keys.scanned(pk, self._seeded, self.settings.scan_size)
         start = self.rng.randrange(rows - size + 1)
         return pk, self.keys.row(start), self.keys.row(start + size), size
 

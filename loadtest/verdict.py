@@ -105,6 +105,11 @@ def _ceiling(search: dict[str, Any]) -> Finding:
     )
 
 
+def _throttled_failures(row: PartitionRow) -> int:
+    """Operations that failed with a throttling code (after their retries)."""
+    return sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
+
+
 def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition") -> str:
     """A row's load against its target: served; in an open loop the demand, which the finding judges, then served."""
     served = f"peak {row.peak_eps:,.0f} entities/s ({window}-s average), {row.ratio:.0%} of the {row.target:,}/s {what} target"
@@ -158,7 +163,7 @@ def _unserved(results: Results) -> list[Finding]:
 
 def _unserved_cause(results: Results, row: PartitionRow) -> str:
     """What kept demand from being served, as the run measured it."""
-    throttled_errors = sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
+    throttled_errors = _throttled_failures(row)
     if results.run.simulated:
         return f"the partition layer throttled {row.throttled:,} attempts ({throttled_errors:,} operations failed with them)"
     if row.throttled or throttled_errors:
@@ -212,7 +217,7 @@ def assess(results: Results) -> Results:
     for row in results.rows():
         if row.op_class == OpClass.ALL:
             continue
-        throttled_errors = sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
+        throttled_errors = _throttled_failures(row)
         if row.throttled or throttled_errors:
             findings.append(
                 _finding(

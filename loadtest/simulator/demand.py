@@ -99,7 +99,5 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
 
 
 def _scan_rows(strategy: KeyStrategy, keys: list[str], count: int, scan_size: int) -> np.ndarray:
-    """The rows a scan at each key reads, as the users' scans ask: up to ``scan_size`` of the rows seeded there."""
-    if strategy.keys() is None:
-        return np.ones(len(keys))  # a key per entity: one row each
-    return np.array([float(min(scan_size, strategy.seeded_rows(key, count) or 1)) for key in keys])
+    """The rows a row range scan at each key reads, as the users' scans ask (``KeyStrategy.scanned``)."""
+    return np.array([float(strategy.scanned(key, count, scan_size)[1]) for key in keys])

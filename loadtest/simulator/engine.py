@@ -80,9 +80,6 @@ class Simulation:
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
 
-    def _delays(self) -> tuple[list[float], list[int]]:
-        return _delays(self.retry, self.step)
-
     def run(self) -> SimulatedMetrics:
         """Every second's buckets, in a run's metrics."""
         keys, streams = self.demand.keys, self.demand.streams
@@ -93,7 +90,7 @@ class Simulation:
         entities = np.array([s.entities for s in streams])
         keyed = np.array([s.keyed for s in streams])
         clocks = [(i, s.clock) for i, s in enumerate(streams) if s.clock is not None]
-        waits, delay = self._delays()
+        waits, delay = _delays(self.retry, step)
         horizon = max(delay, default=0) + 1
         queue = np.zeros((horizon, n_streams, retries + 1, n_keys))  # [tick, stream, attempt number, key]
         tokens, account = np.full(n_keys, b.partition_rate * b.burst), b.account_rate * b.burst
