@@ -1,5 +1,5 @@
-"""The embedded Azurite: its table service from node_modules, in memory, on a free loopback port, as a child process
-of the tool.
+"""The embedded Azurite: its table service (or, for tests, its blob service) from node_modules, in memory, on a free
+loopback port, as a child process of the tool.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from .redact import AZURITE_ACCOUNT, AZURITE_KEY
 __all__ = ["EmbeddedAzurite", "azurite_connection_string"]
 
 
-def azurite_connection_string(port: int, host: str = "127.0.0.1", scheme: str = "http") -> str:
+def azurite_connection_string(port: int, host: str = "127.0.0.1", scheme: str = "http", blob_port: int | None = None) -> str:
+    """Azurite's well-known account on a table port (and a blob service's, where one runs)."""
+    blob = f"BlobEndpoint={scheme}://{host}:{blob_port}/{AZURITE_ACCOUNT};" if blob_port else ""
     return (
         f"DefaultEndpointsProtocol={scheme};AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};"
-        f"TableEndpoint={scheme}://{host}:{port}/{AZURITE_ACCOUNT};"
+        f"TableEndpoint={scheme}://{host}:{port}/{AZURITE_ACCOUNT};{blob}"
     )
 
 
@@ -30,13 +32,19 @@ class EmbeddedAzurite(ChildProcess):
     and every request's headers in a debug log (``debug_log``).
     """
 
-    name = "Azurite table service"
-
     def __init__(
-        self, *, cert: tuple[Path, Path] | None = None, oauth: bool = False, debug_log: Path | None = None, **kwargs: Any
+        self,
+        *,
+        cert: tuple[Path, Path] | None = None,
+        oauth: bool = False,
+        debug_log: Path | None = None,
+        service: str = "table",
+        **kwargs: Any,
     ) -> None:
+        """``service``: ``table`` (what the tool embeds) or ``blob`` (where engines hand results over, in tests)."""
         super().__init__(**kwargs)
-        self.cert, self.oauth, self.debug_log = cert, oauth, debug_log
+        self.cert, self.oauth, self.debug_log, self.service = cert, oauth, debug_log, service
+        self.name = f"Azurite {service} service"
 
     @property
     def scheme(self) -> str:
@@ -56,9 +64,9 @@ class EmbeddedAzurite(ChildProcess):
                 "the embedded Azurite needs Node.js 18+ and npm (https://nodejs.org, or apt-get install nodejs npm),"
                 f" then `npm ci` in {self.root}; or point the tool at a table service with --connection-string"
             )
-        binary = self.root / "node_modules" / ".bin" / "azurite-table"
+        binary = self.root / "node_modules" / ".bin" / f"azurite-{self.service}"
         if not binary.exists():
-            found = shutil.which("azurite-table")
+            found = shutil.which(f"azurite-{self.service}")
             if not found:
                 raise RunError(f"Azurite is not installed: run `npm ci` in {self.root} (or pass --connection-string)")
             binary = Path(found)
@@ -67,9 +75,9 @@ class EmbeddedAzurite(ChildProcess):
             "--inMemoryPersistence",
             "--disableTelemetry",
             "--silent",
-            "--tableHost",
+            f"--{self.service}Host",
             self.host,
-            "--tablePort",
+            f"--{self.service}Port",
             str(self.port),
             *(("--cert", str(self.cert[0]), "--key", str(self.cert[1])) if self.cert else ()),
             *(("--oauth", "basic") if self.oauth else ()),

@@ -102,8 +102,8 @@ def cpu_by_process(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float
     for sample in samples:
         if sample.get("cpu") is not None:
             series[own].append(sample["cpu"])
-        for worker, cpu in sample.get("workers_cpu", {}).items():
-            series.setdefault(f"worker {worker}", []).append(cpu)
+        for worker, cpu in sample.get("workers_cpu", {}).items():  # merged engines name themselves
+            series.setdefault(worker if str(worker).startswith("engine ") else f"worker {worker}", []).append(cpu)
     return series
 
 

@@ -26,6 +26,7 @@ from .options import (
     DURATION,
     EMULATOR_OPTIONS,
     MAX_USERS,
+    MERGE_OPTIONS,
     OPTIONS,
     REAL_RUN_ONLY,
     REPORT_OPTIONS,
@@ -91,6 +92,15 @@ def _parser() -> argparse.ArgumentParser:
     emulator = commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
     add_options(emulator, SERVE_OPTIONS, "where it listens")
     add_options(emulator, EMULATOR_OPTIONS, "its budgets")
+    merge = commands.add_parser(
+        "merge",
+        help="merge the results of a run's engines (--run-id) into one run's results and report",
+        description="Engines of one run (Azure Load Testing's, several machines) each wrote their own results; merged, "
+        "partitions are judged on the load of all of them together, seconds aligned by wall clock, latency from the "
+        "merged histograms. Give their folders or results.json files, or --from-container C --run-id ID for what they "
+        "uploaded with --upload C.",
+    )
+    add_options(merge, MERGE_OPTIONS, "the engines")
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     add_options(report, REPORT_OPTIONS, "the run")
     commands.add_parser(
@@ -248,6 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "report":
             return report(ns)
+        if ns.command == "merge":
+            from .engines.command import merge_command
+
+            return merge_command(ns)
         if ns.command == "emulator":
             return emulate(ns)
         if ns.command == "locustfile":

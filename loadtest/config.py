@@ -14,6 +14,7 @@ from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from .exit_codes import UsageError
 from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
+from .option_parsers import host_engine
 from .options import OPTIONS
 from .profiles import PROFILES
 from .redact import redact
@@ -56,6 +57,9 @@ class Settings:
     table: str
     reuse_table: bool
     keep_table: bool
+    run_id: str
+    engine: str
+    upload: str
     client: str
     timeout: float
     retry: RetryStrategy
@@ -100,6 +104,13 @@ class Settings:
         if v["rate"] and v["arrival_rate"]:
             raise UsageError(
                 "--rate (per user, closed loop) and --arrival-rate (the whole run, open loop) both set the offered load: give one"
+            )
+        v["engine"] = v["engine"] or host_engine()
+        if v["upload"] and not offline:  # where the outputs go, known before anything is sent
+            from .target import blob_account
+
+            blob_account(
+                connection_string=v["connection_string"], account_url=v["account_url"], flag=f"--upload {v['upload']}"
             )
         if v["reuse_table"] and not v["table"]:
             raise UsageError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from typing import NoReturn
 
 from azure.core.credentials import AzureNamedKeyCredential, AzureSasCredential
@@ -19,6 +20,7 @@ __all__ = [
     "FROM_FLAG_ENV",
     "SECRET_ON_COMMAND_LINE",
     "CONNECTION_STRING_FORMS",
+    "blob_endpoint",
     "canonical_connection_string",
     "check_connection_string",
     "parse_connection_string",
@@ -35,6 +37,7 @@ CONNECTION_STRING_FORMS = (
     "AccountName, or SharedAccessSignature; or UseDevelopmentStorage=true alone"
 )
 _DEVELOPMENT_ENDPOINT = f"http://127.0.0.1:10002/{AZURITE_ACCOUNT}"  # UseDevelopmentStorage=true: Azurite's default
+_DEVELOPMENT_BLOB_ENDPOINT = f"http://127.0.0.1:10000/{AZURITE_ACCOUNT}"
 
 CONNECTION_STRING_ENV = "AZURE_STORAGE_CONNECTION_STRING"
 FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run passes --connection-string this way
@@ -52,22 +55,7 @@ def parse_connection_string(
     def refuse(rule: str) -> NoReturn:
         raise UsageError(f"{flag}: {rule}; valid: {CONNECTION_STRING_FORMS}")
 
-    known, found = {name.lower(): name for name in _SETTINGS}, {}
-    for number, part in enumerate(connection_string.split(";"), 1):
-        key, sep, value = (p.strip() for p in part.partition("="))
-        name = known.get(key.lower())
-        if not (key or sep or value):
-            continue
-        if not sep or name is None:
-            shown = repr(key) if sep and re.fullmatch(r"[A-Za-z]{1,40}", key) else f"part {number}"  # no secret is shown
-            refuse(f"{shown} is not one of its settings (NAME=VALUE)")
-        if name in found or not value:
-            refuse(f"{name} is {'given twice' if name in found else 'empty'}")
-        found[name] = value
-    if "UseDevelopmentStorage" in found:
-        if found["UseDevelopmentStorage"].lower() != "true" or len(found) > 1:
-            refuse("UseDevelopmentStorage=true stands alone (Azurite's well-known account on 127.0.0.1:10002)")
-        found = {"AccountName": AZURITE_ACCOUNT, "AccountKey": AZURITE_KEY, "TableEndpoint": _DEVELOPMENT_ENDPOINT}
+    found = _settings(connection_string, refuse)
     protocol, account = found.get("DefaultEndpointsProtocol", "https").lower(), found.get("AccountName", "")
     suffix = found.get("EndpointSuffix", "")
     if protocol not in ("http", "https"):
@@ -95,6 +83,48 @@ def parse_connection_string(
     except ValueError:  # binascii.Error, or a character that is not ASCII
         refuse("AccountKey must be base64: copy the key whole")
     return endpoint.rstrip("/"), AzureNamedKeyCredential(account, key)
+
+
+def _settings(connection_string: str, refuse: Callable[[str], NoReturn]) -> dict[str, str]:
+    """The string's settings by their canonical names (UseDevelopmentStorage spelled out); ``refuse`` on a bad one."""
+    known, found = {name.lower(): name for name in _SETTINGS}, {}
+    for number, part in enumerate(connection_string.split(";"), 1):
+        key, sep, value = (p.strip() for p in part.partition("="))
+        name = known.get(key.lower())
+        if not (key or sep or value):
+            continue
+        if not sep or name is None:
+            shown = repr(key) if sep and re.fullmatch(r"[A-Za-z]{1,40}", key) else f"part {number}"  # no secret is shown
+            refuse(f"{shown} is not one of its settings (NAME=VALUE)")
+        if name in found or not value:
+            refuse(f"{name} is {'given twice' if name in found else 'empty'}")
+        found[name] = value
+    if "UseDevelopmentStorage" in found:
+        if found["UseDevelopmentStorage"].lower() != "true" or len(found) > 1:
+            refuse("UseDevelopmentStorage=true stands alone (Azurite's well-known account on 127.0.0.1:10002)")
+        found = {
+            "AccountName": AZURITE_ACCOUNT,
+            "AccountKey": AZURITE_KEY,
+            "TableEndpoint": _DEVELOPMENT_ENDPOINT,
+            "BlobEndpoint": _DEVELOPMENT_BLOB_ENDPOINT,
+        }
+    return found
+
+
+def blob_endpoint(connection_string: str, flag: str = "--upload") -> str:
+    """The blob endpoint of the connection string's account: its BlobEndpoint, or the one AccountName and
+    EndpointSuffix name; never a public one it does not name (an explicit TableEndpoint alone names none)."""
+
+    def refuse(rule: str) -> NoReturn:
+        raise UsageError(f"{flag}: the connection string {rule}")
+
+    found = _settings(connection_string, refuse)
+    if "BlobEndpoint" in found:
+        return http_url("BlobEndpoint", found["BlobEndpoint"], example="https://<account>.blob.core.windows.net").rstrip("/")
+    account, suffix = found.get("AccountName", ""), found.get("EndpointSuffix", "")
+    if "TableEndpoint" in found or not (account and suffix):
+        refuse("names no blob endpoint: add BlobEndpoint=<the account's blob URL> (Azurite's: http://127.0.0.1:10000/devstoreaccount1)")
+    return f"{found.get('DefaultEndpointsProtocol', 'https').lower()}://{account}.blob.{suffix}"
 
 
 def check_connection_string(connection_string: str, flag: str = "--connection-string") -> str:

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import count
@@ -28,6 +29,8 @@ from .ceiling.shape import CeilingShape
 from .config import Settings, namespace
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
+from .engines.blobs import upload_outputs
+from .engines.mergeable import capture
 from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
@@ -77,6 +80,8 @@ class StressRun:
         if self.settings.out:
             base = Path(self.settings.out)
             return base if self.tests <= 1 else base.with_name(f"{base.name}-{self.tests}")
+        if self.settings.run_id:  # one engine of a shared run: as its upload is laid out
+            return Path("reports") / self.run_id / self.settings.engine
         return Path("reports") / self.run_id
 
 
@@ -127,6 +132,7 @@ def register(environment: Environment) -> StressRun | None:
         _fail(err)
     ledger.enabled = settings.verify
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger, cluster=cluster)
+    run.run_id = settings.run_id or run.run_id
     _RUNS[environment] = run
     for signum in SIGNALS:  # after set-up's own handlers are gone
         gevent.signal_handler(signum, _on_signal, run, environment, signum)
@@ -149,7 +155,8 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
         "run_id": run.run_id,  # the workers' client request ids carry it
         "table": run.table.name,
         "seeded": run.seeded,
-        "rows": run.table.rows,  # a reused table: the run's RowKey prefix
+        "rows": run.table.rows,  # a reused or shared table: the run's RowKey prefix
+        "seeds": run.table.seeds,  # a shared table: the seeded rows' prefix
         "users": run.users,
         "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
         "embedded": run.target.connection_string if run.target.kind == TargetKind.AZURITE_EMBEDDED else "",
@@ -169,7 +176,9 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     target = resolve_target(
         connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
     )
-    table = TestTable(target=target, name=data["table"], seeded=int(data["seeded"]), rows=data.get("rows", ""))
+    table = TestTable(
+        target=target, name=data["table"], seeded=int(data["seeded"]), rows=data.get("rows", ""), seeds=data.get("seeds", "")
+    )
     cluster.ledger.enabled = settings.verify
     _RUNS[environment] = StressRun(
         settings=settings,
@@ -213,7 +222,7 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
     run.streams = count()
     run.users = getattr(environment.runner, "target_user_count", 0) or 0  # set before test_start fires
     if run.tests > 1:
-        run.run_id = new_run_id()
+        run.run_id = f"{run.settings.run_id}-{run.tests}" if run.settings.run_id else new_run_id()
     try:  # the web UI's start form may have changed settings
         run.settings = next_settings(run.settings, environment.parsed_options, run.table, environment.user_classes)
     except ToolError as err:
@@ -251,7 +260,9 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     )
     shape = environment.shape_class
     search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
-    results = summary.build(run.metrics, info, **run.cluster.gathered(), search=search)
+    gathered = run.cluster.gathered()
+    results = summary.build(run.metrics, info, **gathered, search=search)
+    results.mergeable = capture(run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine)
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))
@@ -259,12 +270,29 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         else None
     )
     out = run.output_dir()
-    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back):
+    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=_upload(run)):
         return
     run.out, run.results = out, results
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     run.started = 0.0
+
+
+def _upload(run: StressRun) -> tuple[str, Callable[[Path], object]] | None:
+    """``--upload``: the step that hands the written outputs over to the blob container, and its name."""
+    settings = run.settings
+    if not settings.upload:
+        return None
+    place = f"{settings.upload}/{run.run_id}/{settings.engine}/"
+    return f"the upload to {place}", lambda out: upload_outputs(
+        out,
+        container=settings.upload,
+        run_id=run.run_id,
+        engine=settings.engine,
+        connection_string=settings.connection_string,
+        account_url=settings.account_url,
+        timeout=settings.timeout,
+    )
 
 
 def _on_quitting(run: StressRun, environment: Environment) -> None:
@@ -280,6 +308,12 @@ def _on_quitting(run: StressRun, environment: Environment) -> None:
             log.info("Kept test table %s (--keep-table)", run.table.name)
         elif run.table.rows:
             log.info("Kept the rows under RowKey prefix %r in table %s (--keep-table)", run.table.rows, run.table.name)
+        if run.table.seeds:
+            log.info(
+                "Left table %s to the run's other engines (rows seeded under %r): delete it once they are done",
+                run.table.name,
+                run.table.seeds,
+            )
         run.target.close()
         environment.process_exit_code = run.exit_code
 

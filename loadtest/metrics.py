@@ -12,6 +12,8 @@ so its counts stay exact.
 
 A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
 counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
+An engine's whole count (``snapshot``) goes into its results.json; ``loadtest merge`` adds the
+engines' with the same ``merge``.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class PartitionMetrics:
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
+        self.steady_until: float | None = None  # merged engines: when the first one stopped (the steady phase's end)
 
     @classmethod
     def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> PartitionMetrics:
@@ -180,16 +183,26 @@ class PartitionMetrics:
 
     # --- a worker's counts, to the master ---------------------------------------------------
 
-    def drain(self) -> dict[str, Any]:
-        """Everything since the last drain, as a message; then start afresh (a worker)."""
-        drained = {
+    def snapshot(self) -> dict[str, Any]:
+        """Everything counted, in the form ``merge`` adds (histograms and sketches in their libraries' own encodings),
+        and the run's clock; nothing is reset (an engine's results.json carries it for ``loadtest merge``)."""
+        distinct = ds.hll_union(SKETCH_LG_K)
+        distinct.update(self.distinct.get_result())
+        distinct.update(self._distinct_here)
+        return {
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
             "corrected": [[*key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
             "heavy": _b64(self.heavy.serialize()),
-            "distinct": _b64(self._distinct_here.serialize_compact()),
+            "distinct": _b64(distinct.get_result().serialize_compact()),
+            "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
+            "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
         }
+
+    def drain(self) -> dict[str, Any]:
+        """Everything since the last drain, as a message; then start afresh (a worker)."""
+        drained = self.snapshot()
         self.buckets.clear()
         self.latency.clear()
         self.first_attempt.clear()
@@ -215,6 +228,8 @@ class PartitionMetrics:
             self.corrected.setdefault((int(second), op_class), new_histogram()).decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
+        for second, start, entities in data.get("ranges", ()):
+            self.ranges[(int(second), start)] += entities
 
     def close(self) -> None:
         """Free the sketches before the interpreter exits (nanobind reports objects still alive then)."""

@@ -29,6 +29,7 @@ class Option:
     blank: bool = False  # an empty value is a value (an empty PartitionKey), not "use the default"
     locust: bool = True  # a stress test's option: Locust's parser has it, as ``LOCUST_<OPTION>`` too
     required: bool = False
+    many: bool = False  # a positional argument given any number of times
 
     @property
     def flag(self) -> str:
@@ -85,7 +86,7 @@ def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...], ti
         # argparse formats help with %: a literal % (as in hotspot:OPS%,KEYS%) must be doubled
         help = help.replace("%", "%%")
         if opt.positional:
-            group.add_argument(opt.flags[0], help=help)
+            group.add_argument(opt.flags[0], help=help, **({"nargs": "*"} if opt.many else {}))
             continue
         kwargs: dict[str, Any] = {"dest": opt.dest, "help": help, "required": opt.required}
         if opt.is_switch:

@@ -6,6 +6,7 @@ generic parsers (numbers, switches, mixes, URLs) are in ``parsers.py``; ``option
 from __future__ import annotations
 
 import re
+import socket
 from typing import Any
 
 from .arrivals import ARRIVALS
@@ -26,10 +27,14 @@ __all__ = [
     "arrivals",
     "client",
     "connection_string",
+    "container",
+    "engine",
     "fail_on",
+    "host_engine",
     "key",
     "profile",
     "retry",
+    "run_id",
     "skew",
     "table",
 ]
@@ -98,3 +103,32 @@ def client(flag: str, value: Any) -> str:
 
 def retry(flag: str, value: Any) -> RetryStrategy:
     return parse_retry(str(value))  # names --retry and its forms
+
+
+def run_id(flag: str, value: Any) -> str:
+    """A name engines share: it becomes a blob folder and, hashed, a RowKey prefix."""
+    name = text(flag, value)
+    if name and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", name):
+        raise UsageError(f"{flag} {name!r}: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return name
+
+
+def engine(flag: str, value: Any) -> str:
+    return run_id(flag, value)  # the same rule: an engine's name is a blob folder too
+
+
+def host_engine() -> str:
+    """``--engine``'s default: this host's name, made a valid engine name."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname()).strip("._-")[:63]
+    return name or "engine"
+
+
+def container(flag: str, value: Any) -> str:
+    """The storage service's rule for container names."""
+    name = text(flag, value)
+    if name and not (re.fullmatch(r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", name)):
+        raise UsageError(
+            f"{flag} {name!r}: a blob container name is 3-63 lowercase letters, digits and single hyphens, "
+            "starting and ending with a letter or digit"
+        )
+    return name

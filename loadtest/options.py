@@ -32,6 +32,7 @@ from .parsers import (
     show_mix,
     switch,
     text,
+    texts,
     whole,
 )
 from .profiles import DEFAULT_PROFILE, PROFILES
@@ -46,6 +47,7 @@ __all__ = [
     "EMULATOR_OPTIONS",
     "MAX_DURATION_S",
     "MAX_USERS",
+    "MERGE_OPTIONS",
     "OPTIONS",
     "REAL_RUN_ONLY",
     "REPORT_OPTIONS",
@@ -136,7 +138,7 @@ SIMULATE_OPTIONS: tuple[Option, ...] = (
 )
 #: The stress test's options a simulation has no use for (it sends nothing): ``loadtest simulate`` refuses them.
 REAL_RUN_ONLY = ("connection_string", "account_url", "client", "table", "reuse_table", "keep_table", "timeout", "rate")
-REAL_RUN_ONLY += ("skip_verify", "emulate_throttling")
+REAL_RUN_ONLY += ("skip_verify", "emulate_throttling", "run_id", "engine", "upload")
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = (
     Option(("path",), "a run's folder (reports/<run-id>) or its results.json", parse=text, locust=False),
@@ -285,6 +287,22 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, switch),
     Option(("--keep-table",), "keep the test table after the run", False, switch),
     Option(
+        ("--run-id",),
+        "a run several engines share (Azure Load Testing's, other machines): results carry it, outputs go to "
+        "reports/<run-id>/<engine>/, and the engines use one table (--table, default named from the id), created and "
+        "seeded once, each writing under its own RowKey prefix; none deletes it",
+        "",
+        rules.run_id,
+    ),
+    Option(("--engine",), "this engine's name within --run-id (default: the host name)", "", rules.engine),
+    Option(
+        ("--upload",),
+        "blob container in the target's storage account that receives the outputs as CONTAINER/<run-id>/<engine>/, "
+        "for `loadtest merge --from-container`",
+        "",
+        rules.container,
+    ),
+    Option(
         ("--client",),
         "the transport under each user's table session: fast (the lean REST transport, several times cheaper per operation) "
         "or sdk (azure-data-tables: the latencies an application sees through the SDK)",
@@ -318,4 +336,20 @@ OPTIONS: tuple[Option, ...] = (
         non_negative,
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
+)
+
+#: ``loadtest merge``'s own, then the stress test's it shares: where the engines' results are, and the outputs.
+MERGE_OPTIONS: tuple[Option, ...] = (
+    Option(
+        ("sources",), "engines' folders (reports/<run-id>/<engine>) or results.json files", parse=texts, locust=False, many=True
+    ),
+    Option(
+        ("--from-container",),
+        "read every engine's results.json from CONTAINER/<run-id>/ in the target's storage account (what --upload wrote)",
+        "",
+        rules.container,
+        locust=False,
+    ),
+    *(opt for opt in OPTIONS if opt.dest in ("run_id", "connection_string", "account_url", "timeout", "fail_on")),
+    *(opt for opt in OPTIONS if opt.dest in ("out", "overwrite")),
 )

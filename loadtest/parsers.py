@@ -47,6 +47,11 @@ def text(flag: str, value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def texts(flag: str, value: Any) -> list[str]:
+    """A positional argument given any number of times."""
+    return [str(v) for v in value or ()]
+
+
 def switch(flag: str, value: Any) -> bool:
     return value is True or str(value).lower() in ("true", "1", "yes", "on")
 

@@ -21,7 +21,7 @@ import gevent
 from .config import Settings
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
 from .exit_codes import RunError, ToolError
-from .table import TestTable
+from .table import TestTable, run_table_name
 from .target import Target, resolve_target
 
 __all__ = ["Interrupted", "SIGNALS", "abandon", "next_settings", "prepare", "seed"]
@@ -86,8 +86,12 @@ class _Preparation:
             self.target = self.target.behind_emulator(settings.emulator)
             log.info("Throttling emulator on %s (pid %s)", self.target.endpoint, self.target.emulator.pid)
         self.phase = "creating the test table"
-        self.table = TestTable.named(self.target, settings.table)
-        self.table.create(reuse=settings.reuse_table)
+        if settings.run_id:  # engines of one run: one table, whoever is first
+            self.table = TestTable.named(self.target, settings.table or run_table_name(settings.run_id))
+            self.table.share(settings.run_id, settings.engine)
+        else:
+            self.table = TestTable.named(self.target, settings.table)
+            self.table.create(reuse=settings.reuse_table)
         log.info("Test table %s on %s (%s)", self.table.name, self.target.endpoint, self.target.kind)
         self.phase = "seeding"
         seed(self.table, _per_class(settings, self.user_classes))
@@ -146,9 +150,14 @@ def abandon(target: Target | None, table: TestTable | None, *, keep_table: bool)
 
 
 def seed(table: TestTable, settings: Sequence[Settings]) -> None:
-    """Seed the rows each of ``settings`` addresses, once per distinct seeding (the union of the user classes')."""
+    """Seed the rows each of ``settings`` addresses, once per distinct seeding (the union of the user classes'); in a
+    table engines share, once for all of them."""
     for one in {s.seeding: s for s in settings}.values():
-        table.seed(one.keys(rows=table.rows), one.seed_entities, one.shape)
+        keys = one.keys(rows=table.seeded_prefix)
+        if table.seeds:
+            table.seed_once(keys, one.seed_entities, one.shape, seeding=repr(one.seeding), engine=one.engine)
+        else:
+            table.seed(keys, one.seed_entities, one.shape)
 
 
 def next_settings(
@@ -163,6 +172,8 @@ def next_settings(
         account_url=current.account_url,
         table=current.table,
         reuse_table=current.reuse_table,
+        run_id=current.run_id,
+        engine=current.engine,
     )
     seeding = lambda s: [one.seeding for one in _per_class(s, user_classes)]  # noqa: E731
     if new != current and seeding(new) != seeding(current):

@@ -137,9 +137,14 @@ class RequestProfile:
 
     # --- a worker's counts, to the master ---------------------------------------------------
 
+    def snapshot(self) -> dict[str, Any]:
+        """The counts in the form ``merge`` adds, nothing reset (an engine's results.json)."""
+        names = {name: dict(counts) for name, counts in self.names.items()}
+        return {"names": names, "totals": dict(self.totals), "task_errors": dict(self.task_errors)}
+
     def drain(self) -> dict[str, Any]:
         """Counts since the last drain, then start afresh (the current second's writes and the key order stay)."""
-        drained = {"names": self.names, "totals": dict(self.totals), "task_errors": dict(self.task_errors)}
+        drained = self.snapshot()
         self.names, self.totals, self.task_errors = {}, Counter(), Counter()
         return drained
 

@@ -143,7 +143,9 @@ class Results:
     arrivals: dict[str, Any] = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
     ceiling: dict[str, Any] = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
     simulation: dict[str, Any] = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
+    engines: list[dict[str, Any]] = field(default_factory=list)  # loadtest merge: each engine's share of the run
     schema: int = SCHEMA_VERSION
+    mergeable: dict[str, Any] = field(default_factory=dict)  # an engine's whole count, as loadtest merge adds it (last: big)
 
     # --- the interchange form -------------------------------------------------------------
 
@@ -175,7 +177,9 @@ class Results:
             arrivals=dict(data.get("arrivals", {})),
             ceiling=dict(data.get("ceiling", {})),
             simulation=dict(data.get("simulation", {})),
+            engines=list(data.get("engines", [])),
             schema=int(data.get("schema", SCHEMA_VERSION)),
+            mergeable=dict(data.get("mergeable", {})),
         )
 
     @classmethod

@@ -48,7 +48,15 @@ class Phases:
     window: int
 
     @classmethod
-    def of(cls, seconds: Iterable[int], started: float | None, steady_from: float | None, stopped: float | None) -> Phases:
+    def of(
+        cls,
+        seconds: Iterable[int],
+        started: float | None,
+        steady_from: float | None,
+        stopped: float | None,
+        steady_until: float | None = None,
+    ) -> Phases:
+        """``steady_until``: the steady phase ends earlier than the run (merged engines: when the first stopped)."""
         seconds = list(seconds)
         first = int(started or min(seconds, default=0))
         last = max(seconds, default=first)
@@ -60,6 +68,8 @@ class Phases:
         # the last second is partial when the run stopped inside it: leave it out of the mean
         if stopped and len(steady) > 1 and steady[-1] == int(stopped):
             steady = steady[:-1]
+        if steady_until:
+            steady = [s for s in steady if s < int(steady_until)] or steady
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
         return cls(span, steady, max(1, min(PEAK_WINDOW_S, len(steady))))
 
@@ -277,7 +287,9 @@ def build(
     """The run's results from what the metrics counted, the per-second samples, the workers' record, the workload
     profile's figures and a ceiling search's steps (``CeilingShape.ran``), judged again now that all counts are in."""
     samples = samples or {}
-    phases = Phases.of((key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped)
+    phases = Phases.of(
+        (key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped, metrics.steady_until
+    )
     first, last = phases.span[0], phases.span[-1]
     buckets, folded = fold(metrics.buckets, keep=frozenset(metrics.top_partitions()), before=last + 1)  # on a copy
     ranges = Counter(metrics.ranges) + folded

@@ -3,11 +3,15 @@
 The tool never writes to a table it did not create unless the user names it with
 ``--table NAME --reuse-table``; then every RowKey it writes starts with a prefix of this run's
 own (``rows``), so no row of the user's is changed, and at the end it removes those rows instead
-of the table. Every step goes to the service itself, past any emulator.
+of the table. Engines of one run (``--run-id``) share a table: whichever creates it, none deletes
+it; the rows are seeded once under the run's prefix (``seeds``), by the engine that claims the
+seeding first, and each engine writes and removes only its own (``rows``). Every step goes to the
+service itself, past any emulator.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import secrets
@@ -18,8 +22,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
-from azure.data.tables import TableClient, TableEntity
+import gevent
+from azure.core import MatchConditions
+from azure.core.exceptions import ResourceExistsError, ResourceModifiedError, ResourceNotFoundError
+from azure.data.tables import TableClient, TableEntity, UpdateMode
 from gevent.pool import Pool
 
 from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes, filtered_value
@@ -35,17 +41,31 @@ from .transports.rest import RestTransport
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-__all__ = ["TestTable", "unique_table_name"]
+__all__ = ["SEEDING_PARTITION", "TestTable", "run_table_name", "unique_table_name"]
 
 log = logging.getLogger(__name__)
 SEED_CONCURRENCY = 8  # batches in flight: enough to keep a partition server (or Azurite) busy
 SEED_RETRY = "exponential:5,0.5,0.1,5"  # seeding a real account may meet throttling: wait it out
 UPSERT, DELETE = OPERATIONS["upsert"], OPERATIONS["delete"]
+#: A shared table's seeding records (one per run and seeding): who seeds, and when it is done. '~' sorts after
+#: every key the strategies make.
+SEEDING_PARTITION = "~partition-stress-seeding"
+CLAIM_BEAT_S = 5.0  # the seeding engine touches its record this often
+CLAIM_STALE_S = 30.0  # a record untouched this long is a seeder that died: another engine takes the seeding over
 
 
 def unique_table_name() -> str:
     """Letters and digits only, starting with a letter, unique per run."""
     return f"pstress{time.strftime('%Y%m%d%H%M%S')}{secrets.token_hex(3)}"
+
+
+def run_table_name(run_id: str) -> str:
+    """The table the engines of ``run_id`` share when no --table is given: the same name on every engine."""
+    return f"pstress{_digest(run_id, 16)}"
+
+
+def _digest(text: str, size: int = 6) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:size]
 
 
 @dataclass(kw_only=True)
@@ -59,7 +79,13 @@ class TestTable:
     created: bool = False
     seeded: int = 0
     unique: bool = False  # a name made up by this run
-    rows: str = ""  # in a reused table: the prefix of every RowKey this run writes ("" in a table of its own)
+    rows: str = ""  # in a reused or shared table: the prefix of every RowKey this run writes ("" in a table of its own)
+    seeds: str = ""  # in a shared table: the prefix of the run's seeded RowKeys, which every engine reads
+
+    @property
+    def seeded_prefix(self) -> str:
+        """What the seeded RowKeys start with: the run's in a shared table, else this run's own prefix (or none)."""
+        return self.seeds or self.rows
 
     @classmethod
     def named(cls, target: Target, name: str = "") -> TestTable:
@@ -103,6 +129,86 @@ class TestTable:
             raise
         except SDK_ERRORS as err:
             raise explain(err, self.target) from err
+
+    def share(self, run_id: str, engine: str) -> None:
+        """Join the table of a run several engines share: create it if absent (whichever engine is first); never this
+        engine's to delete. Seeded rows go under the run's prefix, this engine's own under its prefix inside it."""
+        try:
+            self.target.admin.service().create_table(self.name)
+            log.info("Created the shared table %s for run %s", self.name, run_id)
+        except ResourceExistsError:
+            log.info("Joined the shared table %s of run %s", self.name, run_id)
+        except SDK_ERRORS as err:
+            raise explain(err, self.target) from err
+        self.created = False
+        self.seeds = f"ps{_digest(run_id)}-"
+        self.rows = f"{self.seeds}e{_digest(engine)}-"  # 'e': never a seeded RowKey's first character (a digit)
+
+    def seed_once(self, keys: KeyStrategy, count: int, shape: EntityShape, *, seeding: str, engine: str) -> int:
+        """In a shared table: seed unless another engine has, or is seeding now (then wait for it). The first to
+        create the seeding's record seeds and marks it done; a record left untouched for ``CLAIM_STALE_S`` (its
+        seeder died) is taken over."""
+        record = {"PartitionKey": SEEDING_PARTITION, "RowKey": f"{self.seeds}{_digest(seeding, 12)}"}
+        with self.target.admin.table(self.name, retries=3) as client:
+            seen: tuple[str, float] | None = None  # the record's etag, and since when
+            while True:
+                try:
+                    client.create_entity({**record, "state": "seeding", "engine": engine, "count": count})
+                except ResourceExistsError:
+                    current = client.get_entity(record["PartitionKey"], record["RowKey"])
+                    if current["state"] == "seeded":
+                        log.info("Seeded once for the run by engine %s: %d entities", current["engine"], current["count"])
+                        self.seeded = int(current["count"])
+                        return self.seeded
+                    etag = current.metadata["etag"]
+                    if seen is None or seen[0] != etag:
+                        if seen is None:
+                            log.info("Engine %s is seeding the shared table: waiting for it", current["engine"])
+                        seen = (etag, time.monotonic())
+                    elif time.monotonic() - seen[1] > CLAIM_STALE_S:
+                        log.warning("Engine %s stopped seeding (its record went stale): taking over", current["engine"])
+                        try:
+                            client.delete_entity(current, etag=etag, match_condition=MatchConditions.IfNotModified)
+                        except (ResourceModifiedError, ResourceNotFoundError):
+                            pass  # another engine took over first
+                        seen = None
+                        continue
+                    gevent.sleep(0.5)
+                    continue
+                except SDK_ERRORS as err:
+                    raise explain(err, self.target) from err
+                return self._seed_claimed(client, record, keys, count, shape)
+
+    def _seed_claimed(
+        self, client: TableClient, record: dict[str, str], keys: KeyStrategy, count: int, shape: EntityShape
+    ) -> int:
+        """Seed under a claim this engine holds, touching its record meanwhile; marked seeded once done, removed if
+        the seeding fails or is stopped, so that another engine can claim it."""
+        beat = gevent.spawn(self._beat, client, record)
+        try:
+            seeded = self.seed(keys, count, shape)
+        except BaseException:
+            beat.kill()
+            try:
+                client.delete_entity(record["PartitionKey"], record["RowKey"])
+            except SDK_ERRORS:
+                log.warning("seeding record of %s not removed: other engines wait %.0f s for it", self.name, CLAIM_STALE_S)
+            raise
+        beat.kill()
+        try:
+            client.upsert_entity({**record, "state": "seeded", "count": seeded}, mode=UpdateMode.MERGE)
+        except SDK_ERRORS as err:
+            raise explain(err, self.target) from err
+        return seeded
+
+    @staticmethod
+    def _beat(client: TableClient, record: dict[str, str]) -> None:
+        while True:
+            gevent.sleep(CLAIM_BEAT_S)
+            try:
+                client.upsert_entity({**record, "beat": time.time()}, mode=UpdateMode.MERGE)
+            except SDK_ERRORS as err:
+                log.debug("seeding record not touched: %s", err)
 
     def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
         """Write the strategy's ``count`` seeded entities: upserts in entity group transactions per PartitionKey,
@@ -163,16 +269,18 @@ class TestTable:
             return sum(1 for _ in rows)
 
     def keys(self) -> set[tuple[str, str]]:
-        """Every (PartitionKey, RowKey) this run can have written: one read, for the integrity check."""
+        """Every (PartitionKey, RowKey) this run can have written, seeded rows included: one read, for the integrity
+        check (in a shared table, the whole run's rows: the seeded ones and every engine's)."""
         with self.target.admin.table(self.name, retries=3) as client:
-            return {(row["PartitionKey"], row["RowKey"]) for row in self._own_rows(client)}
+            return {(row["PartitionKey"], row["RowKey"]) for row in self._rows_under(client, self.seeded_prefix)}
 
-    def _own_rows(self, client: TableClient) -> Iterator[TableEntity]:
-        """The whole table, or in a reused one the rows under this run's RowKey prefix (a table scan either way)."""
-        if not self.rows:
+    @staticmethod
+    def _rows_under(client: TableClient, prefix: str) -> Iterator[TableEntity]:
+        """The whole table, or the rows whose RowKey starts with ``prefix`` (a table scan either way)."""
+        if not prefix:
             return client.list_entities(select=["PartitionKey", "RowKey"])
-        prefix = {"low": self.rows, "high": self.rows + "~"}  # "~" sorts after every character a RowKey here uses
-        return client.query_entities("RowKey ge @low and RowKey lt @high", parameters=prefix, select=["PartitionKey", "RowKey"])
+        bounds = {"low": prefix, "high": prefix + "~"}  # "~" sorts after every character a RowKey here uses
+        return client.query_entities("RowKey ge @low and RowKey lt @high", parameters=bounds, select=["PartitionKey", "RowKey"])
 
     def drop(self, timeout: float | None = None) -> None:
         """Delete the table if this run created it, or the rows it wrote in a reused one, waiting at most
@@ -193,7 +301,7 @@ class TestTable:
         try:
             with admin.table(self.name, retries=3) as client:
                 by_partition: dict[str, list[str]] = defaultdict(list)
-                for row in self._own_rows(client):
+                for row in self._rows_under(client, self.rows):
                     by_partition[row["PartitionKey"]].append(row["RowKey"])
             batches = [
                 [(DELETE, {"PartitionKey": pk, "RowKey": rk}) for rk in rks[start : start + MAX_BATCH_OPERATIONS]]

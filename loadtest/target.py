@@ -15,9 +15,9 @@ from azure.core.credentials import AccessToken, AzureNamedKeyCredential, AzureSa
 from azure.data.tables import TableClient, TableServiceClient
 
 from .azurite import EmbeddedAzurite
-from .connection_string import canonical_connection_string, parse_connection_string
+from .connection_string import CONNECTION_STRING_ENV, blob_endpoint, canonical_connection_string, parse_connection_string
 from .emulator.process import EmulatorProcess
-from .exit_codes import RunError
+from .exit_codes import RunError, UsageError
 from .redact import AZURITE_ACCOUNT, redact
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .emulator.budgets import Budgets
 
-__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "resolve_target"]
+__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "blob_account", "resolve_target"]
 
 STORAGE_SCOPE = "https://storage.azure.com/.default"
 TOKEN_RENEW_S = 300
@@ -161,4 +161,24 @@ def resolve_target(*, connection_string: str = "", account_url: str = "", timeou
         connection_string=azurite.connection_string,
         timeout=timeout,
         azurite=azurite,
+    )
+
+
+def blob_account(
+    *, connection_string: str = "", account_url: str = "", flag: str = "--upload"
+) -> tuple[str, AzureNamedKeyCredential | AzureSasCredential | TokenCredential]:
+    """The blob endpoint of the target's storage account and its credential (where ``--upload`` writes and ``merge
+    --from-container`` reads); a ``UsageError`` naming ``flag`` when the target has none."""
+    if connection_string:
+        return blob_endpoint(connection_string, flag), parse_connection_string(connection_string)[1]
+    if account_url:
+        url = urlparse(account_url)
+        if ".table." not in url.netloc:
+            raise UsageError(f"{flag}: --account-url {url.netloc!r} is not <account>.table.<suffix>: no blob endpoint known")
+        from azure.identity import DefaultAzureCredential
+
+        return f"{url.scheme}://{url.netloc.replace('.table.', '.blob.', 1)}", DefaultAzureCredential()
+    raise UsageError(
+        f"{flag}: the embedded Azurite has no blob service; name the storage account with --connection-string, "
+        f"${CONNECTION_STRING_ENV} or --account-url"
     )

@@ -93,8 +93,10 @@ class TableUser(User):
         settings = run.settings.for_class(type(self))  # its class attributes over the run's settings
         # every user of the whole run its own repeatable stream: this process's worker index, then its user number
         stream = f"{environment.runner.worker_index}.{next(run.streams)}"
-        rows = run.table.rows  # in a reused table, every RowKey the run writes starts with it
-        self.keys = settings.keys(stream=stream, rows=rows)
+        if settings.run_id:  # engines of one run: each its own streams (GUIDs, accesses) too
+            stream = f"{settings.engine}:{stream}"
+        rows = run.table.rows  # in a reused or shared table, every RowKey the run writes starts with it
+        self.keys = settings.keys(stream=stream, rows=run.table.seeded_prefix)
         self.rng = random.Random(f"{settings.key_seed}:user:{stream}")
         self._ops = [getattr(self, PERFORMERS[name]) for name in settings.mix]
         self._operations = [OPERATIONS[name] for name in settings.mix]

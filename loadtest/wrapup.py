@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import serverlogs
+from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
 from .redact import redact
 from .results import Results
@@ -47,10 +48,11 @@ def finish(
     started: float,
     read_back: Callable[[], dict[str, Any]] | None = None,
     outputs: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = OUTPUTS,
+    upload: tuple[str, Callable[[Path], object]] | None = None,
 ) -> bool:
     """Read back (``read_back`` gives the integrity figures), assess, write every output (``outputs`` beside
-    results.json and timeseries.csv; ``target``: none for a simulation); False if results.json itself could not be
-    written."""
+    results.json and timeseries.csv; ``target``: none for a simulation), then hand the written folder over
+    (``upload``: its step's name and action); False if results.json itself could not be written."""
 
     def attempt(step: str, action: Callable[[], object]) -> bool:
         try:
@@ -58,7 +60,8 @@ def finish(
             return True
         except Exception as err:  # noqa: BLE001 -- a failing step costs only itself
             known = isinstance(err, (*SDK_ERRORS, ServiceError))
-            error = redact(str(explain(err, target)) if known else f"{type(err).__name__}: {err}")
+            said = isinstance(err, ToolError)  # a step's own one line
+            error = redact(str(explain(err, target)) if known else str(err) if said else f"{type(err).__name__}: {err}")
             log.error("%s failed: %s", step, error)
             results.incomplete.append({"step": step, "error": error, "at_s": round(time.time() - started, 1)})
             return False
@@ -74,4 +77,7 @@ def finish(
     if not all([attempt(name, lambda write=write: write(results, out)) for name, write in outputs]):
         assess(results)
         results.write(out)  # now with what is missing among its findings
+    if upload is not None and not attempt(upload[0], lambda: upload[1](out)):
+        assess(results)
+        results.write(out)  # the local outputs say the hand-over failed
     return True

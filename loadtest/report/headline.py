@@ -64,6 +64,9 @@ def verdict_sentences(results: Results) -> list[str]:
     if not results.hottest():
         return ["No table operations were recorded: there is nothing to judge."]
     parts = [_peak(results)]
+    if results.engines:
+        names = ", ".join(e["engine"] for e in results.engines)
+        parts.append(f"the load of {len(results.engines)} engines ({names}) merged and judged together")
     if results.ceiling:
         parts.append(_ceiling(results))
     kinds = {f.kind for f in results.findings}

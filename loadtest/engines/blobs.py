@@ -1,0 +1,89 @@
+"""The hand-over through a blob container: an engine's outputs up to ``CONTAINER/<run-id>/<engine>/``, and every
+engine's results.json of a run back down for ``loadtest merge --from-container``. azure-storage-blob, in the target's
+own storage account (its blob endpoint and credential), bounded in time and retries."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from azure.core.exceptions import AzureError, ClientAuthenticationError, HttpResponseError, ResourceExistsError
+from azure.storage.blob import ContainerClient, ContentSettings, LinearRetry
+
+from ..exit_codes import RunError
+from ..redact import redact
+from ..target import CONNECT_TIMEOUT_S, blob_account
+
+__all__ = ["download_results", "upload_outputs"]
+
+log = logging.getLogger("loadtest")
+RESULTS_FILE = "results.json"
+#: The Blob service version asked for: one Azure and Azurite (3.35 and later) both answer; the SDK's newest is ahead of
+#: Azurite's, which refuses it (400 InvalidHeaderValue). Upload, list and download need nothing newer.
+BLOB_API_VERSION = "2025-01-05"
+CONTENT_TYPES = {".html": "text/html", ".json": "application/json", ".csv": "text/csv", ".kql": "text/plain"}
+
+
+def _container(name: str, *, connection_string: str, account_url: str, timeout: float, flag: str) -> ContainerClient:
+    url, credential = blob_account(connection_string=connection_string, account_url=account_url, flag=flag)
+    return ContainerClient(
+        url,
+        name,
+        credential=credential,
+        api_version=BLOB_API_VERSION,
+        connection_timeout=min(CONNECT_TIMEOUT_S, timeout),
+        read_timeout=timeout,
+        retry_policy=LinearRetry(backoff=0.5, random_jitter_range=0, retry_total=2),
+    )
+
+
+def _failed(err: AzureError, where: str) -> RunError:
+    """One line for a blob request that failed, no secret in it."""
+    if isinstance(err, ClientAuthenticationError) or getattr(err, "status_code", None) == 403:
+        return RunError(f"{where}: the storage account refused the credentials (403): check the key, SAS or role")
+    if isinstance(err, HttpResponseError) and err.status_code:
+        return RunError(f"{where}: answered {err.status_code} {err.error_code or err.reason or ''}".rstrip())
+    first = (str(err).splitlines() or [type(err).__name__])[0]
+    return RunError(f"{where}: cannot reach the blob service: {redact(first)[:200]}")
+
+
+def upload_outputs(
+    out: Path, *, container: str, run_id: str, engine: str, connection_string: str, account_url: str, timeout: float
+) -> str:
+    """Every output file in ``out`` to ``container/<run_id>/<engine>/`` (the container created if absent); the place."""
+    folder, place = f"{run_id}/{engine}", f"{container}/{run_id}/{engine}/"
+    client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag="--upload")
+    files = sorted(p for p in Path(out).iterdir() if p.is_file() and not p.name.startswith("."))
+    try:
+        with client:
+            try:
+                client.create_container()
+            except ResourceExistsError:
+                pass
+            for path in files:
+                settings = ContentSettings(content_type=CONTENT_TYPES.get(path.suffix, "application/octet-stream"))
+                with path.open("rb") as data:
+                    client.upload_blob(f"{folder}/{path.name}", data, overwrite=True, content_settings=settings)
+    except AzureError as err:
+        raise _failed(err, f"the upload to {place}") from None
+    log.info("Uploaded %d files to %s", len(files), place)
+    return place
+
+
+def download_results(
+    container: str, run_id: str, *, connection_string: str, account_url: str, timeout: float
+) -> list[tuple[str, str]]:
+    """Each engine's results.json under ``container/<run_id>/``: (its blob name, its text)."""
+    where = f"--from-container {container} --run-id {run_id}"
+    client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
+    found: list[tuple[str, Any]] = []
+    try:
+        with client:
+            for blob in client.list_blobs(name_starts_with=f"{run_id}/"):
+                parts = blob.name.split("/")
+                if len(parts) == 3 and parts[2] == RESULTS_FILE:
+                    found.append((f"{container}/{blob.name}", client.download_blob(blob.name).readall().decode("utf-8")))
+    except AzureError as err:
+        raise _failed(err, where) from None
+    return found
