@@ -123,7 +123,9 @@ def blob_endpoint(connection_string: str, flag: str = "--upload") -> str:
         return http_url("BlobEndpoint", found["BlobEndpoint"], example="https://<account>.blob.core.windows.net").rstrip("/")
     account, suffix = found.get("AccountName", ""), found.get("EndpointSuffix", "")
     if "TableEndpoint" in found or not (account and suffix):
-        refuse("names no blob endpoint: add BlobEndpoint=<the account's blob URL> (Azurite's: http://127.0.0.1:10000/devstoreaccount1)")
+        refuse(
+            "names no blob endpoint: add BlobEndpoint=<the account's blob URL> (Azurite's: http://127.0.0.1:10000/devstoreaccount1)"
+        )
     return f"{found.get('DefaultEndpointsProtocol', 'https').lower()}://{account}.blob.{suffix}"
 
 

@@ -8,7 +8,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from azure.core.exceptions import AzureError, ClientAuthenticationError, HttpResponseError, ResourceExistsError
+from azure.core.exceptions import (
+    AzureError,
+    ClientAuthenticationError,
+    HttpResponseError,
+    ResourceExistsError,
+    ResourceNotFoundError,
+)
 from azure.storage.blob import ContainerClient, ContentSettings, LinearRetry
 
 from ..exit_codes import RunError
@@ -84,6 +90,8 @@ def download_results(
                 parts = blob.name.split("/")
                 if len(parts) == 3 and parts[2] == RESULTS_FILE:
                     found.append((f"{container}/{blob.name}", client.download_blob(blob.name).readall().decode("utf-8")))
+    except ResourceNotFoundError:
+        return []  # no container of that name: nothing was uploaded there
     except AzureError as err:
         raise _failed(err, where) from None
     return found

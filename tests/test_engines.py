@@ -1,0 +1,358 @@
+"""Engines of one run (Azure Load Testing's LocalRunners): a shared table seeded once, outputs uploaded to a blob
+container, and `loadtest merge` — exact on synthetic events in this process, and end to end with three `locust -f`
+processes against Azurite's table and blob services."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from azure.data.tables import TableClient
+from browser import chromium_page
+from helpers import ROOT, SHORT, in_process, results_of, run_info
+from synthetic import recorded
+
+from loadtest import summary
+from loadtest import table as table_module
+from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
+from loadtest.child_process import free_port
+from loadtest.engines.merge import merge
+from loadtest.engines.mergeable import capture
+from loadtest.entities import EntityShape
+from loadtest.keys import key_strategy
+from loadtest.metrics import ms_at, new_histogram
+from loadtest.redact import AZURITE_KEY
+from loadtest.request_profile import RequestProfile
+from loadtest.results import Results
+from loadtest.table import SEEDING_PARTITION, TestTable
+from loadtest.verdict import assess
+
+START = 1_000_000.0
+DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}
+
+
+def engine(name: str, seconds: dict[int, list[dict]], *, run_id: str = "r1", start: float = START, **run) -> Results:
+    """One engine's results from synthetic events, as its run writes them (figures, verdict, mergeable count)."""
+    metrics = recorded(seconds, start=start)
+    info = run_info(id=run_id, target_kind="connection-string", endpoint="http://127.0.0.1:1/a", settings=dict(DESIGN), **run)
+    results = summary.build(metrics, info)
+    results.mergeable = capture(metrics, RequestProfile(), {}, run_id=run_id, engine=name)
+    metrics.close()
+    return assess(results)
+
+
+def load(per_second: int, *, partition: str = "k0", op_class: str = "GET", ms: float = 5.0, seconds: int = 6) -> dict:
+    return {t: [{"partition": partition, "op_class": op_class, "ms": ms}] * per_second for t in range(seconds)}
+
+
+# --- in this process: the merge on synthetic events ---------------------------------------------------------------
+
+
+def test_merged_latency_percentiles_are_the_merged_histograms():
+    """Three engines with different latencies: the merged run's percentiles are those of one histogram holding every
+    engine's values (HdrHistogram's encoding, added), not an average of the engines' percentiles."""
+    latencies = {"a": [2.0] * 50, "b": [20.0] * 30 + [200.0] * 5, "c": [7.0] * 40 + [900.0]}
+    engines = []
+    for name, values in latencies.items():
+        seconds = {t: [{"partition": "k0", "ms": ms} for ms in values] for t in range(3)}
+        engines.append((name, engine(name, seconds)))
+    merged = merge(engines)
+    every = new_histogram()
+    for values in latencies.values():
+        for ms in values * 3:
+            every.record_value(int(ms * 1000))
+    for percentile, field in ((50, "p50_ms"), (95, "p95_ms"), (99, "p99_ms")):
+        assert merged.latency["GET"][field] == ms_at(every, percentile)
+    assert merged.latency["GET"]["max_ms"] == pytest.approx(900.0, rel=0.01)
+    assert merged.latency["GET"]["p99_ms"] != max(r.latency["GET"]["p99_ms"] for _, r in engines)  # a real merge
+
+
+def test_merged_counts_are_the_sum_per_second_partition_and_op_class():
+    """Seconds align by wall clock (engine b started 2 s later); every count adds up exactly; the top keys come from the
+    merged sketches; each engine's share is named."""
+    busy = {t: [{"partition": "k1", "op_class": "PUT", "error": "ServerBusy"}] for t in range(6)}
+    a = engine("a", {t: events + busy[t] for t, events in load(30, partition="k0").items()})
+    b = engine("b", load(50, partition="k0"), start=START + 2)
+    c = engine("c", load(40, partition="k2"))
+    merged = merge([("a", a), ("b", b), ("c", c)])
+    rows = {(r.partition, r.op_class): r for r in merged.partitions}
+    assert rows[("k0", "GET")].entities == 6 * 30 + 6 * 50 and rows[("k2", "GET")].entities == 240
+    assert rows[("k1", "PUT")].failures == 6 and merged.errors == {"ServerBusy": 6}
+    assert merged.attempts == a.attempts + b.attempts + c.attempts
+    by_second = {}
+    for row in merged.timeseries:
+        if row["partition"] == "k0":
+            by_second[row["second"]] = row["entities"]
+    assert by_second[int(START) + 1] == 30 and by_second[int(START) + 2] == 30 + 50  # b's first second is START + 2
+    assert merged.keys["top"][0] == "k0" and merged.keys["distinct"] == 3
+    assert [e["engine"] for e in merged.engines] == ["a", "b", "c"]
+    assert sum(e["entities"] for e in merged.engines) == merged.account.entities
+    # the steady phase is when all three ran: b's from START + 2 to a's and c's end
+    assert merged.run.steady_from_s == 2.0 and merged.run.steady_seconds == 4
+
+
+def test_each_engine_alone_is_cool_and_together_hot():
+    """A partition target between one engine's share and the sum: each engine's own verdict COOL, the merged one HOT."""
+    engines = [(name, engine(name, load(40), partition_target=100)) for name in "abc"]
+    assert all(r.headline("k0").finding == "COOL" for _, r in engines)
+    merged = assess(merge(engines))
+    assert merged.headline("k0").finding == "HOT" and merged.headline("k0").peak_eps == 120.0
+    assert [e["hottest_finding"] for e in merged.engines] == ["COOL"] * 3
+
+
+BAD_MERGES = {  # each engine's name and what differs in its results.json; the folders are e0, e1
+    "nothing given": ([], "merge: give engines' results"),
+    "a run id apart": ([("a", {}), ("b", {"id": "r2"})], "different run ids: 'r1' (e0) and 'r2' (e1)"),
+    "one engine twice": ([("a", {}), ("a", {})], "engine 'a' twice: e0 and e1"),
+    "another table": ([("a", {}), ("b", {"table": "other"})], "different targets: table 't' (e0) and 'other' (e1)"),
+    "another target": ([("a", {}), ("b", {"partition_target": 500})], "different targets: partition_target 2000 (e0) and 500"),
+    "another key design": (
+        [("a", {}), ("b", {"settings": {**DESIGN, "key_strategy": "guid"}})],
+        "different key designs: --key-strategy 'set:3' (e0) and 'guid' (e1)",
+    ),
+    "older results": ([("a", {}), ("b", {"mergeable": None})], "e1: no mergeable data"),
+    "a simulation": ([("a", {"simulated": True})], "e0: a simulation, not one engine's run"),
+    "not results": ([("a", {"run": None})], "e0: not a partition-stress results.json"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_MERGES, ids=list(BAD_MERGES))
+def test_bad_merge_inputs_are_one_line_exit_2_and_nothing_written(case, tmp_path, monkeypatch):
+    """Through `loadtest merge` on engines' folders, as a user gives them."""
+    given, said = BAD_MERGES[case]
+    for i, (name, change) in enumerate(given):
+        data = engine(name, load(2, seconds=2)).to_dict()
+        for field, value in change.items():
+            if field in ("mergeable", "run"):
+                data.pop(field)  # written before engines were merged; or no run at all
+            else:
+                data["run"][field] = value
+        (tmp_path / f"e{i}").mkdir()
+        (tmp_path / f"e{i}" / "results.json").write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = in_process(monkeypatch, "merge", *(f"e{i}" for i in range(len(given))), "--out", "m")
+    assert code == 2 and said in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err and not (tmp_path / "m").exists()
+
+
+# --- against Azurite: three engines, one run ------------------------------------------------------------------------
+
+#: Each engine's load: 2 users at 20 operations/s, 80 % point reads and 20 % upserts on one key, 40 entities/s. The
+#: partition target of 70 sits between one engine's share (40/s: COOL) and the three together (120/s: HOT).
+ENGINE_LOAD = ("-u", "2", "-r", "2", "-t", "6s", "--rate", "20", "--mix", "read=80,upsert=20", "--seed-entities", "300")
+TARGET = ("--partition-target", "70")
+ENGINES = ("e1", "e2", "e3")
+
+
+@pytest.fixture(scope="module")
+def blob_service():
+    """Azurite's blob service beside the session's table service (where engines hand their outputs over)."""
+    with EmbeddedAzurite(service="blob") as server:
+        yield server
+    assert server.process is None
+
+
+@pytest.fixture(scope="module")
+def three_engines(azurite, blob_service, tmp_path_factory):
+    """Three `locust -f` processes started together (three LocalRunners, as Azure Load Testing runs them), one run id
+    and upload container from the environment as ALT hands them over, on a table none of them has yet; then `loadtest
+    merge --from-container`. Returns the folders, the processes' outcomes and the merge's."""
+    base = tmp_path_factory.mktemp("engines")
+    connection = azurite_connection_string(azurite.port, blob_port=blob_service.port)
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": connection, "LOCUST_RUN_ID": "alt-run-1", "LOCUST_UPLOAD": "runs"}
+    locustfile = ROOT / "loadtest" / "locustfile.py"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", *ENGINE_LOAD, *TARGET]
+            + ["--engine", name, "--out", str(base / name)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        for name in ENGINES
+    ]
+    outcomes = []
+    try:
+        for child in children:
+            outcomes.append((child.wait(timeout=120), child.stdout.read()))
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+    merged = subprocess.run(
+        [sys.executable, "-m", "loadtest", "merge", "--from-container", "runs", "--run-id", "alt-run-1"]
+        + ["--out", str(base / "merged")],
+        cwd=ROOT,
+        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": connection},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return {"base": base, "outcomes": outcomes, "merge": merged, "connection": connection}
+
+
+def test_three_engines_merged_from_the_container_add_up_exactly(three_engines):
+    for code, output in three_engines["outcomes"]:
+        assert code == 0, output[-3000:]
+    merge_done = three_engines["merge"]
+    assert merge_done.returncode == 0, merge_done.stdout + merge_done.stderr
+    base = three_engines["base"]
+    engines = [results_of(base / name) for name in ENGINES]
+    merged = results_of(base / "merged")
+    assert merged["run"]["id"] == "alt-run-1" and [e["engine"] for e in merged["engines"]] == list(ENGINES)
+    assert merged["attempts"] == sum(e["attempts"] for e in engines) > 0
+    assert merged["errors"] == {} and all(e["errors"] == {} for e in engines)
+    for op_class in ("GET", "PUT"):
+        (row,) = [r for r in merged["partitions"] if r["partition"] == "hot" and r["op_class"] == op_class]
+        own = [next(r for r in e["partitions"] if r["partition"] == "hot" and r["op_class"] == op_class) for e in engines]
+        for field in ("requests", "entities", "attempts", "failures", "offered"):
+            assert row[field] == sum(r[field] for r in own), (op_class, field)
+    assert merged["integrity"]["lost"] == 0 and merged["integrity"]["acknowledged_writes"] == sum(
+        e["integrity"]["acknowledged_writes"] for e in engines
+    )
+    # every engine's timeseries second by second, added by wall clock
+    per_second: dict[tuple[int, str], int] = {}
+    for results in engines:
+        for row in results["timeseries"]:
+            per_second[(row["second"], row["op_class"])] = per_second.get((row["second"], row["op_class"]), 0) + row["entities"]
+    assert {(r["second"], r["op_class"]): r["entities"] for r in merged["timeseries"]} == per_second
+
+
+def test_each_engine_alone_is_cool_and_the_merged_run_hot(three_engines):
+    base = three_engines["base"]
+    for name in ENGINES:
+        own = results_of(base / name)
+        (row,) = [r for r in own["partitions"] if r["partition"] == "hot" and r["op_class"] == "ALL"]
+        assert row["finding"] == "COOL" and row["peak_eps"] < 56, (name, row)  # 40/s of 70: under WARM's 80 %
+    merged = results_of(base / "merged")
+    (row,) = [r for r in merged["partitions"] if r["partition"] == "hot" and r["op_class"] == "ALL"]
+    assert row["finding"] == "HOT" and row["peak_eps"] > 100, row
+    assert "HOT" in three_engines["merge"].stdout
+
+
+def test_three_engines_on_an_absent_table_seed_it_once(three_engines, target):
+    """Started together, one engine seeds and the others wait for it: the table holds the 300 seeded rows once (and
+    the seeding's record), every engine removed its own rows, none failed."""
+    outputs = [output for _, output in three_engines["outcomes"]]
+    assert sum(o.count("Seeding 300 entities") for o in outputs) == 1, outputs
+    table_name = results_of(three_engines["base"] / "e1")["run"]["table"]
+    with TableClient.from_connection_string(target.connection_string, table_name) as client:
+        rows = list(client.list_entities(select=["PartitionKey", "RowKey"]))
+    seeded = [r for r in rows if r["PartitionKey"] != SEEDING_PARTITION]
+    assert len(seeded) == 300 and len(rows) == 301
+    seeds = key_strategy("single", default_key="hot")
+    assert {r["RowKey"][-10:] for r in seeded} == {seeds.seeded(i, 300)[1] for i in range(300)}
+    TestTable(target=target, name=table_name, created=True).drop()
+
+
+@pytest.mark.browser
+def test_the_merged_report_names_the_three_engines_in_chromium(three_engines, artifacts):
+    page_file = three_engines["base"] / "merged" / "report.html"
+    with chromium_page() as page:
+        page.goto(page_file.as_uri())
+        assert "3 engines merged" in page.inner_text("h1")
+        assert page.eval_on_selector_all("#engines-table tr.engine", "rows => rows.map(r => r.dataset.engine)") == list(ENGINES)
+        verdict = page.inner_text("#verdict")
+        assert "3 engines (e1, e2, e3) merged and judged together" in verdict
+        assert page.inner_text("#engines-table").count("COOL") == 3
+        page.screenshot(path=str(artifacts / "merged-engines-report.png"), full_page=True)
+
+
+def test_a_master_with_three_workers_finds_what_three_merged_engines_find(three_engines, azurite, loadtest, tmp_path):
+    """The same workload as one Locust master and three workers (the master merges them): the same finding per
+    partition and op class; the totals apart only by what each run sent, each counted exactly."""
+    out = tmp_path / "distributed"
+    users = str(2 * len(ENGINES))
+    load = [*ENGINE_LOAD]
+    load[1] = load[3] = users  # -u and -r: the three engines' users together
+    done = loadtest("run", "--workers", "3", *load, *TARGET, "--out", str(out), "--connection-string", azurite.connection_string)
+    assert done.code == 0, done.output
+    distributed, merged = results_of(out), results_of(three_engines["base"] / "merged")
+    assert len(distributed["workers"]["reported"]) == 3
+    findings = {(r["partition"], r["op_class"]): r["finding"] for r in merged["partitions"]}
+    assert {(r["partition"], r["op_class"]): r["finding"] for r in distributed["partitions"]} == findings
+    assert findings[("hot", "ALL")] == "HOT"
+    for results in (distributed, merged):  # each counted exactly: its rows are its seconds added up
+        (row,) = [r for r in results["partitions"] if r["op_class"] == "GET"]
+        assert row["entities"] == sum(t["entities"] for t in results["timeseries"] if t["op_class"] == "GET")
+    rates = [next(r for r in results["partitions"] if r["op_class"] == "ALL")["mean_eps"] for results in (distributed, merged)]
+    assert rates[1] == pytest.approx(rates[0], rel=0.15) and rates[1] == pytest.approx(120, rel=0.15)  # 6 users at 20/s
+
+
+def test_an_upload_that_cannot_reach_its_container_keeps_the_local_outputs(azurite, loadtest, tmp_path):
+    """A blob endpoint nobody listens on: the run's outputs are written here, an INCOMPLETE finding names the upload,
+    exit 1, and the failure is one line."""
+    closed = azurite_connection_string(azurite.port, blob_port=free_port())
+    out = tmp_path / "out"
+    args = ("--upload", "runs", "--run-id", "r-unreachable", "--out", str(out))
+    done = loadtest("run", *SHORT, *args, env={"AZURE_STORAGE_CONNECTION_STRING": closed})
+    assert done.code == 1, done.output
+    results = results_of(out)
+    (incomplete,) = [f for f in results["findings"] if f["kind"] == "INCOMPLETE"]
+    assert "the upload to runs/r-unreachable/" in incomplete["message"]
+    assert "cannot reach the blob service" in incomplete["message"]
+    assert (out / "report.html").exists() and (out / "timeseries.csv").exists()
+    failed = [line for line in done.stderr.splitlines() if "upload" in line and "failed" in line]
+    assert len(failed) == 1 and "AccountKey" not in done.output and AZURITE_KEY not in done.output
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("--upload", "runs"), "--upload runs: the embedded Azurite has no blob service"),
+        (("--upload", "Runs_1"), "--upload 'Runs_1': a blob container name is 3-63 lowercase letters"),
+        (("--run-id", "a/b"), "--run-id 'a/b': 1-63 letters, digits"),
+    ],
+)
+def test_engine_options_are_checked_before_anything_starts(args, said, monkeypatch):
+    code, _, err = in_process(monkeypatch, "run", *args)
+    assert code == 2 and said in err and err.count("\n") == 1, err
+
+
+def test_a_table_connection_string_without_a_blob_endpoint_cannot_upload(monkeypatch, azurite):
+    env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    code, _, err = in_process(monkeypatch, "run", "--upload", "runs", env=env)
+    assert code == 2 and "names no blob endpoint: add BlobEndpoint=" in err and AZURITE_KEY not in err, err
+
+
+def test_a_seeding_left_by_an_engine_that_died_is_taken_over(target, monkeypatch):
+    """An engine claimed the seeding and died (its record never touched again): the next engine waits until the record
+    is stale, then seeds the rows itself."""
+    monkeypatch.setattr(table_module, "CLAIM_STALE_S", 1.0)
+    table = TestTable.named(target, "pstressstale" + str(os.getpid()))
+    table.share("stale-run", "e2")
+    seeds = key_strategy("single", default_key="hot", rows=table.seeded_prefix)
+    seeding = "one seeding"
+    record = {"PartitionKey": SEEDING_PARTITION, "RowKey": f"{table.seeds}{table_module._digest(seeding, 12)}"}
+    try:
+        with TableClient.from_connection_string(target.connection_string, table.name) as client:
+            client.create_entity({**record, "state": "seeding", "engine": "e1", "count": 50})
+        started = time.monotonic()
+        assert table.seed_once(seeds, 50, EntityShape.for_size(200), seeding=seeding, engine="e2") == 50
+        assert time.monotonic() - started >= 1.0
+        assert table.count("hot") == 50
+        with TableClient.from_connection_string(target.connection_string, table.name) as client:
+            assert client.get_entity(record["PartitionKey"], record["RowKey"])["engine"] == "e2"
+    finally:
+        TestTable(target=target, name=table.name, created=True).drop()
+
+
+def test_merge_from_a_container_without_the_run_or_unreachable_is_one_line(azurite, blob_service, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    env = {"AZURE_STORAGE_CONNECTION_STRING": azurite_connection_string(azurite.port, blob_port=blob_service.port)}
+    code, _, err = in_process(monkeypatch, "merge", "--from-container", "runs", "--run-id", "no-such-run", env=env)
+    assert code == 2 and "no engine's results.json under runs/no-such-run/" in err and err.count("\n") == 1, err
+    env = {"AZURE_STORAGE_CONNECTION_STRING": azurite_connection_string(azurite.port, blob_port=free_port())}
+    code, _, err = in_process(monkeypatch, "merge", "--from-container", "runs", "--run-id", "r1", env=env)
+    assert code == 1 and "cannot reach the blob service" in err and err.count("\n") == 1, err
+    code, _, err = in_process(monkeypatch, "merge", "--from-container", "runs", env=env)
+    assert code == 2 and "--from-container runs: needs --run-id ID" in err, err
+    assert not (tmp_path / "reports").exists()
