@@ -23,6 +23,14 @@ def azurite():
 
 
 @pytest.fixture(scope="session")
+def blob_service():
+    """Azurite's blob service beside the table service (where engines hand their outputs over), stopped by PID."""
+    with EmbeddedAzurite(service="blob") as server:
+        yield server
+    assert server.process is None
+
+
+@pytest.fixture(scope="session")
 def target(azurite) -> Target:
     return resolve_target(connection_string=azurite.connection_string)
 

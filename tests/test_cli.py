@@ -272,7 +272,7 @@ def test_every_operation_runs_clean_under_a_key_strategy(loadtest, azurite, tmp_
     assert {r["op_class"] for r in data["partitions"]} >= {"GET", "PUT"}
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["ceiling"], ["compare"], ["emulator"], ["report"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["ceiling"], ["simulate"], ["compare"], ["merge"], ["emulator"], ["report"]])
 def test_help_of_every_subcommand_prints_and_exits_0(monkeypatch, command):
     code, stdout, stderr = in_process(monkeypatch, *command, "--help")
     assert code == 0, stderr

@@ -18,7 +18,7 @@ from synthetic import recorded
 
 from loadtest import summary
 from loadtest import table as table_module
-from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
+from loadtest.azurite import azurite_connection_string
 from loadtest.child_process import free_port
 from loadtest.engines.merge import merge
 from loadtest.engines.mergeable import capture
@@ -146,14 +146,6 @@ def test_bad_merge_inputs_are_one_line_exit_2_and_nothing_written(case, tmp_path
 ENGINE_LOAD = ("-u", "2", "-r", "2", "-t", "6s", "--rate", "20", "--mix", "read=80,upsert=20", "--seed-entities", "300")
 TARGET = ("--partition-target", "70")
 ENGINES = ("e1", "e2", "e3")
-
-
-@pytest.fixture(scope="module")
-def blob_service():
-    """Azurite's blob service beside the session's table service (where engines hand their outputs over)."""
-    with EmbeddedAzurite(service="blob") as server:
-        yield server
-    assert server.process is None
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ import pytest
 import yaml
 from helpers import ROOT
 
+from loadtest.azurite import azurite_connection_string
+
 ALT = ROOT / "deploy" / "azure-load-testing"
 K8S = ROOT / "deploy" / "kubernetes"
 SHORT = {"LOCUST_USERS": "2", "LOCUST_SPAWN_RATE": "2", "LOCUST_RUN_TIME": "3s", "LOCUST_SEED_ENTITIES": "60"}
@@ -93,8 +95,9 @@ def test_the_installed_locustfile_runs_headless_against_azurite(installed, azuri
     assert (tmp_path / "out" / "report.html").is_file()
 
 
-def test_the_azure_load_testing_recipe_runs_as_its_engine_would(installed, azurite, tmp_path):
-    """test.yaml's files exist, its secret is a Key Vault reference, and its locustfile, locust.conf and env run."""
+def test_the_azure_load_testing_recipe_runs_as_its_engine_would(installed, azurite, blob_service, tmp_path):
+    """test.yaml's files exist, its secret is a Key Vault reference, and its locustfile, locust.conf and env run as one of
+    its engines: its outputs uploaded to the container the recipe names, where `loadtest merge` finds them."""
     test = yaml.safe_load((ALT / "test.yaml").read_text())
     assert test["testType"] == "Locust" and (ALT / test["testPlan"]).is_file()
     assert (ALT / test["properties"]["userPropertyFile"]).is_file()
@@ -102,22 +105,29 @@ def test_the_azure_load_testing_recipe_runs_as_its_engine_would(installed, azuri
     (secret,) = test["secrets"]
     assert secret["name"] == "AZURE_STORAGE_CONNECTION_STRING" and secret["value"].startswith("https://")
     env = {e["name"]: str(e["value"]) for e in test["env"]}
-    assert set(env) >= {"LOCUST_USERS", "LOCUST_RUN_TIME"}
+    assert set(env) >= {"LOCUST_USERS", "LOCUST_RUN_TIME", "LOCUST_UPLOAD"} and test["engineInstances"] == 3
     for name in [*test["configurationFiles"], test["testPlan"], test["properties"]["userPropertyFile"]]:
         if not name.endswith(".whl"):
             (tmp_path / name).write_bytes((ALT / name).read_bytes())  # ALT puts every file beside the test plan
     conf = test["properties"]["userPropertyFile"]
     with (tmp_path / conf).open("a") as file:
         file.write("\npartition-target = 1234\n")  # proof that the engine reads this file
-    run(
+    account = azurite_connection_string(azurite.port, blob_port=blob_service.port)  # ALT's: the account's blob endpoint too
+    engine = {**clean_env(azurite, **{**env, **SHORT}), "AZURE_STORAGE_CONNECTION_STRING": account}
+    run(  # as az load test-run create --env LOCUST_RUN_ID=... gives it
         [installed / "bin" / "locust", "-f", test["testPlan"], "--config", conf, "--headless"],
         cwd=tmp_path,
-        env=clean_env(azurite, **{**env, **SHORT}),
+        env={**engine, "LOCUST_RUN_ID": "alt-recipe-1"},
     )
     results = results_under(tmp_path / "reports")
     assert results["errors"] == {} and results["account"]["entities"] > 0
-    assert results["run"]["partition_target"] == 1234
+    assert results["run"]["partition_target"] == 1234 and results["run"]["id"] == "alt-recipe-1"
     assert settings_given(results, conf_lines(ALT / conf)) == {}
+    merged = tmp_path / "merged"
+    container = ["--from-container", env["LOCUST_UPLOAD"], "--run-id", "alt-recipe-1", "--out", merged]
+    run([installed / "bin" / "loadtest", "merge", *container], cwd=tmp_path, env=engine)
+    assert json.loads((merged / "results.json").read_text())["attempts"] == results["attempts"]
+    assert (merged / "report.html").is_file()
 
 
 def test_the_kubernetes_recipe_runs_with_its_values_settings(installed, azurite, tmp_path):
