@@ -158,7 +158,7 @@ def _for_workers(run: StressRun) -> dict[str, Any]:
         "rows": run.table.rows,  # a reused or shared table: the run's RowKey prefix
         "seeds": run.table.seeds,  # a shared table: the seeded rows' prefix
         "users": run.users,
-        "options": {k: v for k, v in run.settings.public().items() if k != "connection_string"},
+        "options": {k: v for k, v in run.settings.public().items() if k not in ("connection_string", "upload")},  # the master's
         "embedded": run.target.connection_string if run.target.kind == TargetKind.AZURITE_EMBEDDED else "",
     }
 

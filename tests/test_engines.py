@@ -265,10 +265,17 @@ def test_a_master_with_three_workers_finds_what_three_merged_engines_find(three_
     users = str(2 * len(ENGINES))
     load = [*ENGINE_LOAD]
     load[1] = load[3] = users  # -u and -r: the three engines' users together
-    done = loadtest("run", "--workers", "3", *load, *TARGET, "--out", str(out), "--connection-string", azurite.connection_string)
+    stats = tmp_path / "locust-stats"  # Locust's --json-file adds .json
+    args = ("--out", str(out), "--connection-string", azurite.connection_string, "--json-file", str(stats))
+    done = loadtest("run", "--workers", "3", *load, *TARGET, *args)
     assert done.code == 0, done.output
     distributed, merged = results_of(out), results_of(three_engines["base"] / "merged")
-    assert len(distributed["workers"]["reported"]) == 3
+    assert len(distributed["workers"]["reported"]) == 3 and distributed["workers"]["lost"] == []
+    assert done.output.count("Seeding 300 entities") == 1 and done.output.count("Worker joined the run") == 3
+    locust_requests = sum(entry["num_requests"] for entry in json.loads(stats.with_suffix(".json").read_text()))
+    assert sum(r["requests"] for r in distributed["partitions"] if r["op_class"] != "ALL") == locust_requests
+    workers_cpu = [s["workers_cpu"] for s in distributed["load"] if "workers_cpu" in s]  # each worker's, every second
+    assert len(workers_cpu) >= 4 and all(set(cpu) == set(distributed["workers"]["reported"]) for cpu in workers_cpu[1:-1])
     findings = {(r["partition"], r["op_class"]): r["finding"] for r in merged["partitions"]}
     assert {(r["partition"], r["op_class"]): r["finding"] for r in distributed["partitions"]} == findings
     assert findings[("hot", "ALL")] == "HOT"

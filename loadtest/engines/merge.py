@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import summary
-from ..buckets import OTHER
 from ..exit_codes import UsageError
 from ..metrics import PartitionMetrics
 from ..operations import OpClass
@@ -144,7 +143,6 @@ def _shares(runs: Sequence[Results], merged: Results) -> list[dict[str, Any]]:
     for results in runs:
         hottest = results.hottest(1)
         row = results.headline(hottest[0]) if hottest else None
-        single = [r for r in results.partitions if r.op_class != OpClass.ALL and r.partition != OTHER] or results.partitions
         shares.append(
             {
                 "engine": results.mergeable["engine"],
@@ -152,7 +150,7 @@ def _shares(runs: Sequence[Results], merged: Results) -> list[dict[str, Any]]:
                 "started": results.run.started,
                 "duration_s": results.run.duration_s,
                 "users": results.run.users,
-                "requests": sum(r.requests for r in single),
+                "requests": sum(r.requests for r in results.partitions if r.op_class != OpClass.ALL),
                 "attempts": results.attempts,
                 "entities": results.account.entities,
                 "share": round(results.account.entities / everything, 4),
