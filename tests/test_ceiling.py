@@ -316,3 +316,24 @@ def test_the_web_ui_starts_the_search_with_its_shape_and_writes_it_when_done(azu
             time.sleep(0.5)
         steps = json.loads((out / "results.json").read_text())["ceiling"]["steps"]
     assert [(s["offered_per_s"], s["good"]) for s in steps] == [(50, True), (100, True)]
+
+
+@pytest.mark.parametrize("phase", [0.0, 0.49, 0.99])
+@pytest.mark.parametrize("late", [0.003, -0.003])
+def test_each_step_lasts_its_step_time_in_ticks_whatever_their_phase(monkeypatch, phase, late):
+    """Locust ticks a shape once a second, give or take a few milliseconds: every step holds --step-time ticks, also
+    when a step's boundary falls just after a tick (the last step once lost a second to it and went unjudged)."""
+    from loadtest.ceiling import shape as shape_module
+    from loadtest.ceiling.shape import CeilingShape
+    from loadtest.metrics import PartitionMetrics
+
+    clock = [1_000.0 + phase]
+    monkeypatch.setattr(shape_module.time, "time", lambda: clock[0])
+    shape = CeilingShape()
+    shape.plan, shape.metrics = Plan(start=100, step=100, maximum=300, step_s=4, max_p99_ms=500.0), PartitionMetrics()
+    shape._judge = lambda now: None  # no counts to judge here: only the steps' clock
+    ticks = []
+    while (state := shape.tick()) is not None and len(ticks) < 30:
+        ticks.append(state[0])
+        clock[0] += 1.0 + late
+    assert ticks == [10] * 4 + [20] * 4 + [30] * 4, ticks

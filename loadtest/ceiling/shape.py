@@ -29,6 +29,7 @@ __all__ = ["CeilingShape"]
 log = logging.getLogger("loadtest")
 LOCAL_LAG_S = 1.2  # a step's last second is in the metrics a moment after it ends
 REPORT_LAG_S = WORKER_REPORT_INTERVAL + 1.5  # ... and in a master's after every worker's next report
+TICK_SLACK_S = 0.5  # half of Locust's second between a shape's ticks
 
 
 class CeilingShape(LoadTestShape):
@@ -70,7 +71,11 @@ class CeilingShape(LoadTestShape):
         plan, now = self.plan, time.time()
         if plan is None or self.metrics is None:
             return None
-        index = int(self.get_run_time() // plan.step_s)
+        # each step --step-time long from its own first tick, to the nearest tick: Locust ticks a shape once a second,
+        # and a step's end falling just after a tick (the master restarts the run's clock on its first tick) cost that
+        # step a second and gave it to the next; a last step cut to 3 s had too few whole seconds to be judged
+        current = self.windows[-1] if self.windows else None
+        index = 0 if current is None else current.index + (now - current.began + TICK_SLACK_S >= plan.step_s)
         self._judge(now)
         if self.gave_way or index >= plan.steps:
             self.close(now)
@@ -83,8 +88,7 @@ class CeilingShape(LoadTestShape):
             before = plan.users(index - 1) if index else 0
             spawn = float(max(1, 2 * (users - before)))  # this step's users within half a second
             self.windows.append(StepWindow(index=index, offered=plan.offered(index), users=users, spawn_rate=spawn, began=now))
-        current = self.windows[-1]
-        return current.users, current.spawn_rate
+        return self.windows[-1].users, self.windows[-1].spawn_rate
 
     def ran(self, now: float) -> tuple[Plan, list[StepWindow], bool] | None:
         """At the test's end: the plan, the steps as they ran, and whether it ended before the plan's last step
