@@ -154,30 +154,37 @@ class TestTable:
             while True:
                 try:
                     client.create_entity({**record, "state": "seeding", "engine": engine, "count": count})
+                    return self._seed_claimed(client, record, keys, count, shape)
                 except ResourceExistsError:
-                    current = client.get_entity(record["PartitionKey"], record["RowKey"])
-                    if current["state"] == "seeded":
-                        log.info("Seeded once for the run by engine %s: %d entities", current["engine"], current["count"])
-                        self.seeded = int(current["count"])
-                        return self.seeded
-                    etag = current.metadata["etag"]
-                    if seen is None or seen[0] != etag:
-                        if seen is None:
-                            log.info("Engine %s is seeding the shared table: waiting for it", current["engine"])
-                        seen = (etag, time.monotonic())
-                    elif time.monotonic() - seen[1] > CLAIM_STALE_S:
-                        log.warning("Engine %s stopped seeding (its record went stale): taking over", current["engine"])
-                        try:
-                            client.delete_entity(current, etag=etag, match_condition=MatchConditions.IfNotModified)
-                        except (ResourceModifiedError, ResourceNotFoundError):
-                            pass  # another engine took over first
-                        seen = None
-                        continue
-                    gevent.sleep(0.5)
-                    continue
+                    pass  # another engine's claim
                 except SDK_ERRORS as err:
                     raise explain(err, self.target) from err
-                return self._seed_claimed(client, record, keys, count, shape)
+                try:
+                    current = client.get_entity(record["PartitionKey"], record["RowKey"])
+                except ResourceNotFoundError:
+                    continue  # its seeder gave it up meanwhile: claim it
+                except SDK_ERRORS as err:
+                    raise explain(err, self.target) from err
+                if current["state"] == "seeded":
+                    log.info("Seeded once for the run by engine %s: %d entities", current["engine"], current["count"])
+                    self.seeded = int(current["count"])
+                    return self.seeded
+                etag = current.metadata["etag"]
+                if seen is None or seen[0] != etag:
+                    if seen is None:
+                        log.info("Engine %s is seeding the shared table: waiting for it", current["engine"])
+                    seen = (etag, time.monotonic())
+                elif time.monotonic() - seen[1] > CLAIM_STALE_S:
+                    log.warning("Engine %s stopped seeding (its record went stale): taking over", current["engine"])
+                    try:
+                        client.delete_entity(current, etag=etag, match_condition=MatchConditions.IfNotModified)
+                    except (ResourceModifiedError, ResourceNotFoundError):
+                        pass  # another engine took over first
+                    except SDK_ERRORS as err:
+                        raise explain(err, self.target) from err
+                    seen = None
+                    continue
+                gevent.sleep(0.5)
 
     def _seed_claimed(
         self, client: TableClient, record: dict[str, str], keys: KeyStrategy, count: int, shape: EntityShape
