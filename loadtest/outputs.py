@@ -2,7 +2,8 @@
 
 A run that has put load on a target must not lose its figures to an unusable ``--out`` found
 afterwards, nor leave a truncated file beside a good one: each file is written to a temporary
-name in the same folder and renamed over its own name once complete.
+name in the same folder and renamed over its own name once complete, with the mode the user's
+umask gives a new file (not the temporary file's 0600).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def write_text(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(handle, _new_file_mode())  # the temporary file's 0600 would keep the report from a web server's user
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
             file.write(text)
             file.flush()
@@ -60,3 +62,10 @@ def write_text(path: Path, text: str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def _new_file_mode() -> int:
+    """The mode the user's umask gives a new file (0644 under the usual 022), as ``open`` would."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
