@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .config import Settings
+from .config import Settings, check_open_loop
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
 from .option import add_options
@@ -157,6 +157,8 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     for opt in (RUN_OPTIONS if ns.command == "run" else ()) + RUNNER_OPTIONS:
         setattr(ns, opt.dest, opt.value(ns))
     settings = Settings.from_options(ns)  # every rule checked before anything starts
+    if ns.command == "run":
+        check_open_loop(settings.arrival_rate, ns.users)
     if ns.command == "ceiling":
         _check_search(ns, settings, extra)
     if settings.out:

@@ -6,6 +6,7 @@ options checked, at the edge, before anything is sent to the service.
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -15,13 +16,13 @@ from .exit_codes import UsageError
 from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
 from .option_parsers import host_engine
-from .options import OPTIONS
+from .options import MAX_USER_ARRIVAL_RATE, OPTIONS
 from .profiles import PROFILES
 from .redact import redact
 from .results import FindingKind
 from .retry import RetryStrategy
 
-__all__ = ["USER_SETTINGS", "Settings", "namespace"]
+__all__ = ["USER_SETTINGS", "Settings", "check_open_loop", "namespace"]
 
 #: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's).
 USER_SETTINGS = ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix", "scan_size")
@@ -166,3 +167,15 @@ def namespace(**overrides: Any) -> argparse.Namespace:
     values = {opt.dest: opt.default for opt in OPTIONS}
     values.update(overrides)
     return argparse.Namespace(**values)
+
+
+def check_open_loop(arrival_rate: float, users: int) -> None:
+    """``--arrival-rate`` over the run's users: each starts one operation at a time, at most ``MAX_USER_ARRIVAL_RATE``
+    a second; a schedule past that only drops slots. ``UsageError`` naming the rule and the users it needs."""
+    if arrival_rate and users and arrival_rate > users * MAX_USER_ARRIVAL_RATE:
+        need = math.ceil(arrival_rate / MAX_USER_ARRIVAL_RATE)
+        raise UsageError(
+            f"--arrival-rate {arrival_rate:g} over {users:,} users is {arrival_rate / users:,.0f} operations/s each; a user "
+            f"starts at most {MAX_USER_ARRIVAL_RATE:,} a second (one at a time, each waiting for its answer): give at least "
+            f"{need:,} users (-u), or a lower rate"
+        )

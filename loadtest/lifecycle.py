@@ -26,7 +26,7 @@ from locust.runners import STATE_INIT, WorkerRunner
 
 from . import summary, wrapup
 from .ceiling.shape import CeilingShape
-from .config import Settings, namespace
+from .config import Settings, check_open_loop, namespace
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
 from .engines.blobs import upload_outputs
@@ -123,6 +123,8 @@ def register(environment: Environment) -> StressRun | None:
             log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
+        if getattr(environment.parsed_options, "headless", False):  # locust -f -u N: its users are known now
+            check_open_loop(settings.arrival_rate, getattr(environment.parsed_options, "num_users", 0) or 0)
         if isinstance(environment.shape_class, CeilingShape):  # its plan checked before anything is sent
             environment.shape_class.watch(metrics, environment.parsed_options)
         # seeded for every user class's key strategy; stopped or failed, it leaves nothing behind
@@ -225,6 +227,7 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
         run.run_id = f"{run.settings.run_id}-{run.tests}" if run.settings.run_id else new_run_id()
     try:  # the web UI's start form may have changed settings
         run.settings = next_settings(run.settings, environment.parsed_options, run.table, environment.user_classes)
+        check_open_loop(run.settings.arrival_rate, run.users)  # locust -f, the web UI: the users are known now
     except ToolError as err:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)

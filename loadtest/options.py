@@ -47,6 +47,7 @@ __all__ = [
     "EMULATOR_OPTIONS",
     "MAX_DURATION_S",
     "MAX_USERS",
+    "MAX_USER_ARRIVAL_RATE",
     "MERGE_OPTIONS",
     "OPTIONS",
     "REAL_RUN_ONLY",
@@ -70,6 +71,9 @@ MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
 
 DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
 MAX_SIMULATED_RATE = 10**7  # operations/s a simulation takes: beyond, no table design is being asked about
+#: An open loop's user starts one operation at a time and waits for its answer: no more than one a millisecond. Past
+#: that its schedule only drops slots (at 10^12/s, billions a second, and the run hung enumerating them).
+MAX_USER_ARRIVAL_RATE = 1000
 
 # --- the commands' own options (Locust's users, time and processes, as loadtest run sets them) -------------
 
@@ -331,9 +335,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("--arrival-rate",),
         "open loop: operations/s for the whole run, spread over the users, each due at its time whatever the service's "
-        "pace; late ones are timed from when they were due, overdue ones dropped and counted (0 = off)",
+        f"pace; late ones are timed from when they were due, overdue ones dropped and counted (0 = off; at most "
+        f"{MAX_USER_ARRIVAL_RATE:,} per user)",
         0.0,
-        non_negative,
+        number(f"operations/s from 0 to {MAX_SIMULATED_RATE:,}", lambda n: 0 <= n <= MAX_SIMULATED_RATE),
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
 )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
-from helpers import run_with_azurite_frozen
+from helpers import ROOT, in_process, run_with_azurite_frozen, tables
 
 from loadtest.arrivals import DROP_AFTER_S, Schedule
 from loadtest.azurite import EmbeddedAzurite
@@ -92,3 +95,33 @@ def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(t
     get = results["latency"]["GET"]
     assert results["arrivals"]["late"] > 50
     assert get["corrected_p99_ms"] > get["p99_ms"] + 300, get
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("--arrival-rate", "1e12"), "--arrival-rate '1e12': must be operations/s from 0 to 10,000,000"),
+        (("--arrival-rate", "20000", "-u", "10"), "is 2,000 operations/s each; a user starts at most 1,000 a second"),
+    ],
+)
+def test_a_rate_no_user_could_start_is_refused_before_anything_starts(args, said, monkeypatch):
+    """Once such a run spun at 100 % CPU for 14 minutes, enumerating the slots its schedules dropped."""
+    code, _, err = in_process(monkeypatch, "run", *args)
+    assert code == 2 and said in err and err.count("\n") == 1, err
+
+
+def test_locust_f_refuses_the_rate_for_its_users_before_the_table(azurite, target, tmp_path):
+    """``locust -f`` knows its users at init (headless): the same rule, one line, exit 2, no table created."""
+    before = tables(target)
+    done = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(ROOT / "loadtest" / "locustfile.py"), "--headless", "-u", "2"]
+        + ["-t", "2s", "--arrival-rate", "5000", "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2 and "give at least 5 users (-u)" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and tables(target) == before and not (tmp_path / "out" / "results.json").exists()
