@@ -151,3 +151,25 @@ def test_stopped_while_a_headless_master_waits_for_workers_drops_the_table(azuri
     line = assert_one_clean_line(watched, "before the load started", "SIGINT")
     assert f"test table {name} dropped" in line
     assert tables(target) == before
+
+
+def test_the_tool_killed_mid_run_leaves_no_azurite_or_emulator():
+    """SIGKILL runs no handler: the embedded Azurite and the emulator go by the parent-death signal each was started
+    with, checked by their PIDs 5 s later."""
+    watched = Watched(["-m", "loadtest", "run", "-t", "30s", "--seed-entities", "100", "--emulate-throttling"])
+    pids = [
+        int(re.search(r"\(pid (\d+)\)", watched.wait_for(f"{name} on")).group(1))
+        for name in ("Azurite table service", "Throttling emulator")
+    ]
+    watched.wait_for("All users spawned")
+    code, _ = watched.stop(signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    time.sleep(5)
+    assert [pid for pid in pids if running(pid)] == [], (pids, watched.output[-2000:])
+
+
+def running(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
