@@ -149,3 +149,11 @@ def test_the_heat_map_is_as_tall_as_its_rows(monkeypatch):
     many = {t: [{"op": "read", "partition": f"p{i}"} for i in range(12)] for t in range(5)}
     heights = [drawn(monkeypatch, assess(build(recorded(s), run_info())))["heat"].get_figheight() for s in (few, many)]
     assert heights[1] - heights[0] == pytest.approx(10 * 0.28)  # the same height for each of the 10 more rows
+
+
+def test_the_heat_maps_colour_bar_label_fits_beside_a_one_row_map(monkeypatch):
+    one = {t: [{"op": "read", "partition": "p0"}] for t in range(5)}
+    fig = drawn(monkeypatch, assess(build(recorded(one), run_info())))["heat"]
+    bar = fig.axes[-1]  # the colour bar's own axes
+    label = bar.yaxis.label
+    assert label.get_text() and label.get_window_extent().height <= bar.get_window_extent().height + 1

@@ -187,9 +187,14 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         shares = (table / target).T.to_numpy()
         image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=2.0, interpolation="nearest")
         ax.set_yticks(range(len(table.columns)), [str(c)[:34] for c in table.columns], fontsize=7)
-        fig.colorbar(image, ax=ax, label="share of the per-partition target (1.0 = target; 2x and above: brightest)")
+        bar = fig.colorbar(image, ax=ax)
+        bar.set_label("× target", fontsize=8)  # short: it stands beside a map that may be one row tall
     ax.set_xlabel("seconds since start")
-    ax.set_title("Key heat map: entities/s per partition (and per key range) as a share of the target")
+    ax.set_title(
+        "Key heat map: entities/s per partition (and per key range) as a share of the per-partition target\n"
+        "(1.0 = the target; 2x and above: brightest)",
+        fontsize=10,
+    )
     return _png(fig)
 
 
