@@ -10,10 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import asdict, dataclass, field, fields
+import math
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from .buckets import COUNTERS, OTHER
 from .operations import OpClass
@@ -157,31 +159,9 @@ class Results:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
-        return cls(
-            run=_make(RunInfo, data["run"]),
-            partitions=[_make(PartitionRow, row) for row in data["partitions"]],
-            account=_make(AccountRow, data["account"]),
-            findings=[_make(Finding, f) for f in data.get("findings", [])],
-            errors=dict(data.get("errors", {})),
-            attempts=int(data.get("attempts", 0)),
-            timeseries=list(data.get("timeseries", [])),
-            load=list(data.get("load", [])),
-            workers=dict(data.get("workers", {})),
-            latency=dict(data.get("latency", {})),
-            keys=dict(data.get("keys", {})),
-            key_ranges=list(data.get("key_ranges", [])),
-            retry=dict(data.get("retry", {})),
-            integrity=dict(data.get("integrity", {})),
-            incomplete=list(data.get("incomplete", [])),
-            workload=dict(data.get("workload", {})),
-            arrivals=dict(data.get("arrivals", {})),
-            ceiling=dict(data.get("ceiling", {})),
-            simulation=dict(data.get("simulation", {})),
-            engines=list(data.get("engines", [])),
-            schema=int(data.get("schema", SCHEMA_VERSION)),
-            mergeable=dict(data.get("mergeable", {})),
-        )
-
+        """The results a results.json holds, every field of the form checked against its type: a ``ValueError`` names
+        the first that is wrong (``partitions[3].ratio: a number, not 'x'``). Fields it does not know are left out."""
+        return _make(cls, data, "results")
     @classmethod
     def from_json(cls, text: str) -> Results:
         return cls.from_dict(json.loads(text))
@@ -240,6 +220,52 @@ class Results:
         return next((r for r in rows if r.op_class == OpClass.ALL), max(rows, key=lambda r: r.judged(self.open_loop)[0]))
 
 
-def _make(kind: type, data: dict[str, Any]) -> Any:
-    names = {f.name for f in fields(kind)}
-    return kind(**{k: v for k, v in data.items() if k in names})
+def _make(kind: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: an object, not {_shown(data)}")
+    hints, values = get_type_hints(kind), {}
+    for f in fields(kind):
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ValueError(f"{where}.{f.name}: missing")
+            continue
+        values[f.name] = _typed(hints[f.name], data[f.name], f"{where}.{f.name}")
+    return kind(**values)
+
+
+def _typed(kind: Any, value: Any, where: str) -> Any:
+    """``value`` if it is a ``kind``, else a ``ValueError`` naming ``where``; rows and objects of the form are made."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, UnionType):
+        if value is None and type(None) in args:
+            return None
+        return _typed(next(a for a in args if a is not type(None)), value, where)
+    if isinstance(kind, type) and is_dataclass(kind):
+        return _make(kind, value, where)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: a list, not {_shown(value)}")
+        row = args[0] if args and isinstance(args[0], type) and is_dataclass(args[0]) else None
+        return [_make(row, item, f"{where}[{i}]") for i, item in enumerate(value)] if row else value
+    if origin is dict or kind is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: an object, not {_shown(value)}")
+        return value
+    if isinstance(kind, type) and issubclass(kind, StrEnum):
+        if not isinstance(value, str) or value not in {m.value for m in kind}:
+            raise ValueError(f"{where}: one of {', '.join(m.value for m in kind)}, not {_shown(value)}")
+        return kind(value)
+    if kind is bool and not isinstance(value, bool):
+        raise ValueError(f"{where}: true or false, not {_shown(value)}")
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{where}: a whole number, not {_shown(value)}")
+    if kind is float and (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)):
+        raise ValueError(f"{where}: a number, not {_shown(value)}")
+    if kind is str and not isinstance(value, str):
+        raise ValueError(f"{where}: a string, not {_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."

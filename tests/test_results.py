@@ -1,13 +1,17 @@
 import csv
 import json
+import re
 
 import pytest
-from helpers import run_info
+from helpers import in_process, run_info
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from synthetic import environment, recorded
 
 from loadtest.buckets import OTHER
 from loadtest.results import Results
 from loadtest.summary import build, moving_average_peak
+from loadtest.verdict import assess
 
 
 def test_moving_average_peak_is_the_best_10_second_window():
@@ -93,9 +97,12 @@ def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
     assert sum(int(r["entities"]) for r in rows if r["op_class"] == "PUT") == 6
 
 
-@pytest.mark.parametrize("broken", ["{}", "[]", '{"run": {}}'])
-def test_from_json_refuses_what_is_not_results(broken):
-    with pytest.raises((KeyError, TypeError, AttributeError)):
+@pytest.mark.parametrize(
+    "broken, said",
+    [("{}", "results.run: missing"), ("[]", "results: an object, not []"), ('{"run": {}}', "results.run.id: missing")],
+)
+def test_from_json_refuses_what_is_not_results(broken, said):
+    with pytest.raises(ValueError, match=re.escape(said)):
         Results.from_json(broken)
 
 
@@ -138,3 +145,72 @@ def test_retry_amplification_backoff_and_first_attempt_latency():
     assert results.retry == {"strategy": "fixed:3,0.6", "backoff_s": 0.6, "attempts_per_operation": (3 + 3 + 2) / 5}
     latency = results.latency["GET"]
     assert latency["p99_ms"] > 800 and latency["first_attempt_p99_ms"] < 11  # end to end vs first attempt
+
+
+# --- a results.json that is not one: loadtest report says what is wrong, in one line -------------------------------
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+PLACES = ("", "run", "account", "partitions.0", "findings.0")  # the form's levels: the whole, its objects, a row
+
+
+def small_results() -> dict:
+    seconds = {t: [{"op": "read"}, {"op": "upsert", "op_class": "PUT"}] for t in range(3)}
+    return assess(build(recorded(seconds), run_info())).to_dict()
+
+
+def _at(data: dict, place: str):
+    for part in place.split(".") if place else ():
+        data = data[int(part)] if part.isdigit() else data[part]
+    return data
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    place=st.sampled_from(PLACES),
+    action=st.sampled_from(["delete", "replace", "extra", "truncate"]),
+    pick=st.integers(0, 10**6),
+    value=JSON,
+)
+def test_report_on_a_malformed_results_json_is_one_line_exit_2_never_a_traceback(
+    tmp_path, monkeypatch, place, action, pick, value
+):
+    """Wrong types, missing or extra fields, a truncated file: `loadtest report` renders it (an extra field or a value
+    of the right type) or says in one line what is wrong, exit 2."""
+    data = small_results()
+    target = _at(data, place)
+    key = sorted(target)[pick % len(target)]
+    text = json.dumps(data)
+    if action == "delete":
+        del target[key]
+    elif action == "replace":
+        target[key] = value
+    elif action == "extra":
+        target[f"x{pick}"] = value
+    text = json.dumps(data) if action != "truncate" else text[: pick % len(text)]
+    folder = tmp_path / f"r{pick}"
+    folder.mkdir(exist_ok=True)
+    (folder / "results.json").write_text(text)
+    code, _, err = in_process(monkeypatch, "report", str(folder))
+    assert code in (0, 2) and "Traceback" not in err, err
+    if code == 2:
+        assert err.count("\n") == 1 and "not a partition-stress results.json" in err, err
+    if action == "extra":
+        assert code == 0, err  # the contract: fields may be added freely
+
+
+def test_report_names_the_field_that_is_wrong(tmp_path, monkeypatch):
+    """Once a `run` that was a number ended in an AttributeError traceback."""
+    for change, said in ((("run", 5), "results.run: an object, not 5"), (("partitions", {}), "results.partitions: a list")):
+        data = small_results()
+        data[change[0]] = change[1]
+        (tmp_path / "results.json").write_text(json.dumps(data))
+        code, _, err = in_process(monkeypatch, "report", str(tmp_path))
+        assert code == 2 and said in err and err.count("\n") == 1, err
