@@ -48,6 +48,7 @@ class Bucket:
     dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
     unsent: int = 0  # their entities: demand never sent (with ``offered``, an open loop's whole demand)
     errors: Counter[str] = field(default_factory=Counter)
+    throttled_by: Counter[str] = field(default_factory=Counter)  # throttled attempts by reason (service_errors)
 
     @property
     def demand(self) -> int:
@@ -55,13 +56,18 @@ class Bucket:
         return self.offered + self.unsent
 
     def to_dict(self) -> dict[str, Any]:
-        return {**{name: getattr(self, name) for name in COUNTERS}, "errors": dict(self.errors)}
+        return {
+            **{name: getattr(self, name) for name in COUNTERS},
+            "errors": dict(self.errors),
+            "throttled_by": dict(self.throttled_by),
+        }
 
     def merge(self, data: Mapping[str, Any]) -> None:
         """Add a bucket's ``to_dict`` form (from a worker)."""
         for name in COUNTERS:
             setattr(self, name, getattr(self, name) + data.get(name, 0))
         self.errors.update(data.get("errors", {}))
+        self.throttled_by.update(data.get("throttled_by", {}))
 
     def add(self, other: Bucket) -> None:
         self.merge(other.to_dict())

@@ -111,6 +111,8 @@ class PartitionMetrics:
         bucket.requests += 1
         bucket.attempts += context.get("attempts", 1)
         bucket.throttled += context.get("throttled", 0)
+        if "throttled_by" in context:
+            bucket.throttled_by.update(context["throttled_by"])
         bucket.backoff_ms += int(context.get("backoff_s", 0.0) * 1000)
         first = self.first_attempt.get(op_class)
         if first is None:

@@ -32,7 +32,20 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-TIMESERIES_FIELDS = ("t", "second", "partition", "op_class", *COUNTERS, "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "users")
+TIMESERIES_FIELDS = (
+    "t",
+    "second",
+    "partition",
+    "op_class",
+    *COUNTERS,
+    "errors",
+    "throttled_by",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "max_ms",
+    "users",
+)
 
 
 class FindingKind(StrEnum):
@@ -113,6 +126,7 @@ class PartitionRow(AccountRow):
     attempts: int = 0
     throttled: int = 0
     errors: dict[str, int] = field(default_factory=dict)  # failed operations by the service's error code
+    throttled_by: dict[str, int] = field(default_factory=dict)  # throttled attempts by reason: partition, account, timeout
 
 
 @dataclass(kw_only=True)
@@ -162,6 +176,7 @@ class Results:
         """The results a results.json holds, every field of the form checked against its type: a ``ValueError`` names
         the first that is wrong (``partitions[3].ratio: a number, not 'x'``). Fields it does not know are left out."""
         return _make(cls, data, "results")
+
     @classmethod
     def from_json(cls, text: str) -> Results:
         return cls.from_dict(json.loads(text))
@@ -177,8 +192,10 @@ class Results:
         writer = csv.DictWriter(table, fieldnames=TIMESERIES_FIELDS)
         writer.writeheader()
         for row in self.timeseries:
-            errors = ";".join(f"{code}:{n}" for code, n in sorted(row["errors"].items()))
-            writer.writerow({**row, "errors": errors})
+            counted = {
+                name: ";".join(f"{k}:{n}" for k, n in sorted(row.get(name, {}).items())) for name in ("errors", "throttled_by")
+            }
+            writer.writerow({**row, **counted})
         write_text(out / "timeseries.csv", table.getvalue())
 
     # --- questions the verdict, the report and compare ask -----------------------------------

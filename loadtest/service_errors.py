@@ -12,14 +12,28 @@ __all__ = [
     "CONNECTION_ERROR",
     "THROTTLING_CODES",
     "TIMEOUT",
+    "PARTITION_BUSY",
+    "THROTTLE_REASONS",
     "UNANSWERED",
     "ServiceError",
     "is_throttling",
     "service_code",
+    "service_message",
+    "throttle_reason",
 ]
 
 #: The error codes of the service's answers over its targets (503 ServerBusy, 500 OperationTimedOut, 504).
 THROTTLING_CODES = frozenset({"ServerBusy", "OperationTimedOut", "GatewayTimeout"})
+#: Why the service throttled an attempt, told apart as Azure words its answers: a partition over its target (503
+#: ServerBusy, the service's general message), the account over one of its limits (503 ServerBusy, "... is over the
+#: account limit."), or the operation timed out (500 OperationTimedOut, 504).
+THROTTLE_REASONS = ("partition", "account", "timeout")
+PARTITION_BUSY = "The server is currently unable to receive requests. Please retry your request."
+ACCOUNT_LIMITS = (  # the Storage service's common REST error codes: ServerBusy's messages for the account's limits
+    "Operations per second is over the account limit.",
+    "Ingress is over the account limit.",
+    "Egress is over the account limit.",
+)
 #: What a client calls a failure that never got an answer: refused or reset, or no answer within ``--timeout``.
 CONNECTION_ERROR = "ConnectionError"
 TIMEOUT = "Timeout"
@@ -42,6 +56,22 @@ CAUSES = {
 def is_throttling(status: int, error_code: str | None) -> bool:
     """503, 504, and 500 only with OperationTimedOut: what the service answers over its targets."""
     return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
+
+
+def throttle_reason(error_code: str | None, message: str = "") -> str:
+    """Why a throttled attempt was refused (one of ``THROTTLE_REASONS``), from its error code and message."""
+    if error_code in ("OperationTimedOut", "GatewayTimeout") or error_code == "HTTP504":
+        return "timeout"
+    return "account" if "over the account limit" in message else "partition"
+
+
+def service_message(body: bytes | str) -> str:
+    """The message of an ``odata.error`` JSON body ("" when there is none)."""
+    try:
+        message = json.loads(body)["odata.error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+    return str(message.get("value", "") if isinstance(message, dict) else message)
 
 
 def service_code(headers: Any, body: bytes | str) -> str | None:

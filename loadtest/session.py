@@ -22,7 +22,7 @@ from .keys import KeyStrategy
 from .operations import OPERATIONS, Operation
 from .query_reach import reach_of
 from .retry import DEFAULT_RETRY, RetryStrategy, parse_retry
-from .service_errors import ServiceError, is_throttling
+from .service_errors import ServiceError, is_throttling, throttle_reason
 from .target import Target
 from .transports.base import Transport, transport_class
 
@@ -79,6 +79,7 @@ class TableSession:
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
         self._sequence = count(1)
         self._retries = self._throttled = 0
+        self._throttled_by: dict[str, int] = {}  # throttled attempts by reason (partition, account, timeout)
         self._backoff = 0.0
         self._started = 0.0
         self._first_ms: float | None = None
@@ -89,11 +90,13 @@ class TableSession:
         self._retries += 1
         self._backoff += seconds
 
-    def on_attempt(self, status: int, error_code: str | None) -> None:
+    def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
         if self._first_ms is None:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
         if status >= 500 and is_throttling(status, error_code):
             self._throttled += 1
+            reason = throttle_reason(error_code, message)
+            self._throttled_by[reason] = self._throttled_by.get(reason, 0) + 1
 
     def _run(
         self,
@@ -111,6 +114,8 @@ class TableSession:
         replaces the operation's request name.
         """
         self._retries = self._throttled = 0
+        if self._throttled_by:
+            self._throttled_by = {}
         self._backoff, self._first_ms = 0.0, None
         self.transport.set_request_id(f"{self._request_ids}{next(self._sequence)}")
         context = {"partition": partition, "op_class": op.op_class, "entities": entities, **extra}
@@ -133,6 +138,8 @@ class TableSession:
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         context["attempts"] = 1 + self._retries
         context["throttled"] = self._throttled
+        if self._throttled:
+            context["throttled_by"] = self._throttled_by
         context["backoff_s"] = self._backoff
         # the first attempt's latency: the whole operation unless it was retried
         context["first_ms"] = elapsed_ms if not self._retries or self._first_ms is None else self._first_ms

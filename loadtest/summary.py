@@ -135,6 +135,7 @@ def _row(
         attempts=total.attempts,
         throttled=total.throttled,
         errors=dict(total.errors),
+        throttled_by=dict(total.throttled_by),
     )
 
 

@@ -332,7 +332,7 @@ class TestTable:
 class _Quiet:
     """Seeding's attempt hooks: nothing is counted (seeding is not the load)."""
 
-    def on_attempt(self, status: int, error_code: str | None) -> None:
+    def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
         pass
 
     def on_backoff(self, seconds: float) -> None:

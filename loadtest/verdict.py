@@ -110,6 +110,18 @@ def _throttled_failures(row: PartitionRow) -> int:
     return sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
 
 
+#: What each throttling reason means, in a finding's words.
+_REASON_WORDS = {"partition": "the partition over its target", "account": "the account over its limit", "timeout": "timed out"}
+
+
+def _reasons(row: PartitionRow) -> str:
+    """The throttled attempts by reason, as Azure's answers told them apart (none for older results)."""
+    if not row.throttled_by:
+        return ""
+    by = sorted(row.throttled_by.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ": " + ", ".join(f"{n:,} {_REASON_WORDS.get(reason, reason)}" for reason, n in by)
+
+
 def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition") -> str:
     """A row's load against its target: served; in an open loop the demand, which the finding judges, then served."""
     served = f"peak {row.peak_eps:,.0f} entities/s ({window}-s average), {row.ratio:.0%} of the {row.target:,}/s {what} target"
@@ -224,7 +236,8 @@ def assess(results: Results) -> Results:
                     K.THROTTLED,
                     (
                         f"{row.op_class} on {row.partition!r}: {row.throttled:,} throttled attempts "
-                        f"(503 ServerBusy / 500 OperationTimedOut / 504), {throttled_errors:,} operations failed with them"
+                        f"(503 ServerBusy / 500 OperationTimedOut / 504){_reasons(row)}, {throttled_errors:,} operations "
+                        "failed with them"
                     ),
                     row,
                 )

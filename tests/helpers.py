@@ -152,7 +152,7 @@ class Hooks:
         self.answers: list[tuple[int, str | None]] = []
         self.waits: list[float] = []
 
-    def on_attempt(self, status: int, error_code: str | None) -> None:
+    def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
         self.answers.append((status, error_code))
 
     def on_backoff(self, seconds: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections import Counter
 
 import pytest
 from azure.core.exceptions import HttpResponseError
@@ -13,11 +14,11 @@ from helpers import Hooks
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.emulator.budgets import Budget, Budgets
-from loadtest.emulator.throttle import charge_of
+from loadtest.emulator.throttle import Throttle, charge_of
 from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT
 from loadtest.retry import parse_retry
-from loadtest.service_errors import CONNECTION_ERROR, ServiceError
+from loadtest.service_errors import CONNECTION_ERROR, PARTITION_BUSY, ServiceError, service_message, throttle_reason
 from loadtest.table import TestTable
 from loadtest.target import resolve_target
 from loadtest.transports.rest import RestTransport
@@ -42,6 +43,28 @@ def test_a_token_bucket_holds_one_second_and_refills_at_its_rate():
     assert not budget.has(now) and not budget.has(now + 0.4)
     assert budget.has(now + 0.6) and budget.tokens == pytest.approx(10, abs=1)
     assert budget.has(now + 10) and budget.tokens == 100
+
+
+def test_each_budget_refuses_in_azures_words_and_a_client_tells_the_reason_from_them():
+    """The account's budget answers "Operations per second is over the account limit.", a partition's the service's
+    general ServerBusy message, a share of either 500 OperationTimedOut: the reasons a client reads back."""
+    path = "/devstoreaccount1/t(PartitionKey='hot',RowKey='1')"
+    reasons = []
+    for budgets in (Budgets(partition_rate=10_000, account_rate=1), Budgets(partition_rate=1, account_rate=10_000)):
+        throttle = Throttle(budgets, seed=1)
+        answers = [throttle.refusal("GET", path, "", b"")[0] for _ in range(50)]
+        head, _, body = next(a for a in answers if a).partition(b"\r\n\r\n")
+        assert b"503 Service Unavailable" in head and b"x-ms-error-code: ServerBusy" in head
+        reasons.append(throttle_reason("ServerBusy", service_message(body)))
+    assert reasons == ["account", "partition"]
+    assert (
+        service_message(json.dumps({"odata.error": {"code": "ServerBusy", "message": {"value": PARTITION_BUSY}}}))
+        == PARTITION_BUSY
+    )
+    assert (
+        throttle_reason("OperationTimedOut") == "timeout"
+        and throttle_reason("ServerBusy", "Egress is over the account limit.") == "account"
+    )
 
 
 @pytest.fixture
@@ -77,7 +100,7 @@ def test_the_sdk_with_its_own_retry_policy_raises_what_azure_raises(throttled):
 
 @pytest.mark.parametrize(
     "retry,failures_expected,client",
-    [("none", True, "fast"), ("exponential:8,0.2,0.05,2", False, "fast"), ("exponential:8,0.2,0.05,2", False, "sdk")],
+    [("none", True, "fast"), ("none", True, "sdk"), ("exponential:8,0.2,0.05,2", False, "fast")],
 )
 def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_complete(
     loadtest, azurite, tmp_path, retry, failures_expected, client
@@ -97,8 +120,14 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
         "--mix",
         "read=70,upsert=20,insert=10",
         "--emulate-throttling",
+        "--key-strategy",
+        "set:2",
+        "--skew",
+        "hotspot:80,50",  # 80 % of operations on the first key: over its 50/s, while the account's 70/s refuses too
         "--emulator-partition-rate",
         "50",
+        "--emulator-account-rate",
+        "70",
         "--retry",
         retry,
         "--out",
@@ -108,9 +137,19 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
     )
     assert done.code == 0, done.output
     data = json.loads((tmp_path / "results.json").read_text())
-    throttled_seconds = {row["t"] for row in data["timeseries"] if row["partition"] == "hot" and row["throttled"]}
+    throttled_seconds = {row["t"] for row in data["timeseries"] if row["partition"] == "k0000000" and row["throttled"]}
     assert len(throttled_seconds) >= 3
-    assert "THROTTLED" in {f["kind"] for f in data["findings"]}
+    # each throttled attempt by its reason, as the emulator words Azure's answers and each client reads them
+    reasons = Counter()
+    for row in data["partitions"]:
+        if row["op_class"] != "ALL":
+            reasons.update(row["throttled_by"])
+            assert sum(row["throttled_by"].values()) == row["throttled"], row
+    assert reasons["partition"] > 0 and set(reasons) <= {"partition", "account"}, reasons
+    throttled = [f["message"] for f in data["findings"] if f["kind"] == "THROTTLED"]
+    assert any("the partition over its target" in m for m in throttled)
+    if failures_expected:  # unretried, the demand stays over the account's limit too (backing off, it falls under it)
+        assert reasons["account"] > 0 and any("the account over its limit" in m for m in throttled), reasons
     failures = sum(r["failures"] for r in data["partitions"] if r["op_class"] != "ALL")
     if failures_expected:
         assert failures > 0 and data["errors"].get("ServerBusy") == failures
@@ -122,7 +161,8 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
     assert data["integrity"]["checked"] and data["integrity"]["acknowledged_writes"] > 0
     assert data["integrity"]["lost"] == 0 and data["integrity"]["unacknowledged"] == 0
     report = (tmp_path / "report.html").read_text()
-    assert "THROTTLED" in report and "retry-figures" in report
+    assert "THROTTLED" in report and "retry-figures" in report and "the partition over its target" in report
+    assert "the account over its limit" in report or not failures_expected
 
 
 def test_load_balancing_splits_spread_keys_but_never_one_key():

@@ -4,7 +4,8 @@ answer when the budgets refuse it.
 The relay (``relay``) hands each request's line and body here, and each query's answer. A request's entities
 are counted as the docs count them (a batch = its operations; a query = the entities it returns, charged when
 the answer comes back) against the budgets (``budgets``). Over budget it answers as Azure does: 503 with
-``x-ms-error-code: ServerBusy`` and the JSON ``odata.error`` body (a configurable share as 500
+``x-ms-error-code: ServerBusy`` and the JSON ``odata.error`` body, its message Azure's for a partition over
+its target or for the account over its operations per second (a configurable share as 500
 OperationTimedOut), so azure-data-tables raises what it raises against Azure.
 
 Not modelled: errors inside batch responses (a throttled batch is refused whole, before it reaches Azurite).
@@ -18,6 +19,7 @@ import re
 import time
 from urllib.parse import unquote
 
+from ..service_errors import ACCOUNT_LIMITS, PARTITION_BUSY
 from .budgets import Budget, Budgets, PartitionLayer
 
 __all__ = ["Throttle", "charge_of"]
@@ -73,8 +75,9 @@ class Throttle:
         """(Azure's whole over-budget answer, or None to let the request through; the PartitionKey of a query,
         to charge its answer)."""
         pk, entities = charge_of(method, path, query, body)
-        if (entities or method == "GET") and self._over(pk, entities):
-            return self._busy(), None
+        over = (entities or method == "GET") and self._over(pk, entities)
+        if over:
+            return self._busy(over), None
         return None, pk if method == "GET" and entities == 0 else None
 
     def answered(self, pk: str, status: int, body: bytes) -> None:
@@ -85,17 +88,20 @@ class Throttle:
             except (ValueError, AttributeError):
                 pass
 
-    def _over(self, pk: str | None, entities: int) -> bool:
+    def _over(self, pk: str | None, entities: int) -> str:
+        """Which budget refuses the request ("account", "partition"), or "" to let it through (and charge it)."""
         now = time.monotonic()
         partition = self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)) if pk is not None else None
-        if not self.account.has(now) or (partition is not None and not partition.has(now)):
-            return True
+        if not self.account.has(now):
+            return "account"
+        if partition is not None and not partition.has(now):
+            return "partition"
         if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
-            return True
+            return "partition"  # its range's server: the partition layer's own over-target answer
         self.account.take(entities)
         if partition is not None:
             partition.take(entities)
-        return False
+        return ""
 
     def _charge(self, pk: str, entities: int) -> None:
         self.account.take(entities)
@@ -103,12 +109,14 @@ class Throttle:
         if self.layer is not None:
             self.layer.charge(pk, entities)
 
-    def _busy(self) -> bytes:
-        """503 ServerBusy (or, for ``timeout_share`` of them, 500 OperationTimedOut), as the service words them."""
+    def _busy(self, reason: str) -> bytes:
+        """503 ServerBusy worded for the budget that refused (a partition's, or the account's operations per second),
+        or, for ``timeout_share`` of them, 500 OperationTimedOut: as the service words them."""
         if self.rng.random() < self.timeout_share:
             code, status, message = "OperationTimedOut", "500 Internal Server Error", _TIMED_OUT
         else:
-            code, status, message = "ServerBusy", "503 Service Unavailable", "The server is busy."
+            code, status = "ServerBusy", "503 Service Unavailable"
+            message = ACCOUNT_LIMITS[0] if reason == "account" else PARTITION_BUSY
         body = json.dumps({"odata.error": {"code": code, "message": {"lang": "en-US", "value": message}}}).encode()
         head = (
             f"HTTP/1.1 {status}\r\nContent-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n"

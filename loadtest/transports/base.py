@@ -29,8 +29,9 @@ TRANSPORTS: dict[str, tuple[str, str]] = {
 
 
 class AttemptHooks(Protocol):
-    def on_attempt(self, status: int, error_code: str | None) -> None:
-        """An answer came back (every attempt, every result page)."""
+    def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
+        """An answer came back (every attempt, every result page); ``message``: a throttled answer's, which tells its
+        reason (``service_errors.throttle_reason``)."""
 
     def on_backoff(self, seconds: float) -> None:
         """A retry is about to happen after waiting ``seconds`` (0 for a connection error)."""

@@ -28,7 +28,7 @@ from geventhttpclient import HTTPClient
 
 from ..operations import Operation
 from ..retry import RetryStrategy
-from ..service_errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code
+from ..service_errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code, service_message
 from ..target import Target
 from .auth import Auth, auth_for
 from .base import AttemptHooks, Entity
@@ -157,10 +157,12 @@ class RestTransport:
                 raise ServiceError(TIMEOUT if isinstance(err, TimeoutError) else CONNECTION_ERROR, None) from err
             status = response.status_code
             code = (service_code(response, answer) or f"HTTP{status}") if status >= 400 else None
-            self.hooks.on_attempt(status, code)
             if code is None:
+                self.hooks.on_attempt(status, code)
                 return response, answer
-            if is_throttling(status, code) and retries < self.retry.retries:
+            throttled = is_throttling(status, code)
+            self.hooks.on_attempt(status, code, service_message(answer) if throttled else "")  # its reason is in the words
+            if throttled and retries < self.retry.retries:
                 retries += 1
                 wait = self.retry.backoff(retries, self.rng)
                 self.hooks.on_backoff(wait)

@@ -21,7 +21,7 @@ from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry pol
 from ..failures import SDK_ERRORS, error_code_of
 from ..operations import Operation
 from ..retry import RetryStrategy
-from ..service_errors import ServiceError, is_throttling
+from ..service_errors import ServiceError, is_throttling, service_message
 from ..target import Target
 from .base import AttemptHooks, Entity
 
@@ -104,7 +104,8 @@ class SdkTransport:
     def _answer(self, pipeline_response: PipelineResponse) -> None:
         response = pipeline_response.http_response
         self.last = (response.status_code, response.headers.get("x-ms-error-code"))
-        self.hooks.on_attempt(*self.last)
+        throttled = self.last[0] >= 500 and is_throttling(*self.last)
+        self.hooks.on_attempt(*self.last, service_message(response.text()) if throttled else "")  # its reason's words
 
     def get(self, pk: str, rk: str, select: list[str] | None = None) -> Any:
         return _call(lambda: self.client.get_entity(pk, rk, select=select))
