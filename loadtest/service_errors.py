@@ -58,9 +58,9 @@ def is_throttling(status: int, error_code: str | None) -> bool:
     return status in (503, 504) or (status == 500 and error_code == "OperationTimedOut")
 
 
-def throttle_reason(error_code: str | None, message: str = "") -> str:
-    """Why a throttled attempt was refused (one of ``THROTTLE_REASONS``), from its error code and message."""
-    if error_code in ("OperationTimedOut", "GatewayTimeout") or error_code == "HTTP504":
+def throttle_reason(status: int, error_code: str | None, message: str = "") -> str:
+    """Why a throttled attempt was refused (one of ``THROTTLE_REASONS``), from its status, error code and message."""
+    if status == 504 or error_code in ("OperationTimedOut", "GatewayTimeout"):
         return "timeout"
     return "account" if "over the account limit" in message else "partition"
 

@@ -95,7 +95,7 @@ class TableSession:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
         if status >= 500 and is_throttling(status, error_code):
             self._throttled += 1
-            reason = throttle_reason(error_code, message)
+            reason = throttle_reason(status, error_code, message)
             self._throttled_by[reason] = self._throttled_by.get(reason, 0) + 1
 
     def _run(

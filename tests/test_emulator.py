@@ -55,16 +55,14 @@ def test_each_budget_refuses_in_azures_words_and_a_client_tells_the_reason_from_
         answers = [throttle.refusal("GET", path, "", b"")[0] for _ in range(50)]
         head, _, body = next(a for a in answers if a).partition(b"\r\n\r\n")
         assert b"503 Service Unavailable" in head and b"x-ms-error-code: ServerBusy" in head
-        reasons.append(throttle_reason("ServerBusy", service_message(body)))
+        reasons.append(throttle_reason(503, "ServerBusy", service_message(body)))
     assert reasons == ["account", "partition"]
     assert (
         service_message(json.dumps({"odata.error": {"code": "ServerBusy", "message": {"value": PARTITION_BUSY}}}))
         == PARTITION_BUSY
     )
-    assert (
-        throttle_reason("OperationTimedOut") == "timeout"
-        and throttle_reason("ServerBusy", "Egress is over the account limit.") == "account"
-    )
+    assert throttle_reason(500, "OperationTimedOut") == "timeout" and throttle_reason(504, None) == "timeout"
+    assert throttle_reason(503, "ServerBusy", "Egress is over the account limit.") == "account"
 
 
 @pytest.fixture
