@@ -338,7 +338,7 @@ OPTIONS: tuple[Option, ...] = (
         f"pace; late ones are timed from when they were due, overdue ones dropped and counted (0 = off; at most "
         f"{MAX_USER_ARRIVAL_RATE:,} per user)",
         0.0,
-        number(f"operations/s from 0 to {MAX_SIMULATED_RATE:,}", lambda n: 0 <= n <= MAX_SIMULATED_RATE),
+        number(f"operations/s, 0 or more and at most {MAX_SIMULATED_RATE:,}", lambda n: 0 <= n <= MAX_SIMULATED_RATE),
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
 )

@@ -100,7 +100,7 @@ def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(t
 @pytest.mark.parametrize(
     "args, said",
     [
-        (("--arrival-rate", "1e12"), "--arrival-rate '1e12': must be operations/s from 0 to 10,000,000"),
+        (("--arrival-rate", "1e12"), "--arrival-rate '1e12': must be operations/s, 0 or more and at most 10,000,000"),
         (("--arrival-rate", "20000", "-u", "10"), "is 2,000 operations/s each; a user starts at most 1,000 a second"),
     ],
 )

@@ -160,7 +160,7 @@ def test_the_layers_two_faces_agree_on_the_same_trace():
         ((), "--arrival-rate: a simulation needs the demand"),
         (("--arrival-rate", "0"), "--arrival-rate: a simulation needs the demand"),
         (("--arrival-rate", "-5"), "--arrival-rate"),
-        (("--arrival-rate", "20000000"), "--arrival-rate '20000000': must be operations/s from 0 to 10,000,000"),
+        (("--arrival-rate", "20000000"), "--arrival-rate '20000000': must be operations/s, 0 or more and at most 10,000,000"),
         (("--arrival-rate", "100", "-u", "10"), "-u: only a real run has it"),
         (("--arrival-rate", "100", "--web"), "--web: only a real run has it"),
         (("--arrival-rate", "100", "--workers", "2"), "--workers: only a real run has it"),
