@@ -108,9 +108,9 @@ class Settings:
             )
         v["engine"] = v["engine"] or host_engine()
         if v["upload"] and not offline:  # where the outputs go, known before anything is sent
-            from .target import blob_account
+            from .target import blob_url
 
-            blob_account(connection_string=v["connection_string"], account_url=v["account_url"], flag=f"--upload {v['upload']}")
+            blob_url(connection_string=v["connection_string"], account_url=v["account_url"], flag=f"--upload {v['upload']}")
         if v["reuse_table"] and not v["table"]:
             raise UsageError(
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"

@@ -29,7 +29,7 @@ from .ceiling.shape import CeilingShape
 from .config import Settings, check_open_loop, namespace
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
-from .engines.blobs import upload_outputs
+from .engines.blobs import upload_outputs, upload_place
 from .engines.mergeable import capture
 from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
 from .integrity import Ledger, verify
@@ -286,7 +286,7 @@ def _upload(run: StressRun) -> tuple[str, Callable[[Path], object]] | None:
     settings = run.settings
     if not settings.upload:
         return None
-    place = f"{settings.upload}/{run.run_id}/{settings.engine}/"
+    place = upload_place(settings.upload, run.run_id, settings.engine)
     return f"the upload to {place}", lambda out: upload_outputs(
         out,
         container=settings.upload,

@@ -69,11 +69,16 @@ def profile(flag: str, value: Any) -> str:
     return str(value)
 
 
-def table(flag: str, value: Any) -> str:
+def _name(flag: str, value: Any, pattern: str, rule: str) -> str:
+    """A name the service (or a blob path) takes only in one form: ``rule`` says which."""
     name = text(flag, value)
-    if name and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]{2,62}", name):
-        raise UsageError(f"{flag} {name!r}: table names are 3-63 letters and digits, starting with a letter")
+    if name and not re.fullmatch(pattern, name):
+        raise UsageError(f"{flag} {name!r}: {rule}")
     return name
+
+
+def table(flag: str, value: Any) -> str:
+    return _name(flag, value, r"[A-Za-z][A-Za-z0-9]{2,62}", "table names are 3-63 letters and digits, starting with a letter")
 
 
 def account_url(flag: str, value: Any) -> str:
@@ -107,10 +112,8 @@ def retry(flag: str, value: Any) -> RetryStrategy:
 
 def run_id(flag: str, value: Any) -> str:
     """A name engines share: it becomes a blob folder and, hashed, a RowKey prefix."""
-    name = text(flag, value)
-    if name and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", name):
-        raise UsageError(f"{flag} {name!r}: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit")
-    return name
+    rule = "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    return _name(flag, value, r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", rule)
 
 
 def engine(flag: str, value: Any) -> str:
@@ -125,10 +128,7 @@ def host_engine() -> str:
 
 def container(flag: str, value: Any) -> str:
     """The storage service's rule for container names."""
-    name = text(flag, value)
-    if name and not (re.fullmatch(r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", name)):
-        raise UsageError(
-            f"{flag} {name!r}: a blob container name is 3-63 lowercase letters, digits and single hyphens, "
-            "starting and ending with a letter or digit"
-        )
-    return name
+    rule = (
+        "a blob container name is 3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit"
+    )
+    return _name(flag, value, r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", rule)

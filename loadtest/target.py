@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .emulator.budgets import Budgets
 
-__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "blob_account", "resolve_target"]
+__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "blob_account", "blob_url", "resolve_target"]
 
 STORAGE_SCOPE = "https://storage.azure.com/.default"
 TOKEN_RENEW_S = 300
@@ -164,21 +164,29 @@ def resolve_target(*, connection_string: str = "", account_url: str = "", timeou
     )
 
 
-def blob_account(
-    *, connection_string: str = "", account_url: str = "", flag: str = "--upload"
-) -> tuple[str, AzureNamedKeyCredential | AzureSasCredential | TokenCredential]:
-    """The blob endpoint of the target's storage account and its credential (where ``--upload`` writes and ``merge
-    --from-container`` reads); a ``UsageError`` naming ``flag`` when the target has none."""
+def blob_url(*, connection_string: str = "", account_url: str = "", flag: str = "--upload") -> str:
+    """The blob endpoint of the target's storage account (where ``--upload`` writes and ``merge --from-container``
+    reads), judged without the network; a ``UsageError`` naming ``flag`` when the target has none."""
     if connection_string:
-        return blob_endpoint(connection_string, flag), parse_connection_string(connection_string)[1]
+        return blob_endpoint(connection_string, flag)
     if account_url:
         url = urlparse(account_url)
         if ".table." not in url.netloc:
             raise UsageError(f"{flag}: --account-url {url.netloc!r} is not <account>.table.<suffix>: no blob endpoint known")
-        from azure.identity import DefaultAzureCredential
-
-        return f"{url.scheme}://{url.netloc.replace('.table.', '.blob.', 1)}", DefaultAzureCredential()
+        return f"{url.scheme}://{url.netloc.replace('.table.', '.blob.', 1)}"
     raise UsageError(
         f"{flag}: the embedded Azurite has no blob service; name the storage account with --connection-string, "
         f"${CONNECTION_STRING_ENV} or --account-url"
     )
+
+
+def blob_account(
+    *, connection_string: str = "", account_url: str = "", flag: str = "--upload"
+) -> tuple[str, AzureNamedKeyCredential | AzureSasCredential | TokenCredential]:
+    """``blob_url`` and the credential to use there: the connection string's key or SAS, else Azure AD."""
+    url = blob_url(connection_string=connection_string, account_url=account_url, flag=flag)
+    if connection_string:
+        return url, parse_connection_string(connection_string)[1]
+    from azure.identity import DefaultAzureCredential
+
+    return url, DefaultAzureCredential()

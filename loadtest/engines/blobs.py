@@ -21,7 +21,7 @@ from ..exit_codes import RunError
 from ..redact import redact
 from ..target import CONNECT_TIMEOUT_S, blob_account
 
-__all__ = ["download_results", "upload_outputs"]
+__all__ = ["download_results", "upload_outputs", "upload_place"]
 
 log = logging.getLogger("loadtest")
 RESULTS_FILE = "results.json"
@@ -54,11 +54,16 @@ def _failed(err: AzureError, where: str) -> RunError:
     return RunError(f"{where}: cannot reach the blob service: {redact(first)[:200]}")
 
 
+def upload_place(container: str, run_id: str, engine: str) -> str:
+    """Where an engine's outputs go: ``container/<run-id>/<engine>/``."""
+    return f"{container}/{run_id}/{engine}/"
+
+
 def upload_outputs(
     out: Path, *, container: str, run_id: str, engine: str, connection_string: str, account_url: str, timeout: float
 ) -> str:
     """Every output file in ``out`` to ``container/<run_id>/<engine>/`` (the container created if absent); the place."""
-    folder, place = f"{run_id}/{engine}", f"{container}/{run_id}/{engine}/"
+    folder, place = f"{run_id}/{engine}", upload_place(container, run_id, engine)
     client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag="--upload")
     files = sorted(p for p in Path(out).iterdir() if p.is_file() and not p.name.startswith("."))
     try:
