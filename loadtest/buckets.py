@@ -26,6 +26,7 @@ COUNTERS = (
     "late",
     "dropped",
     "unsent",
+    "rows",
 )
 
 BucketKey = tuple[int, str, str]  # (second, partition, op class)
@@ -47,6 +48,8 @@ class Bucket:
     late: int = 0  # of those, started LATE_MS or more after it
     dropped: int = 0  # slots dropped: overdue by more than a gap when their user was free
     unsent: int = 0  # their entities: demand never sent (with ``offered``, an open loop's whole demand)
+    rows: int = 0  # rows the table gained: acknowledged new entities less acknowledged deletes (its size over time)
+    longest_ms: int = 0  # the longest an operation that ended this second took: how long it waited (outages)
     errors: Counter[str] = field(default_factory=Counter)
     throttled_by: Counter[str] = field(default_factory=Counter)  # throttled attempts by reason (service_errors)
 
@@ -58,6 +61,7 @@ class Bucket:
     def to_dict(self) -> dict[str, Any]:
         return {
             **{name: getattr(self, name) for name in COUNTERS},
+            "longest_ms": self.longest_ms,
             "errors": dict(self.errors),
             "throttled_by": dict(self.throttled_by),
         }
@@ -66,6 +70,7 @@ class Bucket:
         """Add a bucket's ``to_dict`` form (from a worker)."""
         for name in COUNTERS:
             setattr(self, name, getattr(self, name) + data.get(name, 0))
+        self.longest_ms = max(self.longest_ms, data.get("longest_ms", 0))
         self.errors.update(data.get("errors", {}))
         self.throttled_by.update(data.get("throttled_by", {}))
 

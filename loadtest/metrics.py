@@ -114,6 +114,8 @@ class PartitionMetrics:
         if "throttled_by" in context:
             bucket.throttled_by.update(context["throttled_by"])
         bucket.backoff_ms += int(context.get("backoff_s", 0.0) * 1000)
+        if response_time > bucket.longest_ms:
+            bucket.longest_ms = int(response_time)
         first = self.first_attempt.get(op_class)
         if first is None:
             first = self.first_attempt[op_class] = new_histogram()
@@ -135,6 +137,8 @@ class PartitionMetrics:
         if exception is not None:
             bucket.failures += 1
             bucket.errors[context.get("error_code") or type(exception).__name__] += 1
+        elif "rows" in context:
+            bucket.rows += context["rows"]
         spread = context.get("partitions")  # a scan across PartitionKeys: entities go where they were
         for partition, entities in spread.items() if spread else ((context["partition"], context["entities"]),):
             target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)

@@ -69,7 +69,7 @@ MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (
 MAX_SEED_ENTITIES = 1_000_000
 MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
 
-DEFAULT_MIX = "read=60,upsert=25,insert=5,batch=5,scan=5"
+DEFAULT_MIX = "read=60,upsert=20,insert=5,delete=5,batch=5,scan=5"
 MAX_SIMULATED_RATE = 10**7  # operations/s a simulation takes: beyond, no table design is being asked about
 #: An open loop's user starts one operation at a time and waits for its answer: no more than one a millisecond. Past
 #: that its schedule only drops slots (at 10^12/s, billions a second, and the run hung enumerating them).

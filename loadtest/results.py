@@ -38,6 +38,7 @@ TIMESERIES_FIELDS = (
     "partition",
     "op_class",
     *COUNTERS,
+    "longest_ms",
     "errors",
     "throttled_by",
     "p50_ms",

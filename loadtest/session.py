@@ -159,6 +159,8 @@ class TableSession:
         if self._last_read == (pk, rk) and op in (INSERT, UPDATE):
             extra["after_read"] = True
         self._last_read = None
+        if op is INSERT:
+            extra["rows"] = 1  # the table grows by it (upserts and updates address seeded rows)
         return self._run(op, pk, 1, lambda: call() or True, written=_written(op, pk, rk), **extra)
 
     # --- the operations -------------------------------------------------------------------
@@ -185,21 +187,22 @@ class TableSession:
     def delete(self, pk: str, rk: str) -> Any:
         self._last_read = None
         call = lambda: self.transport.delete(pk, rk) or True
-        return self._run(DELETE, pk, 1, call, written=_written(DELETE, pk, rk), client=self._request_ids)
+        return self._run(DELETE, pk, 1, call, written=_written(DELETE, pk, rk), client=self._request_ids, rows=-1)
 
-    def batch(self, operations: list[tuple[str, dict[str, Any]]]) -> Any:
+    def batch(self, operations: list[tuple[str, dict[str, Any]]], *, new_rows: int | None = None) -> Any:
         """One entity group transaction, counted operation by operation (a batch of N = N entities).
 
-        Checked before sending: at most 100 operations, one PartitionKey, at most 4 MiB.
+        Checked before sending: at most 100 operations, one PartitionKey, at most 4 MiB. ``new_rows``: the entities it
+        adds to the table, less those it deletes (default: its inserts less its deletes; an upsert's row may be new).
         """
         check_batch(operations)
         counts = Counter(kind for kind, _ in operations)
         pk = operations[0][1]["PartitionKey"]
         written = tuple((kind, e["PartitionKey"], e["RowKey"]) for kind, e in operations)
         ops = [(OPERATIONS[kind], entity) for kind, entity in operations]
-        return self._run(
-            BATCH, pk, len(operations), lambda: self.transport.batch(ops) or True, operations=dict(counts), written=written
-        )
+        rows = counts["insert"] - counts["delete"] if new_rows is None else new_rows
+        call = lambda: self.transport.batch(ops) or True
+        return self._run(BATCH, pk, len(operations), call, operations=dict(counts), written=written, rows=rows)
 
     def scan(
         self,

@@ -264,24 +264,27 @@ class TableUser(User):
 
     @performs("batch")
     def do_batch(self) -> None:
-        """``batch_size`` operations of ``batch_mix`` kinds on one PartitionKey, each entity once."""
+        """``batch_size`` operations of ``batch_mix`` kinds on one PartitionKey, each entity once: updates, upserts and
+        replaces address the partition's seeded rows while it has them (the table keeps its size, as an application's
+        batches of changes do), inserts write new ones, deletes remove the user's own."""
         pk = self.keys.new_partition()
         seeded = self.keys.seeded_rows(pk, self._seeded)
         updatable = self.rng.sample(range(seeded), min(seeded, self.settings.batch_size)) if seeded else []
         # rows of this partition the user inserted itself: only looked up when the batch mix deletes
         mine = [rk for own_pk, rk in self._own if own_pk == pk][: self.settings.batch_size] if self._batch_deletes else []
-        operations, deleted = [], []
+        operations, deleted, new_rows = [], [], 0
         for kind in self.rng.choices(self._batch_kinds, cum_weights=self._batch_weights, k=self.settings.batch_size):
-            if kind == "update" and updatable:
-                operations.append(("update", self.entity(pk, self.keys.row(updatable.pop()))))
+            if kind in ("update", "upsert", "replace") and updatable:
+                operations.append((kind, self.entity(pk, self.keys.row(updatable.pop()))))
             elif kind == "delete" and mine:
                 deleted.append(rk := mine.pop())
                 operations.append(("delete", {"PartitionKey": pk, "RowKey": rk}))
             else:  # insert, upsert, replace of a new entity (also when nothing is left to update or delete)
+                new_rows += 1
                 operations.append(
                     (kind if kind in ("insert", "upsert", "replace") else "upsert", self.entity(pk, self._new_row()))
                 )
-        if self.table.batch(operations) is not None:
+        if self.table.batch(operations, new_rows=new_rows - len(deleted)) is not None:
             if deleted:
                 gone = set(deleted)
                 self._own = deque(((p, r) for p, r in self._own if not (p == pk and r in gone)), maxlen=OWN_ROWS_KEPT)
