@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from statistics import mean
+from dataclasses import dataclass
+from statistics import mean, median
 from typing import Any
 
 from .results import Results
@@ -17,8 +18,10 @@ from .service_errors import UNANSWERED
 __all__ = [
     "GENERATOR_CPU_PERCENT",
     "LOST_AFTER_S",
+    "Slowdown",
     "busiest_cpu",
     "cpu_by_process",
+    "emulator_slowed",
     "generator_bound",
     "saturation",
     "target_lost",
@@ -90,6 +93,59 @@ def target_lost(results: Results) -> tuple[int, int] | None:
             break
         since, failed, streak = t, failed + unanswered, streak + 1
     return (since, failed) if streak >= LOST_AFTER_S else None
+
+
+#: EMULATOR_SLOWED: the last third of the steady phase served under this share of the first third's entities/s...
+SLOWED_SHARE = 0.7
+LATENCY_ROSE = 1.5  # ...while its median latency rose this much or more...
+ROWS_GREW = 1.3  # ...and the table grew by this factor: Azurite's queries slow with the rows it filters
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """An op class whose served rate fell with Azurite as the table grew: its rate, latency and rows, then and now."""
+
+    op_class: str
+    then: tuple[int, int]  # the steady phase's first third (seconds from the start, inclusive)
+    now: tuple[int, int]  # and its last
+    rate: tuple[float, float]  # served entities/s in each
+    latency_ms: tuple[float, float]  # median of the per-second median latencies in each
+    rows: tuple[int, int]  # the table's rows at the end of each: seeded + gained (acknowledged inserts less deletes)
+
+
+def emulator_slowed(results: Results) -> list[Slowdown]:
+    """Each op class whose served entities/s fell by 30 % or more from the first to the last third of the steady
+    phase against Azurite while the generator kept up, its latency rose and the table grew (``SLOWED_SHARE``,
+    ``LATENCY_ROSE``, ``ROWS_GREW``): the emulator slowing, not the design."""
+    if not results.run.emulator or results.run.simulated or generator_bound(results):
+        return []
+    ends = [row["t"] for row in results.timeseries]
+    steady = [t for t in range(math.ceil(results.run.steady_from_s), max(ends, default=0))]  # the last, partial second out
+    if len(steady) < 6:
+        return []
+    third = len(steady) // 3
+    then, now = (steady[0], steady[third - 1]), (steady[-third], steady[-1])
+    gained: dict[int, int] = {}
+    for row in results.timeseries:
+        gained[row["t"]] = gained.get(row["t"], 0) + row.get("rows", 0)
+    rows = tuple(results.run.seeded + sum(n for t, n in gained.items() if t <= end) for _, end in (then, now))
+    if rows[1] < ROWS_GREW * max(rows[0], 1):
+        return []
+    slowed = []
+    for op_class in sorted({row["op_class"] for row in results.timeseries}):
+        own = [row for row in results.timeseries if row["op_class"] == op_class]
+
+        def served(span: tuple[int, int], own: list = own) -> float:
+            return sum(row["entities"] for row in own if span[0] <= row["t"] <= span[1]) / (span[1] - span[0] + 1)
+
+        def latency(span: tuple[int, int], own: list = own) -> float:
+            per_second = {row["t"]: row["p50_ms"] for row in own if span[0] <= row["t"] <= span[1] and row["requests"]}
+            return median(per_second.values()) if per_second else 0.0
+
+        rate, late = (served(then), served(now)), (latency(then), latency(now))
+        if rate[0] and rate[1] <= SLOWED_SHARE * rate[0] and late[0] and late[1] >= LATENCY_ROSE * late[0]:
+            slowed.append(Slowdown(op_class=op_class, then=then, now=now, rate=rate, latency_ms=late, rows=rows))
+    return slowed
 
 
 def cpu_by_process(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:

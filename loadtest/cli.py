@@ -224,7 +224,7 @@ def emulate(ns: argparse.Namespace) -> int:
 
     budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
     where = {opt.dest: opt.value(ns) for opt in SERVE_OPTIONS}
-    serve(where["upstream"], where["host"], where["port"], budgets)
+    serve(where["upstream"], where["host"], where["port"], budgets, Path(where["splits_file"]) if where["splits_file"] else None)
     return EXIT_OK
 
 

@@ -265,6 +265,8 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
     gathered = run.cluster.gathered()
     results = summary.build(run.metrics, info, **gathered, search=search)
+    if run.target.emulator is not None and results.timeseries:  # the emulator's range splits, on the run's clock
+        results.range_splits = run.target.emulator.splits(results.timeseries[0]["second"] - results.timeseries[0]["t"])
     results.mergeable = capture(run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine)
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (

@@ -125,6 +125,12 @@ SERVE_OPTIONS: tuple[Option, ...] = (
     Option(("--upstream",), "the table service, e.g. http://127.0.0.1:10002", locust=False, required=True),
     Option(("--host",), "address to listen on (default 127.0.0.1)", "127.0.0.1", locust=False),
     Option(("--port",), "port to listen on (default 10102)", 10102, port, locust=False),
+    Option(
+        ("--splits-file",),
+        "append each range split (--server-rate) to this file as a JSON line: keys, wall-clock time, offline until",
+        "",
+        locust=False,
+    ),
 )
 #: ``loadtest simulate``'s own (the workload, the budgets (``--emulator-*``) and the duration are a run's).
 SIMULATE_OPTIONS: tuple[Option, ...] = (

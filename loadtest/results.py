@@ -62,6 +62,8 @@ class FindingKind(StrEnum):
     TARGET_LOST = "TARGET_LOST"
     INCOMPLETE = "INCOMPLETE"
     UNSERVED = "UNSERVED"  # open loop: a partition served under 95 % of its demand
+    OUTAGE = "OUTAGE"  # a partition (or the whole target) completed nothing for whole seconds while operations waited
+    EMULATOR_SLOWED = "EMULATOR_SLOWED"  # Azurite's queries slowed as the table grew (it scans it; Azure indexes keys)
     CEILING = "CEILING"  # a ceiling search's outcome: the sustained ceiling and what limited it
     # the docs' performance checklist (checklist.py)
     SCANS = "SCANS"
@@ -161,6 +163,8 @@ class Results:
     ceiling: dict[str, Any] = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
     simulation: dict[str, Any] = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
     engines: list[dict[str, Any]] = field(default_factory=list)  # loadtest merge: each engine's share of the run
+    #: the partition layer's range splits (the emulator's, a simulation's): t, key, low, high, offline_until_t (run s)
+    range_splits: list[dict[str, Any]] = field(default_factory=list)
     schema: int = SCHEMA_VERSION
     mergeable: dict[str, Any] = field(default_factory=dict)  # an engine's whole count, as loadtest merge adds it (last: big)
 

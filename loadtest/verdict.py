@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checklist
-from .bounds import GENERATOR_CPU_PERCENT, generator_bound, saturation, target_lost
+from .bounds import GENERATOR_CPU_PERCENT, Slowdown, emulator_slowed, generator_bound, saturation, target_lost
 from .buckets import OTHER
 from .ceiling.limits import LIMITS
 from .exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from .operations import OpClass
+from .outages import Outage, outages
 from .results import AccountRow, Finding, FindingKind, PartitionRow, Results
 from .service_errors import CAUSES, THROTTLING_CODES
 
@@ -44,6 +45,12 @@ REMEDIES: dict[FindingKind, str] = {
     "service's throughput; check what stopped it (a killed or stalled emulator or Azurite, the network, the account's "
     "firewall).",
     K.INCOMPLETE: "The figures measured stand; rerun for what is missing, after fixing what failed.",
+    K.OUTAGE: "Expect outages of a few seconds (Azure moves a partition between servers by load balancing, and it is "
+    "offline meanwhile): retry timed-out and refused operations with exponential backoff, keep --timeout short enough "
+    "to retry within one, and spread the load over finer PartitionKeys before a range needs moving.",
+    K.EMULATOR_SLOWED: "Read the demand and the ratios, not this run's served rates, as the design's: Azurite filters "
+    "the whole table for every query while Azure seeks on PartitionKey and RowKey, so a growing table slows only the "
+    "emulator; start from a fresh Azurite per comparison, delete what the run inserts, or run against a real account.",
     K.UNSERVED: "Judge the design on its demand, not on what this run could serve: send it whole (more Locust "
     "workers or engines, a real account with --connection-string or --account-url), or answer it at any scale with "
     "`loadtest simulate` at the same --arrival-rate.",
@@ -196,6 +203,50 @@ def _unserved_cause(results: Results, row: PartitionRow) -> str:
     return "; ".join(causes)
 
 
+OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
+
+
+def _outage_findings(results: Results) -> list[Finding]:
+    """Outages of one cause in one finding (a split's partitions, those out while the whole target was), over their
+    seconds together; the first ``OUTAGES_LISTED`` by name, the rest counted."""
+    groups: dict[tuple, list[Outage]] = {}
+    for outage in outages(results):
+        groups.setdefault(outage.shared, []).append(outage)
+    findings, spans = [], [(min(o.start for o in g), max(o.end for o in g)) for g in groups.values()]
+    for (start, end), group in list(zip(spans, groups.values(), strict=True))[:OUTAGES_LISTED]:
+        first = group[0]
+        names = ", ".join(repr(o.partition) for o in group[:3]) + (f" and {len(group) - 3} more" if len(group) > 3 else "")
+        who = f"partition {names}" if len(group) == 1 else f"{len(group)} partitions ({names})"
+        message = (
+            f"{who} completed nothing for {end - start + 1} s, from {start} s to {end + 1} s: "
+            f"{sum(o.failed for o in group):,} attempts timed out, went unanswered or were refused meanwhile, the longest "
+            f"operation took {max(o.longest_ms for o in group) / 1000.0:.1f} s; cause: {first.cause}"
+        )
+        partition = first.partition if len(group) == 1 else None
+        findings.append(Finding(kind=K.OUTAGE, partition=partition, op_class=None, message=message, remedy=REMEDIES[K.OUTAGE]))
+    if len(groups) > OUTAGES_LISTED:
+        rest = spans[OUTAGES_LISTED:]
+        findings.append(
+            _finding(K.OUTAGE, f"{len(rest)} more outages from {rest[0][0]} s to {rest[-1][1] + 1} s: see the charts")
+        )
+    return findings
+
+
+def _slowed(slow: Slowdown) -> Finding:
+    (t0, t1), (t2, t3), (rate0, rate1), (ms0, ms1), (rows0, rows1) = slow.then, slow.now, slow.rate, slow.latency_ms, slow.rows
+    message = (
+        f"{slow.op_class} served {rate0:,.0f} entities/s in the steady phase's first third ({t0}-{t1 + 1} s) and "
+        f"{rate1:,.0f}/s in its last ({t2}-{t3 + 1} s), {1 - rate1 / rate0:.0%} less, while median latency rose from "
+        f"{ms0:,.1f} to {ms1:,.1f} ms and the generator kept up: the table grew from {rows0:,} to {rows1:,} rows, and "
+        "Azurite filters the whole table for every query (Azure seeks on PartitionKey and RowKey). The served rates "
+        "fell with the emulator, not the design: the demand offered, and the ratios against the targets in the first "
+        "third, are still the design's"
+    )
+    return Finding(
+        kind=K.EMULATOR_SLOWED, partition=None, op_class=slow.op_class, message=message, remedy=REMEDIES[K.EMULATOR_SLOWED]
+    )
+
+
 def assess(results: Results) -> Results:
     """Set each row's finding and the results' findings list; returns ``results``."""
     findings: list[Finding] = []
@@ -277,6 +328,7 @@ def assess(results: Results) -> Results:
         reason = saturation(results)
         if reason:
             findings.append(_finding(K.EMULATOR_BOUND, f"the emulator saturated: {reason}"))
+        findings += [_slowed(slowdown) for slowdown in emulator_slowed(results)]
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")
         findings.append(
@@ -292,6 +344,7 @@ def assess(results: Results) -> Results:
                 ),
             )
         )
+    findings += _outage_findings(results)
     lost = target_lost(results)
     if lost:
         since, failed = lost

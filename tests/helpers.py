@@ -65,19 +65,24 @@ def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float =
     return Finished(done.returncode, done.stdout, done.stderr)
 
 
-def run_with_azurite_frozen(azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None) -> Finished:
+def run_with_azurite_frozen(
+    azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None, times: dict | None = None
+) -> Finished:
     """``python -m loadtest ARGS`` while ``azurite`` is frozen (SIGSTOP) ``at`` seconds in, thawed ``thaw_after`` seconds
     later (else once the run ended): it keeps accepting connections and answers none. Thawed, and the child killed,
-    whatever happens."""
+    whatever happens. ``times`` gets when it was frozen and thawed (epoch seconds)."""
+    times = {} if times is None else times
     child = subprocess.Popen(
         [sys.executable, "-m", "loadtest", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         time.sleep(at)
         azurite.process.send_signal(signal.SIGSTOP)
+        times["frozen"] = time.time()
         if thaw_after is not None:
             time.sleep(thaw_after)
             azurite.process.send_signal(signal.SIGCONT)
+            times["thawed"] = time.time()
         stdout, stderr = child.communicate(timeout=90)
     finally:
         azurite.process.send_signal(signal.SIGCONT)

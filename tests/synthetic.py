@@ -21,7 +21,18 @@ def environment() -> Environment:
 
 
 def fire(
-    env, *, op="read", op_class="GET", partition="hot", entities=1, ms=5.0, error=None, attempts=1, throttled=0, unsent=None
+    env,
+    *,
+    op="read",
+    op_class="GET",
+    partition="hot",
+    entities=1,
+    ms=5.0,
+    error=None,
+    attempts=1,
+    throttled=0,
+    unsent=None,
+    rows=None,
 ):
     """One request event; ``unsent``: an open loop's slots dropped before it, as (epoch second, partition, op class,
     entities)."""
@@ -42,6 +53,7 @@ def fire(
             "throttled": throttled,
             "error_code": error,
             **late,
+            **({"rows": rows} if rows is not None else {}),
         },
     )
 

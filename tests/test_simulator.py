@@ -5,6 +5,7 @@ outputs and its refusals."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -30,7 +31,7 @@ CASES = {
     ),
     "range partitions, one split": (
         ["--key-strategy", "hash-prefix:16", "--arrival-rate", "120", "--emulator-server-rate", "80"]
-        + ["--emulator-lb-delay", "2", "--emulator-lb-offline", "1.5", "-t", "11s"],
+        + ["--emulator-lb-delay", "2", "--emulator-lb-offline", "3", "-t", "13s"],
         ["-u", "4", "-r", "4"],
     ),
 }
@@ -51,7 +52,7 @@ def _split(results: dict) -> tuple[int, float]:
     both halves are back, up to the last whole second)."""
     seconds = _per_second(results)
     offline = next(t for t, (served, asked) in seconds.items() if t >= 1 and served < 0.3 * asked)
-    back = [served for t, (served, _) in seconds.items() if offline + 3 <= t < max(seconds)]
+    back = [served for t, (served, _) in seconds.items() if offline + 4 <= t < max(seconds)]
     return offline, sum(back) / len(back)
 
 
@@ -95,10 +96,24 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
         assert abs(sim_share - real_share) <= 0.05, (partition, side_by_side)
     assert compared >= (1 if "split" in case else len(rows["real"]))
     if "split" in case:
-        (real_split, real_after), (sim_split, sim_after) = _split(runs["real"]), _split(runs["sim"])
-        assert abs(real_split - sim_split) <= 3, (real_split, sim_split)
+        (real_offline, real_after), (sim_offline, sim_after) = _split(runs["real"]), _split(runs["sim"])
+        assert abs(real_offline - sim_offline) <= 3, (real_offline, sim_offline)
         assert sim_after == pytest.approx(real_after, rel=0.15), (real_after, sim_after)
-        assert [s["key"] for s in runs["sim"]["simulation"]["splits"]] == ["008"]  # where the load halves
+        assert [s["key"] for s in runs["sim"]["range_splits"]] == ["008"]  # where the load halves
+        (real_split,) = runs["real"]["range_splits"]  # the emulator's own record: where its sampled load halved
+        assert real_split["key"] in ("007", "008", "009") and real_split["low"] == real_split["high"] == ""
+        outage = {}  # each side names the moved range's offline seconds as an outage, and the split as its cause
+        for side, layer in (("real", "the emulator's"), ("sim", "the simulated")):
+            found = [f["message"] for f in runs[side]["findings"] if f["kind"] == "OUTAGE"]
+            assert len(found) == 1, (side, found)
+            finding = {"message": found[0]}
+            said = re.search(r"completed nothing for (\d+) s, from (\d+) s to (\d+) s", finding["message"])
+            split = runs[side]["range_splits"][0]
+            said_split = f"{layer} partition layer split the range of keys from '' up to the end at {split['key']!r}"
+            assert said_split in finding["message"], finding
+            assert abs(int(said[2]) - split["t"]) <= 1 and abs(int(said[3]) - split["offline_until_t"]) <= 1, (finding, split)
+            outage[side] = int(said[2])
+        assert abs(outage["real"] - outage["sim"]) <= 3, outage
         last = max(row["t"] for row in runs["real"]["timeseries"])  # the halves fit: no throttling at the end
         assert sum(row["throttled"] for row in runs["real"]["timeseries"] if last - 4 <= row["t"] < last) == 0
 
@@ -148,8 +163,8 @@ def test_the_layers_two_faces_agree_on_the_same_trace():
     for tick in range(12 * 100):
         now = (tick + 1) / 100
         served_vector[int(now - 1e-9)] += vector.admit_tick(keys, np.full(16, 120 / 16 / 100), load, now, 0.01).sum()
-    assert sorted(s for s, _ in scalar.splits) == pytest.approx(sorted(s for s, _ in vector.splits), abs=0.35)
-    assert sorted(k for _, k in scalar.splits) == sorted(k for _, k in vector.splits)  # the halves split near together
+    assert sorted(s.t for s in scalar.splits) == pytest.approx(sorted(s.t for s in vector.splits), abs=0.35)
+    assert sorted(s.key for s in scalar.splits) == sorted(s.key for s in vector.splits)  # the halves split near together
     assert sum(served_vector.values()) == pytest.approx(sum(served_scalar.values()), rel=0.05)
     assert [served_vector[t] for t in range(8, 12)] == pytest.approx([served_scalar[t] for t in range(8, 12)], rel=0.05)
 
@@ -200,7 +215,7 @@ def test_a_simulated_report_says_so_first_and_what_it_leaves_out(tmp_path, artif
     done = run_loadtest("simulate", *args, "--fail-on", "hot", "--out", str(out))
     assert done.code == 3 and "FAILED --fail-on hot" in done.output  # CI gates a design on its simulated peak
     results = json.loads((out / "results.json").read_text())
-    assert results["simulation"]["splits"] and {"HOT", "UNSERVED", "THROTTLED"} <= {f["kind"] for f in results["findings"]}
+    assert results["range_splits"] and {"HOT", "UNSERVED", "THROTTLED"} <= {f["kind"] for f in results["findings"]}
     with chromium_page() as page:
         page.goto((out / "report.html").as_uri())
         page.wait_for_load_state("load")

@@ -186,3 +186,37 @@ def test_many_unserved_partitions_name_the_least_served_and_count_the_rest():
     unserved = [f for f in results.findings if f.kind == "UNSERVED"]
     assert [f.partition for f in unserved] == ["p5", "p4", "p3", None]  # the least served first, then the rest counted
     assert "3 more partition rows served under 95% of their demand" in unserved[-1].message
+
+
+def slowing(*, grows=True, emulator=True, cpu=20.0, seconds=18):
+    """GET scans at 1,000 entities/s and 5 ms for the first half, 500/s and 20 ms after; batches add 1,000 rows a
+    second (or none) to a table seeded with 1,000."""
+    events = {}
+    for t in range(seconds):
+        slow = t >= seconds // 2
+        events[t] = [{"op": "scan", "entities": 50 if slow else 100, "ms": 20.0 if slow else 5.0}] * 10 + [
+            {"op": "batch", "op_class": "PUT", "entities": 100, "rows": 100 if grows else 0}
+        ] * 10
+    results = build(recorded(events), run_info(emulator=emulator, seeded=1000))
+    results.load = [{"t": t, "users": 10, "cpu": cpu} for t in range(seconds)]
+    return assess(results)
+
+
+def test_emulator_slowed_names_the_kind_rows_rates_and_what_is_still_the_designs():
+    (finding,) = [f for f in slowing().findings if f.kind == "EMULATOR_SLOWED"]
+    assert finding.op_class == "GET" and finding.partition is None
+    message = finding.message
+    assert (
+        "GET served 1,000 entities/s in the steady phase's first third (0-5 s) and 500/s in its last (12-17 s), 50% less"
+        in message
+    )
+    assert "median latency rose from 5.0 to 20.1 ms" in message  # HDR histograms: 2 significant digits
+    assert "the table grew from 6,000 to 18,000 rows" in message  # seeded + 1,000 a second, by the end of each third
+    assert "Azurite filters the whole table" in message and "the demand offered" in message and finding.remedy
+
+
+@pytest.mark.parametrize(
+    "case", [dict(grows=False), dict(emulator=False), dict(cpu=97.0)], ids=["table-kept", "real-account", "generator-bound"]
+)
+def test_no_emulator_slowed_unless_azurite_the_table_grew_and_the_generator_kept_up(case):
+    assert "EMULATOR_SLOWED" not in kinds(slowing(**case))

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..profiles import DEFAULT_PROFILE, PROFILES
 
-__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "available", "passed", "settle", "split_at"]
+__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "Split", "available", "passed", "settle", "split_at"]
 
 Tokens = Any  # a float (the emulator's one bucket) or a numpy array (the simulator's buckets of many keys)
 
@@ -105,6 +105,22 @@ class Budget:
         self.tokens -= amount  # may go negative: a big scan is paid off before the next request
 
 
+@dataclass(frozen=True)
+class Split:
+    """A range cut in two and both halves moved: keys from ``low`` up to ``high`` ("" = the end), the upper half from
+    ``key``, both offline from ``t`` to ``offline_until_t`` (the layer's clock)."""
+
+    t: float
+    key: str
+    offline_until_t: float
+    low: str = ""
+    high: str = ""
+
+    def holds(self, partition: str) -> bool:
+        """Whether ``partition`` was in the range that was moved."""
+        return self.low <= partition and (not self.high or partition < self.high)
+
+
 @dataclass
 class RangePartition:
     """Keys from ``low`` up to the next range's ``low``, served by one partition server."""
@@ -128,7 +144,7 @@ class PartitionLayer:
         self.server_rate, self.lb_delay, self.lb_offline = server_rate, lb_delay, lb_offline
         start = time.monotonic() if now is None else now
         self.ranges = [RangePartition("", Budget(server_rate, updated=start))]
-        self.splits: list[tuple[float, str]] = []  # (time, key where a range was cut)
+        self.splits: list[Split] = []
 
     # --- the rules ---------------------------------------------------------------------------
 
@@ -152,8 +168,10 @@ class PartitionLayer:
         new = RangePartition(at, Budget(self.server_rate, updated=now))
         part.budget, part.over_since = Budget(self.server_rate, updated=now), None
         part.offline_until = new.offline_until = now + self.lb_offline
-        self.ranges.insert(self.ranges.index(part) + 1, new)
-        self.splits.append((now, at))
+        where = self.ranges.index(part) + 1
+        high = self.ranges[where].low if where < len(self.ranges) else ""
+        self.ranges.insert(where, new)
+        self.splits.append(Split(t=now, key=str(at), offline_until_t=part.offline_until, low=str(part.low), high=str(high)))
         return new
 
     # --- per request (the emulator) ------------------------------------------------------------

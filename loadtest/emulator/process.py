@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 from ..child_process import ChildProcess
 from .budgets import Budgets
@@ -11,13 +16,29 @@ __all__ = ["EmulatorProcess"]
 
 
 class EmulatorProcess(ChildProcess):
-    """``loadtest emulator`` in a child process, in front of ``upstream``."""
+    """``loadtest emulator`` in a child process, in front of ``upstream``; its range splits recorded for the run."""
 
     name = "Throttling emulator"
 
     def __init__(self, *, upstream: str, budgets: Budgets) -> None:
         super().__init__()
         self.upstream, self.budgets = upstream, budgets
+        descriptor, name = tempfile.mkstemp(prefix="emulator-splits-", suffix=".jsonl")
+        os.close(descriptor)
+        self.splits_file = Path(name)
+
+    def splits(self, first: float) -> list[dict[str, Any]]:
+        """The range splits so far, their times in seconds from ``first`` (the run's first second, epoch)."""
+        try:
+            lines = self.splits_file.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        splits = [json.loads(line) for line in lines if line.strip()]
+        return [{**s, "t": round(s["t"] - first, 3), "offline_until_t": round(s["offline_until_t"] - first, 3)} for s in splits]
+
+    def stop(self) -> None:
+        super().stop()
+        self.splits_file.unlink(missing_ok=True)
 
     def command(self) -> list[str]:
         return [
@@ -32,4 +53,6 @@ class EmulatorProcess(ChildProcess):
             "--upstream",
             self.upstream,
             *self.budgets.to_args(),
+            "--splits-file",
+            str(self.splits_file),
         ]

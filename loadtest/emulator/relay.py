@@ -12,6 +12,7 @@ service's would be.
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 from typing import BinaryIO
 
 from gevent.server import StreamServer
@@ -155,9 +156,9 @@ class Relay:
                     stream.close()
 
 
-def serve(upstream: str, host: str, port: int, budgets: Budgets) -> None:
-    """Run the emulator until killed (``loadtest emulator``)."""
-    relay = Relay(upstream, Throttle(budgets))
+def serve(upstream: str, host: str, port: int, budgets: Budgets, splits_file: Path | None = None) -> None:
+    """Run the emulator until killed (``loadtest emulator``); each range split appended to ``splits_file``."""
+    relay = Relay(upstream, Throttle(budgets, splits_file=splits_file))
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))

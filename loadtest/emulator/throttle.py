@@ -17,6 +17,8 @@ import json
 import random
 import re
 import time
+from dataclasses import asdict
+from pathlib import Path
 from urllib.parse import unquote
 
 from ..service_errors import ACCOUNT_LIMITS, PARTITION_BUSY
@@ -63,9 +65,11 @@ class Throttle:
     The wire (``emulator_wire``) hands it each request's line and body, and each query's answer.
     """
 
-    def __init__(self, budgets: Budgets, *, seed: int | None = None) -> None:
+    def __init__(self, budgets: Budgets, *, seed: int | None = None, splits_file: Path | None = None) -> None:
         b = budgets
         self.layer = PartitionLayer(b.server_rate, b.lb_delay, b.lb_offline) if b.server_rate else None
+        self.splits_file, self._recorded = splits_file, 0
+        self._epoch = time.time() - time.monotonic()  # the layer's clock to wall-clock seconds (the run's buckets')
         self.partition_rate, self.burst, self.account = b.partition_rate, b.burst, Budget(b.account_rate, b.burst)
         self.partitions: dict[str, Budget] = {}
         self.timeout_share = b.timeout_share
@@ -97,11 +101,28 @@ class Throttle:
         if partition is not None and not partition.has(now):
             return "partition"
         if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
+            if len(self.layer.splits) > self._recorded:
+                self._record_splits()
             return "partition"  # its range's server: the partition layer's own over-target answer
         self.account.take(entities)
         if partition is not None:
             partition.take(entities)
         return ""
+
+    def _record_splits(self) -> None:
+        """Each new split as a JSON line in ``splits_file`` (wall-clock seconds): the run that started the emulator
+        names the outages it caused."""
+        assert self.layer is not None
+        new, self._recorded = self.layer.splits[self._recorded :], len(self.layer.splits)
+        if self.splits_file is None:
+            return
+        lines = "".join(
+            json.dumps({**asdict(split), "t": split.t + self._epoch, "offline_until_t": split.offline_until_t + self._epoch})
+            + "\n"
+            for split in new
+        )
+        with open(self.splits_file, "a", encoding="utf-8") as file:
+            file.write(lines)
 
     def _charge(self, pk: str, entities: int) -> None:
         self.account.take(entities)

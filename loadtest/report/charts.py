@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import warnings
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -16,6 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..buckets import OTHER
+from ..outages import outages
 from ..results import Results
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
@@ -70,6 +72,16 @@ def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "") -> str:
     return _png(fig)
 
 
+def _mark_outages(ax: Axes, spans: Sequence[tuple[int, int]]) -> None:
+    """Shade the seconds in which a partition (or the whole target) completed nothing (``outages``)."""
+    for i, (start, end) in enumerate(spans):
+        ax.axvspan(start, end + 1, color="#d62728", alpha=0.12, label="outage" if i == 0 else None)
+
+
+def _outage_spans(results: Results) -> list[tuple[int, int]]:
+    return sorted({(o.start, o.end) for o in outages(results)})
+
+
 def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
     """Seconds down, one column per ``by`` value; seconds with no requests are zero."""
     table = frame.pivot_table(index="t", columns=by, values=value, aggfunc="sum", fill_value=0)
@@ -77,7 +89,7 @@ def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
     return table.reindex(full, fill_value=0)
 
 
-def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
+def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = _figure((9, 3.6))
     if not frame.empty:
         table = _per_second(frame, "entities", "op_class")
@@ -92,6 +104,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame) -> str:
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
     if results.run.steady_from_s:
         ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
+    _mark_outages(ax, spans)
     return _time_axes(fig, ax, "Entities per second (all partitions) against the per-partition target", "entities / s")
 
 
@@ -115,7 +128,7 @@ def partition_peaks(results: Results) -> str:
     return _png(fig)
 
 
-def latency_over_time(frame: pd.DataFrame) -> str:
+def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = _figure((9, 3.6))
     if not frame.empty:
         for op_class, group in frame.groupby("op_class"):
@@ -124,10 +137,11 @@ def latency_over_time(frame: pd.DataFrame) -> str:
             ax.plot(by_second.index, by_second["p50_ms"], color=color, label=f"{op_class} p50")
             ax.plot(by_second.index, by_second["p95_ms"], color=color, linestyle="--", label=f"{op_class} p95")
             ax.plot(by_second.index, by_second["p99_ms"], color=color, linestyle=":", label=f"{op_class} p99")
+    _mark_outages(ax, spans)
     return _time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms")
 
 
-def errors_and_attempts(frame: pd.DataFrame) -> str:
+def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = _figure((9, 3.2))
     if not frame.empty:
         per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
@@ -136,6 +150,7 @@ def errors_and_attempts(frame: pd.DataFrame) -> str:
         ax.plot(per_second.index, per_second["attempts"], label="attempts/s (retries included)", color="#9467bd", linestyle="--")
         ax.bar(per_second.index, per_second["failures"], label="failed operations/s", color="#d62728", alpha=0.6)
         ax.bar(per_second.index, per_second["throttled"], label="throttled attempts/s", color="#8c564b", alpha=0.6)
+    _mark_outages(ax, spans)
     return _time_axes(fig, ax, "Operations, attempts and errors per second")
 
 
@@ -251,12 +266,12 @@ def ceiling_steps(results: Results) -> str:
 
 
 def all_charts(results: Results) -> dict[str, str]:
-    frame = timeseries_frame(results)
+    frame, spans = timeseries_frame(results), _outage_spans(results)
     return {
         **({"ceiling": ceiling_steps(results)} if results.ceiling.get("steps") else {}),
-        "entities": entities_over_time(results, frame),
+        "entities": entities_over_time(results, frame, spans),
         "peaks": partition_peaks(results),
-        "latency": "" if results.run.simulated else latency_over_time(frame),  # a simulation times nothing
-        "errors": errors_and_attempts(frame),
+        "latency": "" if results.run.simulated else latency_over_time(frame, spans),  # a simulation times nothing
+        "errors": errors_and_attempts(frame, spans),
         "heat": heat_map(results, frame),
     }

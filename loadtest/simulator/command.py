@@ -136,9 +136,9 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
         "budgets": asdict(budgets),
         "keys": len(demand.keys),
         "operations": round(settings.arrival_rate * seconds),
-        "splits": [asdict(split) for split in simulation.splits],
         "elapsed_s": round(time.perf_counter() - began, 2),
     }
+    results.range_splits = [asdict(split) for split in simulation.splits]
     if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
         return 1
     code, messages = exit_code(results, checks_for(settings.fail_on))

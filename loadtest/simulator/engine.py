@@ -12,12 +12,12 @@ summary, verdict and report are the ones a run uses.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
 from ..buckets import OTHER, Bucket, BucketKey
-from ..emulator.budgets import Budgets, PartitionLayer, available, passed, settle
+from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
 from ..metrics import PartitionMetrics
 from ..retry import RetryStrategy
 from .demand import Demand
@@ -41,13 +41,6 @@ class SimulatedMetrics(PartitionMetrics):
 
     def distinct_partitions(self) -> float:
         return float(self._distinct)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Split:
-    t: float  # seconds into the simulation
-    key: str  # the first key of the new range
-    offline_until_t: float
 
 
 class Simulation:
@@ -124,8 +117,8 @@ class Simulation:
             account = float(settle(in_account, float(served.sum()), b.account_rate, b.burst))
             if self.layer is not None and len(self.layer.splits) > len(self.splits):
                 self.splits += [
-                    Split(t=round(t, 3), key=key, offline_until_t=round(t + b.lb_offline, 3))
-                    for t, key in self.layer.splits[len(self.splits) :]
+                    replace(split, t=round(split.t, 3), offline_until_t=round(split.offline_until_t, 3))
+                    for split in self.layer.splits[len(self.splits) :]
                 ]
             fraction = np.where(
                 keyed[:, None],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -173,3 +174,22 @@ def running(pid: int) -> bool:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return False
+
+
+def test_a_saturated_open_loop_sigtermed_writes_its_outputs_and_exits_within_5_s(tmp_path: Path):
+    """An open loop far past what the machine can send (its users drop slots every second): SIGTERM mid-load still
+    ends the run within 5 s, with results.json, timeseries.csv and report.html written and the table dropped."""
+    out = tmp_path / "out"
+    watched = Watched(
+        ["-m", "loadtest", "run", "-t", "60s", "-u", "10", "-r", "10", "--arrival-rate", "9000", "--mix", "read=100"]
+        + ["--seed-entities", "100", "--out", str(out)]
+    )
+    watched.wait_for("All users spawned")
+    time.sleep(3)
+    code, took = watched.stop(signal.SIGTERM)
+    assert took < 5, (took, watched.output[-2000:])
+    assert "Traceback" not in watched.output
+    assert {p.name for p in out.iterdir()} >= {"results.json", "timeseries.csv", "report.html"}, watched.output[-2000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["arrivals"]["dropped"] > 0 and results["run"]["duration_s"] < 15  # saturated, and stopped early
+    assert code in (0, 3), watched.output[-2000:]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -74,3 +75,31 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     assert "read-back" in kinds.get("INCOMPLETE", "")
     # the drop timed out too, and the log says so (the request, queued on the frozen server, may still land)
     assert f"could not delete test table {data['run']['table']}" in stdout + stderr
+
+
+def test_a_target_frozen_for_six_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
+    """Azurite frozen (SIGSTOP) for 6 s in a 16-s run with --timeout 5: operations wait, time out, are retried, and
+    land once it thaws; the outage is named with its seconds, nothing is lost."""
+    out, times = tmp_path / "out", {}
+    with EmbeddedAzurite() as azurite:
+        done = run_with_azurite_frozen(
+            azurite,
+            ["run", "-t", "16s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "5"]
+            + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--connection-string", azurite.connection_string],
+            at=7,
+            thaw_after=6,
+            times=times,
+        )
+    assert done.code == 0, done.output
+    data = json.loads((out / "results.json").read_text())
+    first = data["timeseries"][0]["second"] - data["timeseries"][0]["t"]  # the run's second 0, epoch
+    frozen, thawed = times["frozen"] - first, times["thawed"] - first
+    (outage,) = [f for f in data["findings"] if f["kind"] == "OUTAGE"]
+    said = re.search(r"completed nothing for (\d+) s, from (\d+) s to (\d+) s", outage["message"])
+    assert said, outage
+    assert abs(int(said[2]) - frozen) <= 1 and abs(int(said[3]) - thawed) <= 1, (outage["message"], frozen, thawed)
+    assert outage["partition"] == "hot" and "the whole target answered nothing" in outage["message"]
+    assert data["errors"].get(TIMEOUT, 0) == 0 and data["attempts"] > sum(r["requests"] for r in data["timeseries"])
+    assert data["integrity"]["lost"] == 0 and data["integrity"]["acknowledged_writes"] > 0
+    assert max(r["t"] for r in data["timeseries"] if r["entities"]) > thawed + 2  # served again after it
+    assert "TARGET_LOST" not in {f["kind"] for f in data["findings"]}
