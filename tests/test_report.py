@@ -157,3 +157,17 @@ def test_the_heat_maps_colour_bar_label_fits_beside_a_one_row_map(monkeypatch):
     bar = fig.axes[-1]  # the colour bar's own axes
     label = bar.yaxis.label
     assert label.get_text() and label.get_window_extent().height <= bar.get_window_extent().height + 1
+
+
+def test_the_charts_shade_an_outages_seconds(monkeypatch):
+    seconds = {t: [{"op": "read"}] * 20 for t in range(20) if not 8 <= t < 14}
+    seconds[14] = [{"op": "read"}] * 20 + [{"op": "read", "ms": 5700.0}]  # waited through 8-13
+    figures = drawn(monkeypatch, assess(build(recorded(seconds), run_info())))
+    for name in ("entities", "latency", "errors"):
+        (ax,) = [ax for ax in figures[name].axes if ax.get_legend()]
+        spans = [p for p in ax.patches if p.get_label() == "outage"]
+        assert len(spans) == 1 and "outage" in [t.get_text() for t in ax.get_legend().get_texts()], name
+        span = spans[0]  # a rectangle over the outage's seconds, from the first to the end of the last
+        assert (span.get_x(), span.get_x() + span.get_width()) == (8, 14), name
+    quiet = drawn(monkeypatch, assess(build(recorded({t: [{"op": "read"}] * 20 for t in range(20)}), run_info())))
+    assert not [p for ax in quiet["entities"].axes for p in ax.patches if p.get_label() == "outage"]
