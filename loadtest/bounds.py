@@ -132,20 +132,20 @@ def emulator_slowed(results: Results) -> list[Slowdown]:
     if rows[1] < ROWS_GREW * max(rows[0], 1):
         return []
     slowed = []
-    for op_class in sorted({row["op_class"] for row in results.timeseries}):
-        own = [row for row in results.timeseries if row["op_class"] == op_class]
-
-        def served(span: tuple[int, int], own: list = own) -> float:
-            return sum(row["entities"] for row in own if span[0] <= row["t"] <= span[1]) / (span[1] - span[0] + 1)
-
-        def latency(span: tuple[int, int], own: list = own) -> float:
-            per_second = {row["t"]: row["p50_ms"] for row in own if span[0] <= row["t"] <= span[1] and row["requests"]}
-            return median(per_second.values()) if per_second else 0.0
-
-        rate, late = (served(then), served(now)), (latency(then), latency(now))
-        if rate[0] and rate[1] <= SLOWED_SHARE * rate[0] and late[0] and late[1] >= LATENCY_ROSE * late[0]:
-            slowed.append(Slowdown(op_class=op_class, then=then, now=now, rate=rate, latency_ms=late, rows=rows))
+    for op_class in sorted({row.get("op_class", "") for row in results.timeseries}):
+        own = [row for row in results.timeseries if row.get("op_class", "") == op_class]
+        (rate0, ms0), (rate1, ms1) = _pace(own, then), _pace(own, now)
+        if rate0 and rate1 <= SLOWED_SHARE * rate0 and ms0 and ms1 >= LATENCY_ROSE * ms0:
+            slowed.append(Slowdown(op_class=op_class, then=then, now=now, rate=(rate0, rate1), latency_ms=(ms0, ms1), rows=rows))
     return slowed
+
+
+def _pace(rows: list[dict[str, Any]], span: tuple[int, int]) -> tuple[float, float]:
+    """Served entities/s over the seconds of ``span`` (inclusive), and the median of their median latencies."""
+    inside = [row for row in rows if span[0] <= row["t"] <= span[1]]
+    latency = {row["t"]: row.get("p50_ms", 0.0) for row in inside if row["requests"]}  # one p50 per second and op class
+    served = sum(row.get("entities", 0) for row in inside) / (span[1] - span[0] + 1)
+    return served, median(latency.values()) if latency else 0.0
 
 
 def cpu_by_process(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:

@@ -52,13 +52,13 @@ def _seconds(results: Results) -> tuple[dict[str, dict[int, _Second]], dict[int,
     parts: dict[str, dict[int, _Second]] = defaultdict(lambda: defaultdict(_Second))
     whole: dict[int, _Second] = defaultdict(_Second)
     for row in results.timeseries:
-        if row["op_class"] == OpClass.ALL:
+        if row.get("op_class") == OpClass.ALL:
             continue
-        stalled_failures = sum(n for code, n in row["errors"].items() if code in _STALLED)
+        stalled_failures = sum(n for code, n in row.get("errors", {}).items() if code in _STALLED)
         answered = row["requests"] - stalled_failures
         for second in (parts[row["partition"]][row["t"]], whole[row["t"]]):
             second.answered += answered
-            second.stalled += row["attempts"] - answered
+            second.stalled += row.get("attempts", row["requests"]) - answered
             second.longest_ms = max(second.longest_ms, row.get("longest_ms", 0))
     return parts, whole
 

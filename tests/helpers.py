@@ -213,7 +213,7 @@ REFUSED = [
 ]
 
 
-WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-size", "10", "--seed-entities", "200")
+WORKLOAD = ("--mix", "insert=50,batch=50", "--batch-mix", "insert=100", "--batch-size", "10", "--seed-entities", "200")
 
 
 class Launched(Exception):

@@ -34,6 +34,8 @@ def test_put_entities_equal_the_entities_written_and_the_verdict_follows_the_tar
         client,
         "--mix",
         "read=40,insert=30,batch=30",
+        "--batch-mix",
+        "insert=100",
         "--batch-size",
         "20",
         "--partition-target",
@@ -56,7 +58,7 @@ def test_put_entities_equal_the_entities_written_and_the_verdict_follows_the_tar
     table = TestTable(target=target, name=data["run"]["table"], created=True)
     try:
         assert data["run"]["seeded"] == 200
-        assert table.count("hot") - 200 == put[0]["entities"]
+        assert table.count("hot") - 200 == put[0]["entities"] == sum(row["rows"] for row in data["timeseries"])
         assert data["account"]["entities"] == put[0]["entities"] + get[0]["entities"]
         assert data["attempts"] >= put[0]["requests"] + get[0]["requests"]
     finally:

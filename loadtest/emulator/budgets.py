@@ -116,10 +116,6 @@ class Split:
     low: str = ""
     high: str = ""
 
-    def holds(self, partition: str) -> bool:
-        """Whether ``partition`` was in the range that was moved."""
-        return self.low <= partition and (not self.high or partition < self.high)
-
 
 @dataclass
 class RangePartition:

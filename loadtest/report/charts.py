@@ -79,7 +79,14 @@ def _mark_outages(ax: Axes, spans: Sequence[tuple[int, int]]) -> None:
 
 
 def _outage_spans(results: Results) -> list[tuple[int, int]]:
-    return sorted({(o.start, o.end) for o in outages(results)})
+    """The seconds of every outage, overlapping ones as one span."""
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted((o.start, o.end) for o in outages(results)):
+        if spans and start <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def _per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:
