@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
@@ -227,3 +227,24 @@ def test_a_simulated_report_says_so_first_and_what_it_leaves_out(tmp_path, artif
         assert "Not modelled: latency" in note and "merges of cold ranges" in note and "Range splits" in note
         assert "demand peak entities/s" in page.inner_text("#partitions-table")
         page.screenshot(path=str(artifacts / "report-simulated.png"), full_page=True)
+
+
+def test_the_simulation_tells_throttling_apart_by_reason_as_the_emulator_words_it():
+    """A hot key at 400/s and a cool one at 50/s: the hot key's budget (150/s) refuses what is over it (a partition's
+    reason), then the account (180/s) its share of the rest from both (the account's); a tenth of the refusals are
+    answered as timeouts. Every second's throttled attempts add up by reason."""
+    settings = _settings(
+        "--key-strategy", "set:2", "--skew", "hotspot:89,50", "--arrival-rate", "450", "--mix", "read=100", "--retry", "none"
+    )  # fmt: skip
+    budgets = Budgets(partition_rate=150, account_rate=180, burst=0.1, timeout_share=0.1)
+    metrics = Simulation(demand_of(settings, start=0, seconds=10), budgets, settings.retry, rate=450, seconds=10, step=0.1).run()
+    by: dict[str, Counter] = defaultdict(Counter)
+    for (t, key, _), bucket in metrics.buckets.items():
+        assert sum(bucket.throttled_by.values()) == bucket.throttled
+        if t >= 2:
+            by[key].update(bucket.throttled_by)
+    hot, cool = by["k0000000"], by["k0000001"]
+    assert cool["partition"] == 0 and cool["account"] > 0 and hot["partition"] > 0 and hot["account"] > 0, dict(by)
+    assert sum(hot.values()) + sum(cool.values()) == pytest.approx((450 - 180) * 8, rel=0.03)  # 180 served a second
+    timeouts = hot["timeout"] + cool["timeout"]
+    assert timeouts == pytest.approx(0.1 * (450 - 180) * 8, rel=0.1)

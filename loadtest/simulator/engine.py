@@ -25,8 +25,8 @@ from .demand import Demand
 __all__ = ["TRACKED", "Simulation", "SimulatedMetrics", "state_bytes"]
 
 TRACKED = 10  # keys counted apart, per second (the report shows the ten hottest); the rest add up in OTHER
-#: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``).
-COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled")
+#: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``), and of the throttled, the account's.
+COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled", "throttled_account")
 
 
 class SimulatedMetrics(PartitionMetrics):
@@ -125,6 +125,10 @@ class Simulation:
                 np.divide(keyed_served, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0),
                 account_share * range_share,
             )
+            # the account's share of what was refused (the key's budget first, the account, then its range: as asked)
+            by_key = np.where(keyed[:, None], np.divide(through, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0), 1.0)
+            refused = 1.0 - fraction
+            by_account = np.divide(by_key * (1.0 - account_share), refused, out=np.zeros_like(refused), where=refused > 1e-12)
             went = ops * fraction[:, None, :]
             throttled = ops - went
             for r in range(retries):  # throttled at attempt r: retry r + 1 after its wait
@@ -138,6 +142,7 @@ class Simulation:
             counts["offered"] += new * entities
             counts["attempts"] += attempts
             counts["throttled"] += throttled.sum(axis=1)
+            counts["throttled_account"] += throttled.sum(axis=1) * by_account
             counts["scheduled"] += new
             if (tick + 1) % self.ticks_per_second == 0:
                 second = self.start + (tick + 1) // self.ticks_per_second - 1
@@ -202,7 +207,17 @@ def state_bytes(*, streams: int, keys: int, retry: RetryStrategy, step: float) -
 
 
 def _bucket(figures: dict[str, float], timeout_share: float) -> Bucket:
+    """A second's counts as a run's bucket: failures by error code and throttled attempts by reason, as the emulator
+    answers them (``timeout_share`` as 500 OperationTimedOut, the rest as 503 ServerBusy for the account or the
+    partition)."""
+    figures = dict(figures)
+    by_account = figures.pop("throttled_account", 0.0)
     bucket = Bucket(**{name: int(value) for name, value in figures.items()})
+    if bucket.throttled:
+        timeout = round(bucket.throttled * timeout_share)
+        account = min(bucket.throttled - timeout, round(by_account * (1 - timeout_share)))
+        reasons = {"timeout": timeout, "account": account, "partition": bucket.throttled - timeout - account}
+        bucket.throttled_by.update({reason: n for reason, n in reasons.items() if n})
     failed = bucket.failures
     if failed:
         timed_out = round(failed * timeout_share)
