@@ -217,10 +217,12 @@ def _outage_findings(results: Results) -> list[Finding]:
         first = group[0]
         names = ", ".join(repr(o.partition) for o in group[:3]) + (f" and {len(group) - 3} more" if len(group) > 3 else "")
         who = f"partition {names}" if len(group) == 1 else f"{len(group)} partitions ({names})"
+        longest = max(o.longest_ms for o in group) / 1000.0  # none when only refusals came back (or nothing was timed)
         message = (
             f"{who} completed nothing for {end - start + 1} s, from {start} s to {end + 1} s: "
-            f"{sum(o.failed for o in group):,} attempts timed out, went unanswered or were refused meanwhile, the longest "
-            f"operation took {max(o.longest_ms for o in group) / 1000.0:.1f} s; cause: {first.cause}"
+            f"{sum(o.failed for o in group):,} attempts timed out, went unanswered or were refused meanwhile"
+            + (f", the longest operation took {longest:.1f} s" if longest >= 0.1 else "")
+            + f"; cause: {first.cause}"
         )
         partition = first.partition if len(group) == 1 else None
         findings.append(Finding(kind=K.OUTAGE, partition=partition, op_class=None, message=message, remedy=REMEDIES[K.OUTAGE]))

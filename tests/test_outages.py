@@ -82,3 +82,4 @@ def test_outages_in_a_simulation_say_simulated():
     results = results_of(events, simulated=True)
     results.range_splits = [{"t": 8.0, "key": "b", "low": "", "high": "", "offline_until_t": 11.0}]
     assert outages(results)[0].cause.startswith("the simulated partition layer split")
+    assert "the longest operation" not in [f for f in results.findings if f.kind == "OUTAGE"][0].message  # timed nothing
