@@ -40,7 +40,10 @@ __all__ = [
 ]
 
 # --fail-on's kinds: the design's figures, and the docs' checklist
-FAIL_ON = (*(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND")), *CHECKLIST)
+FAIL_ON = (
+    *(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND", "EMULATOR_SLOWED", "OUTAGE")),
+    *CHECKLIST,
+)
 
 
 def fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:

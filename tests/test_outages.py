@@ -5,7 +5,8 @@ from synthetic import recorded
 
 from loadtest.outages import outages
 from loadtest.summary import build
-from loadtest.verdict import assess
+from loadtest.option_parsers import fail_on
+from loadtest.verdict import assess, checks_for, exit_code
 
 
 def served(partitions=("hot",), per_second=20, ms=5.0):
@@ -36,6 +37,8 @@ def test_a_frozen_target_is_one_outage_naming_its_seconds_and_the_whole_target()
     assert "completed nothing for 6 s, from 8 s to 14 s" in finding.message
     assert "the whole target answered nothing" in finding.message and "5.7 s" in finding.message
     assert finding.partition == "hot" and finding.remedy
+    code, messages = exit_code(results, checks_for(fail_on("--fail-on", "outage")))  # CI can fail a run on one
+    assert code == 3 and "--fail-on outage: 1 OUTAGE finding(s)" in messages[0]
 
 
 def test_the_whole_target_frozen_over_many_partitions_is_one_finding():
