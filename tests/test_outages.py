@@ -3,9 +3,9 @@
 from helpers import run_info
 from synthetic import recorded
 
+from loadtest.option_parsers import fail_on
 from loadtest.outages import outages
 from loadtest.summary import build
-from loadtest.option_parsers import fail_on
 from loadtest.verdict import assess, checks_for, exit_code
 
 
