@@ -78,7 +78,7 @@ class TableSession:
         self._fire = request_event.fire
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
         self._sequence = count(1)
-        self._retries = self._throttled = 0
+        self._retries = 0
         self._throttled_by: dict[str, int] = {}  # throttled attempts by reason (partition, account, timeout)
         self._backoff = 0.0
         self._started = 0.0
@@ -94,7 +94,6 @@ class TableSession:
         if self._first_ms is None:
             self._first_ms = (time.perf_counter() - self._started) * 1000.0
         if status >= 500 and is_throttling(status, error_code):
-            self._throttled += 1
             reason = throttle_reason(status, error_code, message)
             self._throttled_by[reason] = self._throttled_by.get(reason, 0) + 1
 
@@ -113,7 +112,7 @@ class TableSession:
         ``counted`` turns the result into context fields known only afterwards (a scan's entities); ``name``
         replaces the operation's request name.
         """
-        self._retries = self._throttled = 0
+        self._retries = 0
         if self._throttled_by:
             self._throttled_by = {}
         self._backoff, self._first_ms = 0.0, None
@@ -137,9 +136,11 @@ class TableSession:
                 exception = err
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         context["attempts"] = 1 + self._retries
-        context["throttled"] = self._throttled
-        if self._throttled:
+        if self._throttled_by:  # the throttled attempts, by reason
+            context["throttled"] = sum(self._throttled_by.values())
             context["throttled_by"] = self._throttled_by
+        else:
+            context["throttled"] = 0
         context["backoff_s"] = self._backoff
         # the first attempt's latency: the whole operation unless it was retried
         context["first_ms"] = elapsed_ms if not self._retries or self._first_ms is None else self._first_ms

@@ -91,19 +91,25 @@ def run_with_azurite_frozen(
     return Finished(child.returncode, stdout, stderr)
 
 
-def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
-    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
-    stats = tmp_path / "stats"
-    done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", "--out", str(tmp_path / "out")]
-        + ["--json-file", str(stats), *args],
+def locust_headless(
+    locustfile: Path, azurite: EmbeddedAzurite, *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``locust -f locustfile --headless ARGS`` in a child process against ``azurite`` (bounded in time)."""
+    return subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", *args],
         cwd=ROOT,
         env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
+    """``locust -f locustfile --headless ARGS`` against the fixture's Azurite: results.json and Locust's own stats."""
+    stats = tmp_path / "stats"
+    done = locust_headless(locustfile, azurite, "--out", str(tmp_path / "out"), "--json-file", str(stats), *args)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
 

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 
 import pytest
-from helpers import ROOT, in_process, run_with_azurite_frozen, tables
+from helpers import ROOT, in_process, locust_headless, run_with_azurite_frozen, tables
 
 from loadtest.arrivals import DROP_AFTER_S, Schedule
 from loadtest.azurite import EmbeddedAzurite
@@ -113,15 +110,9 @@ def test_a_rate_no_user_could_start_is_refused_before_anything_starts(args, said
 def test_locust_f_refuses_the_rate_for_its_users_before_the_table(azurite, target, tmp_path):
     """``locust -f`` knows its users at init (headless): the same rule, one line, exit 2, no table created."""
     before = tables(target)
-    done = subprocess.run(
-        [sys.executable, "-m", "locust", "-f", str(ROOT / "loadtest" / "locustfile.py"), "--headless", "-u", "2"]
-        + ["-t", "2s", "--arrival-rate", "5000", "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = locust_headless(
+        ROOT / "loadtest" / "locustfile.py", azurite, "-u", "2", "-t", "2s", "--arrival-rate", "5000", "--out",
+        str(tmp_path / "out"), timeout=60,
+    )  # fmt: skip
     assert done.returncode == 2 and "give at least 5 users (-u)" in done.stderr, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and tables(target) == before and not (tmp_path / "out" / "results.json").exists()
