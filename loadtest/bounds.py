@@ -18,10 +18,18 @@ from .service_errors import UNANSWERED
 __all__ = [
     "GENERATOR_CPU_PERCENT",
     "LOST_AFTER_S",
+    "SENT_SHARE",
+    "Concurrency",
     "Slowdown",
     "busiest_cpu",
+    "concurrency",
     "cpu_by_process",
+    "cpu_read",
+    "sent_share",
+    "servers_bound",
+    "servers_cpu",
     "emulator_slowed",
+    "machine_bound",
     "generator_bound",
     "saturation",
     "target_lost",
@@ -163,6 +171,97 @@ def cpu_by_process(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float
     return series
 
 
+def servers_cpu(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Each server the tool started (the embedded Azurite, the throttling emulator): its CPU % per second."""
+    series: dict[str, list[float]] = {}
+    for sample in samples:
+        for server, cpu in sample.get("servers_cpu", {}).items():
+            series.setdefault(server, []).append(cpu)
+    return series
+
+
+def _bound(series: Mapping[str, list[float]]) -> list[tuple[str, float, int, int]]:
+    """(which, mean %, seconds at or above ``GENERATOR_CPU_PERCENT``, seconds read) for each process out of CPU: its
+    mean reached it, or a third of its seconds did."""
+    bound = []
+    for which, cpu in series.items():
+        pegged = sum(c >= GENERATOR_CPU_PERCENT for c in cpu)
+        if cpu and (mean(cpu) >= GENERATOR_CPU_PERCENT or pegged >= len(cpu) / 3):
+            bound.append((which, round(mean(cpu), 1), pegged, len(cpu)))
+    return bound
+
+
+def _steady(results: Results) -> list[Mapping[str, Any]]:
+    return [s for s in results.load if s["t"] >= results.run.steady_from_s]
+
+
+def servers_bound(results: Results) -> list[tuple[str, float, int, int]]:
+    """Each server the tool started that ran out of CPU in the steady phase, as ``generator_bound`` judges."""
+    return _bound(servers_cpu(_steady(results)))
+
+
+def machine_bound(results: Results) -> tuple[float, int, int] | None:
+    """The machine's cores (every process on it, the run's and others') busy in the steady phase: (mean % of all
+    cores, seconds at or above ``GENERATOR_CPU_PERCENT``, seconds read), as ``generator_bound`` judges; else None."""
+    bound = _bound({"machine": [s["machine_cpu"] for s in _steady(results) if s.get("machine_cpu") is not None]})
+    return bound[0][1:] if bound else None
+
+
+def cpu_read(results: Results, *, machine: bool = True) -> str:
+    """Every process's mean CPU in the steady phase, and the machine's, in words ("Azurite 35%, the load generator 22%
+    of a core; the machine's cores 40% busy"), or "" when none was read."""
+    steady = _steady(results)
+    series = {which: cpu for which, cpu in {**servers_cpu(steady), **cpu_by_process(steady)}.items() if cpu}
+    said = ", ".join(f"{which} {mean(cpu):.0f}%" for which, cpu in series.items()) + " of a core" if series else ""
+    cores = [s["machine_cpu"] for s in steady if s.get("machine_cpu") is not None] if machine else []
+    busy = f"the machine's cores {mean(cores):.0f}% busy" if cores else ""
+    return "; ".join(part for part in (said, busy) if part)
+
+
+#: UNSENT: an open loop sent under this share of its schedule's entities.
+SENT_SHARE = 0.98
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """An open loop's operations in flight against what its schedule needed (Little's law: L = rate x mean hold)."""
+
+    rate: float  # operations/s the schedule asked
+    mean_hold_s: float  # mean time an operation held its lane: from its start to its end, retries and backoffs included
+    cap: int  # operations in flight allowed at once, every process together (--max-in-flight per process)
+    peak: int  # the most in flight in a second
+    capped: int  # slots that found every lane busy and waited
+
+    @property
+    def needed(self) -> float:
+        return self.rate * self.mean_hold_s
+
+
+def concurrency(results: Results) -> Concurrency | None:
+    """The open loop's operations in flight (``arrivals.in_flight``); None for a closed loop, a simulation, or results
+    written before they were counted."""
+    figures = results.arrivals.get("in_flight")
+    if not figures:
+        return None
+    return Concurrency(
+        rate=float(results.arrivals.get("rate", 0) or 0),
+        mean_hold_s=figures["mean_hold_ms"] / 1000.0,
+        cap=figures["cap"],
+        peak=figures["peak"],
+        capped=figures["capped"],
+    )
+
+
+def sent_share(results: Results) -> float | None:
+    """An open loop's entities sent, of its schedule's demand (sent, dropped and still owed at the end); None for a
+    closed loop."""
+    if not results.open_loop:
+        return None
+    offered = sum(row.get("offered", 0) for row in results.timeseries)
+    asked = offered + sum(row.get("unsent", 0) for row in results.timeseries)
+    return offered / asked if asked else 1.0
+
+
 def busiest_cpu(samples: Iterable[Mapping[str, Any]]) -> float:
     """The busiest load-generating process's mean CPU % over the samples (the master's or a worker's)."""
     return round(max((mean(cpu) for cpu in cpu_by_process(samples).values() if cpu), default=0.0), 1)
@@ -171,10 +270,4 @@ def busiest_cpu(samples: Iterable[Mapping[str, Any]]) -> float:
 def generator_bound(results: Results) -> list[tuple[str, float, int, int]]:
     """Each load-generating process that ran out of CPU in the steady phase: (which, mean %, seconds at or above
     ``GENERATOR_CPU_PERCENT``, seconds read). Bound when its mean reached it or a third of its seconds did."""
-    series = cpu_by_process(s for s in results.load if s["t"] >= results.run.steady_from_s)
-    bound = []
-    for which, cpu in series.items():
-        pegged = sum(c >= GENERATOR_CPU_PERCENT for c in cpu)
-        if cpu and (mean(cpu) >= GENERATOR_CPU_PERCENT or pegged >= len(cpu) / 3):
-            bound.append((which, round(mean(cpu), 1), pegged, len(cpu)))
-    return bound
+    return _bound(cpu_by_process(_steady(results)))

@@ -72,10 +72,12 @@ class Settings:
     emulator_server_rate: float
     emulator_lb_delay: float
     emulator_lb_offline: float
+    emulator_page_rows: int
     skip_verify: bool
     rate: float
     arrival_rate: float
     arrivals: str
+    max_in_flight: int
     shape: EntityShape  # built from entity_size, properties and partition_key
 
     def __repr__(self) -> str:
@@ -176,6 +178,6 @@ def check_open_loop(arrival_rate: float, users: int) -> None:
         need = math.ceil(arrival_rate / MAX_USER_ARRIVAL_RATE)
         raise UsageError(
             f"--arrival-rate {arrival_rate:g} over {users:,} users is {arrival_rate / users:,.0f} operations/s each; a user "
-            f"starts at most {MAX_USER_ARRIVAL_RATE:,} a second (one at a time, each waiting for its answer): give at least "
+            f"starts at most {MAX_USER_ARRIVAL_RATE:,} a second (its schedule's slots, one after the other): give at least "
             f"{need:,} users (-u), or a lower rate"
         )

@@ -8,9 +8,10 @@ The messages, each defined once here:
 - ``LEDGER`` then ``FINAL`` worker -> master once its users stopped: its acknowledged writes, then
   its last counts; the master waits for every worker's ``FINAL`` before writing results.
 
-The sampler reads every process's own CPU every second (a worker sends its readings with its
-counts); on the master it also records users running, names workers that went missing (no
-heartbeat) and compacts the metrics. A worker whose master falls silent stops
+The sampler reads every process's own CPU and its open loop's operations in flight every second
+(a worker sends its readings with its counts); on the master it also reads the CPU of the servers
+the tool started (the embedded Azurite, the throttling emulator), records users running, names
+workers that went missing (no heartbeat) and compacts the metrics. A worker whose master falls silent stops
 loading after ``MASTER_SILENT_S`` (Locust itself would load on for a minute before quitting).
 """
 
@@ -22,11 +23,13 @@ from collections.abc import Callable
 from typing import Any
 
 import gevent
+import psutil
 from locust.env import Environment
 from locust.rpc import Message
 from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner, Runner, WorkerRunner
 
 from .generator_cpu import CpuMeter
+from .in_flight import InFlight
 from .integrity import Ledger
 from .metrics import PartitionMetrics
 from .request_profile import RequestProfile
@@ -39,7 +42,7 @@ STOP = "partition_stress_stop"
 FINAL = "partition_stress_final"
 REPORT_KEY = "partition_stress"  # a worker's counts inside Locust's own report_to_master data
 WORKLOAD_KEY = "partition_stress_workload"  # and its request profile's
-CPU_KEY = "partition_stress_cpu"  # and its own CPU, per second
+CPU_KEY = "partition_stress_cpu"  # and its own CPU and operations in flight, per second
 #: A worker stops its users when the master has not answered its heartbeats for this long (it answers every second).
 MASTER_SILENT_S = 5.0
 log = logging.getLogger("loadtest")
@@ -50,10 +53,13 @@ class Cluster:
 
     def __init__(self, environment: Environment, metrics: PartitionMetrics, ledger: Ledger, workload: RequestProfile) -> None:
         self.environment, self.metrics, self.ledger, self.workload = environment, metrics, ledger, workload
-        self.samples: dict[int, dict[str, float]] = {}  # second -> users, this process's cpu %
+        self.samples: dict[int, dict[str, Any]] = {}  # second -> users, this process's cpu %, servers' cpu %, in flight
         self.cpu = CpuMeter()
-        self._cpu_seconds: dict[int, float] = {}  # a worker's cpu % per second, until its next report
+        self.in_flight = InFlight()  # this process's open-loop operations in flight
+        self.servers: dict[str, psutil.Process] = {}  # the processes the tool started (the master), by name
+        self._own_seconds: dict[int, dict[str, Any]] = {}  # a worker's cpu % and in flight per second, until its report
         self.workers_cpu: dict[str, dict[int, float]] = {}  # the master: worker id -> second -> its cpu %
+        self.workers_in_flight: dict[str, dict[int, dict[str, float]]] = {}  # and its operations in flight
         self.worker_reports: dict[str, float] = {}  # worker id -> time of its last report (master)
         self.finals: set[str] = set()  # workers whose last counts arrived (master)
         self.lost: dict[str, dict[str, Any]] = {}  # workers that went missing (master)
@@ -132,12 +138,31 @@ class Cluster:
             gevent.sleep(0.1)
         return waiting
 
+    def watch(self, servers: dict[str, int | None]) -> None:
+        """Read these processes' CPU every second too (name -> PID; None: not started here)."""
+        self.servers = {}
+        for name, pid in servers.items():
+            try:
+                if pid is not None:
+                    self.servers[name] = process = psutil.Process(pid)
+                    process.cpu_percent(None)  # the first reading starts its clock
+            except psutil.Error:
+                continue
+
     def gathered(self) -> dict[str, Any]:
         """For the results, beside the metrics: the per-second samples, the workers' record, the request profile."""
         samples = {second: dict(sample) for second, sample in self.samples.items()}
+        for sample in samples.values():
+            if "in_flight" in sample:  # added to below: a copy
+                sample["in_flight"] = dict(sample["in_flight"])
         for worker, per_second in self.workers_cpu.items():
             for second, pct in per_second.items():
                 samples.setdefault(second, {}).setdefault("workers_cpu", {})[worker] = pct
+        for per_second in self.workers_in_flight.values():  # every process's operations in flight, added up
+            for second, figures in per_second.items():
+                into = samples.setdefault(second, {}).setdefault("in_flight", {})
+                for name, value in figures.items():
+                    into[name] = into.get(name, 0) + value
         return {"samples": samples, "workers": self.record(), "workload": self.workload.figures()}
 
     def record(self) -> dict[str, Any]:
@@ -172,16 +197,19 @@ class Cluster:
 
     def drain(self) -> dict[str, Any]:
         """This worker's counts since its last report: the metrics' and the request profile's."""
-        seconds, self._cpu_seconds = self._cpu_seconds, {}
-        cpu = {str(second): pct for second, pct in seconds.items()}
-        return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain(), CPU_KEY: cpu}
+        seconds, self._own_seconds = self._own_seconds, {}
+        own = {str(second): sample for second, sample in seconds.items()}
+        return {REPORT_KEY: self.metrics.drain(), WORKLOAD_KEY: self.workload.drain(), CPU_KEY: own}
 
     def merge(self, data: dict[str, Any], worker: str) -> None:
         """Add a worker's counts (the master)."""
         self.metrics.merge(data.get(REPORT_KEY))
         self.workload.merge(data.get(WORKLOAD_KEY))
-        per_second = self.workers_cpu.setdefault(worker, {})
-        per_second.update({int(second): pct for second, pct in data.get(CPU_KEY, {}).items()})
+        cpu, in_flight = self.workers_cpu.setdefault(worker, {}), self.workers_in_flight.setdefault(worker, {})
+        for second, sample in data.get(CPU_KEY, {}).items():
+            cpu[int(second)] = sample["cpu"]
+            if sample.get("in_flight"):
+                in_flight[int(second)] = sample["in_flight"]
 
     def watch_master(self, runner: WorkerRunner) -> None:
         """Stop loading the target once the master is gone: nobody would count what this worker sends."""
@@ -201,8 +229,15 @@ class Cluster:
         self.finals.clear()
         self.lost.clear()
         self.workers_cpu.clear()
-        self._cpu_seconds.clear()
+        self.workers_in_flight.clear()
+        self._own_seconds.clear()
         self.cpu = CpuMeter()  # from the test's start, not the process's (imports, seeding)
+        psutil.cpu_percent(None)
+        for process in self.servers.values():
+            try:
+                process.cpu_percent(None)
+            except psutil.Error:
+                continue
         if self._sampler is None:
             self._sampler = gevent.spawn(self._sample)
 
@@ -212,16 +247,34 @@ class Cluster:
             self._sampler = None
 
     def _sample(self) -> None:
-        """Once a second: this process's CPU; a worker keeps it for its next report, the master (or the only process)
-        records users running beside it, names workers that went missing and compacts the metrics."""
+        """Once a second: this process's CPU and operations in flight; a worker keeps them for its next report, the
+        master (or the only process) records users running and the servers' CPU beside them, names workers that went
+        missing and compacts the metrics."""
         while True:
             gevent.sleep(1.0 - time.time() % 1.0)
             second, cpu, runner = int(time.time()) - 1, self.cpu.read(), self.runner
+            in_flight = self.in_flight.sample() if self.in_flight.done or self.in_flight.peak else {}
             if isinstance(runner, WorkerRunner):
-                self._cpu_seconds[second] = cpu
+                self._own_seconds[second] = {"cpu": cpu, "in_flight": in_flight}
                 continue
             if runner is None:
                 continue
-            self.samples[second] = {"users": runner.user_count, "cpu": cpu}
+            self.samples[second] = sample = {"users": runner.user_count, "cpu": cpu}
+            if in_flight:
+                sample["in_flight"] = in_flight
+            servers = self._servers_cpu()
+            if servers:
+                sample["servers_cpu"] = servers
+            sample["machine_cpu"] = psutil.cpu_percent(None)  # every core of this machine, whoever used it
             self._check_workers()
             self.metrics.compact()
+
+    def _servers_cpu(self) -> dict[str, float]:
+        """Each watched server's CPU (% of one core) since the last reading; one that has gone is left out."""
+        readings = {}
+        for name, process in list(self.servers.items()):
+            try:
+                readings[name] = round(process.cpu_percent(None), 1)
+            except psutil.Error:
+                del self.servers[name]
+        return readings

@@ -23,6 +23,7 @@ from weakref import WeakKeyDictionary
 import gevent
 from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
+from locust.stats import CSV_STATS_INTERVAL_SEC
 
 from . import summary, wrapup
 from .ceiling.shape import CeilingShape
@@ -32,6 +33,7 @@ from .distributed import Cluster
 from .engines.blobs import upload_outputs, upload_place
 from .engines.mergeable import capture
 from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
+from .in_flight import InFlight
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .outputs import check_out, new_run_id
@@ -70,6 +72,11 @@ class StressRun:
     results: Results | None = None
     exit_code: int = EXIT_OK
     messages: list[str] = field(default_factory=list)
+
+    @property
+    def in_flight(self) -> InFlight:
+        """This process's open-loop operations in flight (sampled each second by the cluster)."""
+        return self.cluster.in_flight
 
     @property
     def seeded(self) -> int:
@@ -133,6 +140,7 @@ def register(environment: Environment) -> StressRun | None:
         metrics.close()
         _fail(err)
     ledger.enabled = settings.verify
+    cluster.watch(target.servers())  # their CPU read each second beside the generator's: causes measured
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger, cluster=cluster)
     run.run_id = settings.run_id or run.run_id
     _RUNS[environment] = run
@@ -182,6 +190,7 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
         target=target, name=data["table"], seeded=int(data["seeded"]), rows=data.get("rows", ""), seeds=data.get("seeds", "")
     )
     cluster.ledger.enabled = settings.verify
+    cluster.in_flight.resize(settings.max_in_flight)
     _RUNS[environment] = StressRun(
         settings=settings,
         target=target,
@@ -233,6 +242,7 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
         gevent.spawn(environment.runner.stop)
         return
     run.ledger.enabled = run.settings.verify
+    run.in_flight.resize(run.settings.max_in_flight)
     run.started = time.time()
 
 
@@ -242,6 +252,8 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     # until the outputs are written, this run has failed (a crash below must not exit 0)
     run.exit_code = environment.process_exit_code = EXIT_RUN_FAILED
     silent = run.cluster.collect(timeout=(environment.stop_timeout or 0) + 15)  # a master: every worker's last seconds
+    if getattr(environment.parsed_options, "csv_prefix", None):  # Locust writes --csv once a second, not at its exit:
+        gevent.sleep(CSV_STATS_INTERVAL_SEC * 1.1)  # once more now that every operation is in, so its counts are ours
     if silent:
         log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
     settings = run.settings

@@ -87,6 +87,7 @@ class PartitionMetrics:
         events.unsent.add_listener(metrics.on_unsent)
         events.test_start.add_listener(metrics.on_test_start)
         events.spawning_complete.add_listener(metrics.on_spawning_complete)
+        events.test_stopping.add_listener(metrics.on_test_stop)
         events.test_stop.add_listener(metrics.on_test_stop)
         events.quit.add_listener(lambda **_: metrics.close())
         return metrics
@@ -185,7 +186,10 @@ class PartitionMetrics:
             self.steady_from = self.clock()
 
     def on_test_stop(self, **_: Any) -> None:
-        self.stopped = self.clock()
+        """When the users were asked to stop (Locust's ``test_stopping``; ``test_stop`` if it never fired): the
+        schedule's end. Operations still in flight finish after it, counted in their own seconds."""
+        if self.stopped is None:
+            self.stopped = self.clock()
 
     # --- a worker's counts, to the master ---------------------------------------------------
 

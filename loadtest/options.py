@@ -15,7 +15,7 @@ from . import option_parsers as rules
 from .arrivals import ARRIVALS
 from .connection_string import CONNECTION_STRING_ENV
 from .emulator.budgets import Budgets
-from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
+from .entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES, MAX_PAGE_ENTITIES
 from .operations import BATCH_OPERATIONS, MIX_OPERATIONS
 from .option import Option
 from .option_parsers import FAIL_ON
@@ -67,6 +67,9 @@ MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
 MAX_DURATION_S = 7 * 24 * 3600
 MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
 MAX_SEED_ENTITIES = 1_000_000
+#: A scan is one operation, counted in the second it ends: 100,000 rows are 100 full pages and 50 s of a partition's
+#: 2,000 entities/s. Scanning more is several scans (and its second would hold a minute's entities).
+MAX_SCAN_ROWS = 100_000
 MIN_STEP_S = 3  # a ceiling step: a second to settle, two whole seconds measured
 
 DEFAULT_MIX = "read=60,upsert=20,insert=5,delete=5,batch=5,scan=5"
@@ -74,6 +77,11 @@ MAX_SIMULATED_RATE = 10**7  # operations/s a simulation takes: beyond, no table 
 #: An open loop's user starts one operation at a time and waits for its answer: no more than one a millisecond. Past
 #: that its schedule only drops slots (at 10^12/s, billions a second, and the run hung enumerating them).
 MAX_USER_ARRIVAL_RATE = 1000
+#: An open loop's operations in flight at once per process, by default: each holds a greenlet and a keep-alive
+#: connection (24 KB in flight, bench/in_flight_memory.py), so 5,000 take about 115 MB and fit within the 10,000 open
+#: files Locust allows itself.
+DEFAULT_MAX_IN_FLIGHT = 5_000
+MAX_IN_FLIGHT = 50_000  # past this, the open files and memory of one process give out first
 
 # --- the commands' own options (Locust's users, time and processes, as loadtest run sets them) -------------
 
@@ -148,7 +156,7 @@ SIMULATE_OPTIONS: tuple[Option, ...] = (
 )
 #: The stress test's options a simulation has no use for (it sends nothing): ``loadtest simulate`` refuses them.
 REAL_RUN_ONLY = ("connection_string", "account_url", "client", "table", "reuse_table", "keep_table", "timeout", "rate")
-REAL_RUN_ONLY += ("skip_verify", "emulate_throttling", "run_id", "engine", "upload")
+REAL_RUN_ONLY += ("skip_verify", "emulate_throttling", "run_id", "engine", "upload", "max_in_flight")
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = (
     Option(("path",), "a run's folder (reports/<run-id>) or its results.json", parse=text, locust=False),
@@ -175,6 +183,13 @@ EMULATOR_OPTIONS: tuple[Option, ...] = (
     ),
     Option(("--lb-delay",), "seconds a range stays over budget before it is split and moved", Budgets.lb_delay, non_negative),
     Option(("--lb-offline",), "seconds a moved range is offline (503s)", Budgets.lb_offline, non_negative),
+    Option(
+        ("--page-rows",),
+        "rows a query's answer holds at most, then a continuation token, as Azure cuts pages at partition-server "
+        "boundaries (0 = as the table service pages)",
+        Budgets.page_rows,
+        whole(minimum=0, maximum=MAX_PAGE_ENTITIES),
+    ),
 )
 
 
@@ -261,7 +276,12 @@ OPTIONS: tuple[Option, ...] = (
         MAX_BATCH_OPERATIONS,
         whole(minimum=1, maximum=MAX_BATCH_OPERATIONS, unit=" (an entity group transaction holds at most 100 operations)"),
     ),
-    Option(("--scan-size",), "rows a row range scan asks for", 100, whole(minimum=1)),
+    Option(
+        ("--scan-size",),
+        f"rows a scan reads at most, page after page (at most {MAX_SCAN_ROWS:,})",
+        100,
+        whole(minimum=1, maximum=MAX_SCAN_ROWS, unit=" (a scan is one operation: scanning more is several scans)"),
+    ),
     Option(
         ("--profile",),
         "scalability targets (entities/s per partition/account): "
@@ -347,6 +367,14 @@ OPTIONS: tuple[Option, ...] = (
         number(f"operations/s, 0 or more and at most {MAX_SIMULATED_RATE:,}", lambda n: 0 <= n <= MAX_SIMULATED_RATE),
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
+    Option(
+        ("--max-in-flight",),
+        "open loop: operations in flight at once per Locust process (each due operation runs on its own, retries and "
+        "backoffs included, so a user never waits for an answer to keep its schedule); when all are busy, slots wait "
+        "and may drop, and the run names the concurrency its schedule needed",
+        DEFAULT_MAX_IN_FLIGHT,
+        whole(minimum=1, maximum=MAX_IN_FLIGHT, unit=" (each holds a connection and a greenlet: add workers beyond)"),
+    ),
 )
 
 #: ``loadtest merge``'s own, then the stress test's it shares: where the engines' results are, and the outputs.

@@ -52,6 +52,15 @@ class Reach:
             return "point" if low is not None and low == high and low_in and high_in else "range"
         return "partitions" if self.pk != Reach.pk else "table"
 
+    def key_filter(self) -> str:
+        """The OData filter of the key range the service seeks and scans (nothing else filters it): inside one
+        partition its RowKey bounds too, across partitions only the PartitionKey bounds (each one is scanned whole, as
+        ``known_by_partition`` counts). Empty for the whole table."""
+        terms = _bound_terms("PartitionKey", self.pk)
+        if self.partition is not None:
+            terms += _bound_terms("RowKey", self.rk)
+        return " and ".join(terms)
+
     def counted(self, touched: Counter[str], keys: KeyStrategy | None, seeded: int, *, cut_short: bool) -> dict[str, Any]:
         """A query's request-event fields from the rows it returned per PartitionKey (``touched``): entities are the
         rows scanned, per partition where it spans several. A filtered query counts the rows seeded in its key range
@@ -81,6 +90,18 @@ class Reach:
         if partitions is None:
             return {OTHER: seeded}
         return {p: keys.seeded_rows(p, seeded) for p in partitions if _within(self.pk, p)}
+
+
+def _bound_terms(key: str, bounds: tuple[str | None, bool, str | None, bool]) -> list[str]:
+    low, low_in, high, high_in = bounds
+    if low is not None and low == high and low_in and high_in:
+        return [f"{key} eq {_quoted(low)}"]
+    terms = [] if low is None else [f"{key} {'ge' if low_in else 'gt'} {_quoted(low)}"]
+    return terms + ([] if high is None else [f"{key} {'le' if high_in else 'lt'} {_quoted(high)}"])
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _within(bounds: tuple[str | None, bool, str | None, bool], value: str) -> bool:

@@ -62,6 +62,7 @@ class FindingKind(StrEnum):
     TARGET_LOST = "TARGET_LOST"
     INCOMPLETE = "INCOMPLETE"
     UNSERVED = "UNSERVED"  # open loop: a partition served under 95 % of its demand
+    UNSENT = "UNSENT"  # open loop: the generator sent under 98 % of its schedule (too little concurrency, or CPU)
     OUTAGE = "OUTAGE"  # a partition (or the whole target) completed nothing for whole seconds while operations waited
     EMULATOR_SLOWED = "EMULATOR_SLOWED"  # Azurite's queries slowed as the table grew (it scans it; Azure indexes keys)
     CEILING = "CEILING"  # a ceiling search's outcome: the sustained ceiling and what limited it

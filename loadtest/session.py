@@ -12,7 +12,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
-from itertools import count, islice
+from itertools import count
 from typing import Any
 
 from locust.event import EventHook
@@ -63,12 +63,14 @@ class TableSession:
         seed: str | None = None,
         client: str = "fast",
         request_ids: str | None = None,
+        client_id: str | None = None,
         names: str = "",
         keys: KeyStrategy | None = None,
         seeded: int = 0,
     ) -> None:
         """``request_ids``: the prefix of each operation's ``x-ms-client-request-id`` (``<run-id>-<stream>.``), followed
-        by its sequence number; a random prefix if not given. ``names``: before each request name (a user class's,
+        by its sequence number; a random prefix if not given. ``client_id``: the application client it stands for (a user's
+        sessions in flight are one client; default: ``request_ids``). ``names``: before each request name (a user class's,
         when several share a run). ``keys`` and ``seeded``: what the run seeded, for the rows a query scans."""
         self._names = names
         self._keys, self._seeded = keys, seeded
@@ -77,6 +79,7 @@ class TableSession:
         self.dropped = 0  # open loop: slots dropped before it
         self._fire = request_event.fire
         self._request_ids = request_ids or f"{secrets.token_hex(4)}-"
+        self._client = client_id or self._request_ids
         self._sequence = count(1)
         self._retries = 0
         self._throttled_by: dict[str, int] = {}  # throttled attempts by reason (partition, account, timeout)
@@ -156,7 +159,7 @@ class TableSession:
 
     def _write(self, op: Operation, entity: dict[str, Any], call: Callable[[], None]) -> Any:
         pk, rk = entity["PartitionKey"], entity["RowKey"]
-        extra = {"client": self._request_ids}  # one client's writes to one partition in one second: a batch would carry them
+        extra = {"client": self._client}  # one client's writes to one partition in one second: a batch would carry them
         if self._last_read == (pk, rk) and op in (INSERT, UPDATE):
             extra["after_read"] = True
         self._last_read = None
@@ -188,7 +191,7 @@ class TableSession:
     def delete(self, pk: str, rk: str) -> Any:
         self._last_read = None
         call = lambda: self.transport.delete(pk, rk) or True
-        return self._run(DELETE, pk, 1, call, written=_written(DELETE, pk, rk), client=self._request_ids, rows=-1)
+        return self._run(DELETE, pk, 1, call, written=_written(DELETE, pk, rk), client=self._client, rows=-1)
 
     def batch(self, operations: list[tuple[str, dict[str, Any]]], *, new_rows: int | None = None) -> Any:
         """One entity group transaction, counted operation by operation (a batch of N = N entities).
@@ -241,19 +244,18 @@ class TableSession:
     def scan_partitions(self, low: str, high: str, *, limit: int, select: list[str] | None = None) -> Any:
         """A partition range scan (PartitionKeys in [low, high)), or a full table scan when both are empty.
 
-        Bounded to ``limit`` entities. Counted per PartitionKey it touched (context ``partitions``).
+        It reads ``limit`` rows, or to the end: pages until then, each asking for what remains (a page cut short
+        continues). Counted per PartitionKey it read (context ``partitions``): every row of every page.
         """
         op = PARTITION_SCAN if low or high else TABLE_SCAN
         query = "PartitionKey ge @lo and PartitionKey lt @hi" if op is PARTITION_SCAN else None
         parameters = {"lo": low, "hi": high} if query else None
         projected, select = bool(select), _with_partition_key(select)
+        page = min(limit, MAX_PAGE_ENTITIES)
 
         def call() -> Counter[str]:
-            rows = self.transport.query(query, parameters, select=select, page_size=min(limit, MAX_PAGE_ENTITIES), decode=False)
-            touched: Counter[str] = Counter()
-            for row in islice(rows, limit):
-                touched[row["PartitionKey"]] += 1
-            return touched
+            rows = self.transport.query(query, parameters, select=select, page_size=page, limit=limit, decode=False)
+            return Counter(row["PartitionKey"] for row in rows)
 
         def counted(touched: Counter[str]) -> dict[str, Any]:
             first = min(touched) if touched else low or "(table)"
@@ -288,10 +290,8 @@ class TableSession:
             select = _with_partition_key(select)
 
         def call() -> list[Any]:
-            rows = self.transport.query(
-                filter, parameters, select=select, page_size=min(top or MAX_PAGE_ENTITIES, MAX_PAGE_ENTITIES)
-            )
-            return list(islice(rows, top))
+            page = min(top or MAX_PAGE_ENTITIES, MAX_PAGE_ENTITIES)
+            return list(self.transport.query(filter, parameters, select=select, page_size=page, limit=top))
 
         def counted(found: list[Any]) -> dict[str, Any]:
             one = reach.partition

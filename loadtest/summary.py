@@ -1,7 +1,8 @@
 """From per-second buckets to the run's figures: a pure step (its inputs stay as they were).
 
-Mean entities/s covers the steady phase (after all users started); peak is the highest
-10-second moving average; ratio is peak / target. The live web view reads the same series
+Mean entities/s covers the steady phase (the whole seconds after all users started and before
+they stopped; a run without one says so: ``steady_seconds`` 0); peak is the highest 10-second
+moving average; ratio is peak / target. The live web view reads the same series
 and peaks as the results, from the same functions.
 """
 
@@ -41,11 +42,19 @@ def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> flo
 
 @dataclass(frozen=True)
 class Phases:
-    """Every second of the run (``span``), the steady ones (all users running), and the peak window."""
+    """Every second of the run (``span``), the seconds its means cover (``steady``), and the peak window.
+
+    ``steady`` is the steady phase: the whole seconds with every user running, from the first after spawning completed
+    to the last before the stop (the stop's second is partial; later ones hold only what finished after it, or a
+    worker's clock ahead of the master's). A run with no such second (its ramp never finished, or finished in its
+    last, partial second) has no steady phase (``ramped`` False): its means cover the whole seconds its users ran,
+    ramp included, and the results say so with ``steady_seconds`` 0. ``span`` starts at the run's start or at an
+    earlier bucket (a worker's clock behind the master's): every bucket counts in its own second."""
 
     span: list[int]
     steady: list[int]
     window: int
+    ramped: bool = True
 
     @classmethod
     def of(
@@ -58,20 +67,22 @@ class Phases:
     ) -> Phases:
         """``steady_until``: the steady phase ends earlier than the run (merged engines: when the first stopped)."""
         seconds = list(seconds)
-        first = int(started or min(seconds, default=0))
+        earliest = min(seconds, default=None)
+        start = int(started) if started else (earliest if earliest is not None else 0)
+        first = start if earliest is None else min(start, earliest)
         last = max(seconds, default=first)
         if stopped:
             last = max(last, int(stopped) - 1)
         span = list(range(first, last + 1))
-        steady_start = math.ceil(steady_from) if steady_from else first
-        steady = [s for s in span if s >= steady_start] or span
-        # the last second is partial when the run stopped inside it: leave it out of the mean
-        if stopped and len(steady) > 1 and steady[-1] == int(stopped):
-            steady = steady[:-1]
+        end = int(stopped) if stopped else last + 1  # the first second not wholly before the stop
         if steady_until:
-            steady = [s for s in steady if s < int(steady_until)] or steady
+            end = min(end, int(steady_until))
+        ran = [s for s in span if start <= s < end] or span  # a run under a second: its one, partial second
+        if steady_from is None and not stopped:  # still running (or a count with no clock): all of it so far
+            return cls(span, ran, max(1, min(PEAK_WINDOW_S, len(ran))))
+        steady = [s for s in ran if s >= math.ceil(steady_from)] if steady_from is not None else []
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
-        return cls(span, steady, max(1, min(PEAK_WINDOW_S, len(steady))))
+        return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
 
     def mean(self, values: list[float]) -> float:
         if not self.steady:
@@ -156,10 +167,13 @@ def partition_rows(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: 
 
 
 def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> AccountRow:
-    offset, values, asked = phases.span[0], [0.0] * len(phases.span), [0.0] * len(phases.span)
+    """Every partition's entities together, each second's in that second (looked up, never indexed by an offset)."""
+    served: Counter[int] = Counter()
+    wanted: Counter[int] = Counter()
     for (second, _, _), bucket in buckets.items():
-        values[second - offset] += bucket.entities
-        asked[second - offset] += bucket.demand
+        served[second] += bucket.entities
+        wanted[second] += bucket.demand
+    values, asked = [float(served[s]) for s in phases.span], [float(wanted[s]) for s in phases.span]
     peak, entities = phases.peak(values), sum(b.entities for b in buckets.values())
     return AccountRow(
         entities=entities,
@@ -204,11 +218,13 @@ def latency_figures(
     return figures
 
 
-def arrival_figures(buckets: Mapping[BucketKey, Bucket], phases: Phases, rate: float, kind: str) -> dict[str, Any]:
+def arrival_figures(
+    buckets: Mapping[BucketKey, Bucket], phases: Phases, rate: float, kind: str, in_flight: Mapping[str, float] | None = None
+) -> dict[str, Any]:
     """Open loop, over the steady phase: operations offered (the users' schedules: the rate asked, once every user
     runs), sent and served per second side by side; and over the whole run how many were sent on a schedule, late,
     or dropped (a user learns of the slots it dropped when it is free again: those still overdue at the end are not
-    counted)."""
+    counted); and its operations in flight (``in_flight_figures``)."""
     if not rate:
         return {}
     steady, seconds = set(phases.steady), max(1, len(phases.steady))
@@ -227,6 +243,25 @@ def arrival_figures(buckets: Mapping[BucketKey, Bucket], phases: Phases, rate: f
         "scheduled": total.scheduled,
         "late": total.late,
         "dropped": total.dropped,
+        **({"in_flight": dict(in_flight)} if in_flight else {}),
+    }
+
+
+def in_flight_figures(samples: Mapping[int, Mapping[str, Any]], rate: float) -> dict[str, float]:
+    """Open loop, over the run: the most operations in flight at once and the bound (every process together), the
+    slots that waited for a lane, the mean time an operation held its lane, and what the schedule needed in flight
+    by Little's law (rate x that mean hold)."""
+    per_second = [sample["in_flight"] for sample in samples.values() if sample.get("in_flight")]
+    if not rate or not per_second:
+        return {}
+    done = sum(s.get("done", 0) for s in per_second)
+    hold_s = sum(s.get("held_s", 0.0) for s in per_second) / done if done else 0.0
+    return {
+        "peak": max(s.get("in_flight", 0) for s in per_second),
+        "cap": max(s.get("cap", 0) for s in per_second),
+        "capped": sum(s.get("capped", 0) for s in per_second),
+        "mean_hold_ms": round(hold_s * 1000.0, 2),
+        "needed": round(rate * hold_s, 1),
     }
 
 
@@ -288,6 +323,7 @@ def build(
     """The run's results from what the metrics counted, the per-second samples, the workers' record, the workload
     profile's figures and a ceiling search's steps (``CeilingShape.ran``), judged again now that all counts are in."""
     samples = samples or {}
+    rate = float(info.settings.get("arrival_rate", 0) or 0)
     phases = Phases.of(
         (key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped, metrics.steady_until
     )
@@ -302,8 +338,8 @@ def build(
     backoff_ms = sum(b.backoff_ms for b in buckets.values())
     run = replace(
         info,
-        steady_from_s=float(phases.steady[0] - first) if phases.steady else 0.0,
-        steady_seconds=len(phases.steady),
+        steady_from_s=float(phases.steady[0] - first) if phases.ramped else 0.0,
+        steady_seconds=len(phases.steady) if phases.ramped else 0,
         peak_window_s=phases.window,
     )
     return Results(
@@ -317,9 +353,7 @@ def build(
         workers=dict(workers or {}),
         workload=dict(workload or {}),
         latency=latency_figures(metrics.latency, metrics.first_attempt, metrics.corrected),
-        arrivals=arrival_figures(
-            buckets, phases, float(info.settings.get("arrival_rate", 0) or 0), str(info.settings.get("arrivals", ""))
-        ),
+        arrivals=arrival_figures(buckets, phases, rate, str(info.settings.get("arrivals", "")), in_flight_figures(samples, rate)),
         keys=key_figures(rows, metrics.distinct_partitions()),
         retry={
             "strategy": info.settings.get("retry", ""),

@@ -25,7 +25,17 @@ if TYPE_CHECKING:
 
     from .emulator.budgets import Budgets
 
-__all__ = ["CONNECT_TIMEOUT_S", "TIMEOUT_S", "Target", "TargetKind", "blob_account", "blob_url", "resolve_target"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "SERVER_AZURITE",
+    "SERVER_EMULATOR",
+    "TIMEOUT_S",
+    "Target",
+    "TargetKind",
+    "blob_account",
+    "blob_url",
+    "resolve_target",
+]
 
 STORAGE_SCOPE = "https://storage.azure.com/.default"
 TOKEN_RENEW_S = 300
@@ -34,6 +44,8 @@ TOKEN_RENEW_S = 300
 TIMEOUT_S = 30.0
 #: Connecting takes at most this long (or ``--timeout`` if shorter): a listener that is not there fails fast.
 CONNECT_TIMEOUT_S = 5.0
+#: The servers the tool may start for a run, as its findings name them.
+SERVER_AZURITE, SERVER_EMULATOR = "Azurite", "the throttling emulator"
 
 
 class TargetKind(StrEnum):
@@ -121,6 +133,16 @@ class Target:
         """Where the table is created, seeded, read back and deleted: past any emulator (that is not the load)."""
         return self.direct or self
 
+    def servers(self) -> dict[str, int | None]:
+        """The local servers of the run, by name as findings say it, with their PIDs (their CPU is read each second):
+        those this tool started, and a table service on this machine's loopback it was pointed at (found by its port)."""
+        found = {SERVER_EMULATOR: self.emulator.pid if self.emulator else None}
+        service = (self.direct or self).azurite
+        if service is not None:
+            return {SERVER_AZURITE: service.pid, **found}
+        name, pid = _loopback_listener((self.direct or self).endpoint)
+        return {name: pid, **found} if pid else found
+
     def close(self) -> None:
         if self.emulator:
             self.emulator.stop()
@@ -190,3 +212,21 @@ def blob_account(
     from azure.identity import DefaultAzureCredential
 
     return url, DefaultAzureCredential()
+
+
+def _loopback_listener(endpoint: str) -> tuple[str, int | None]:
+    """(Its name, the PID) of the process listening on a loopback endpoint's port, where this user may see it."""
+    url = urlparse(endpoint)
+    if url.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return "", None
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        import psutil
+
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                command = " ".join(psutil.Process(conn.pid).cmdline())
+                return (SERVER_AZURITE if "azurite" in command.lower() else f"the table service on port {port}"), conn.pid
+    except (psutil.Error, OSError):
+        pass
+    return "", None

@@ -27,6 +27,7 @@ from .arrivals import Schedule
 from .ceiling.shape import CeilingShape
 from .config import Settings
 from .entities import FILTERED
+from .in_flight import Lanes
 from .integrity import user_row_prefix
 from .keys import row_key_maker
 from .lifecycle import current_run
@@ -104,6 +105,10 @@ class TableUser(User):
         self._batch_kinds, self._batch_weights = list(settings.batch_mix), list(accumulate(settings.batch_mix.values()))
         self._batch_deletes = "delete" in settings.batch_mix
         self.settings = settings
+        self._schedule: Schedule | None = None
+        self._lanes: Lanes | None = None
+        self._due: float | None = None  # open loop: when the next slot is due, once its wait is over
+        self._dropped = 0  # and how many slots were dropped before it
         shape = environment.shape_class
         if isinstance(shape, CeilingShape):  # the search sets the offered load: each user its share, open loop
             self._open_loop(settings, stream, shape.plan_for(environment.parsed_options).user_rate)
@@ -117,18 +122,35 @@ class TableUser(User):
         prefix = user_row_prefix(environment.runner.worker_index)  # names its worker (integrity)
         self._new_row = row_key_maker(settings.row_key_strategy, prefix=prefix, rows=rows, seed=stream)
         self._own: deque[tuple[str, str]] = deque(maxlen=OWN_ROWS_KEPT)
-        self.table = TableSession(
-            target=run.target,
-            table=run.table.name,
-            request_event=environment.events.request,
-            retry=settings.retry,
-            seed=f"{settings.key_seed}:retry:{stream}",
-            client=settings.client,
-            request_ids=f"{request_id_prefix(run.run_id)}{stream}.",
-            names=_names(environment, type(self)),
-            keys=self.keys,
-            seeded=run.seeded,
-        )
+        ids = f"{request_id_prefix(run.run_id)}{stream}."
+
+        def session(lane: int = 0) -> TableSession:
+            """A table session: the user's own (lane 0), or one more for an open loop's operations in flight, each
+            with a connection, retry stream and request ids of its own (``<run-id>-<stream>.l<lane>.<n>``)."""
+            return TableSession(
+                target=run.target,
+                table=run.table.name,
+                request_event=environment.events.request,
+                retry=settings.retry,
+                seed=f"{settings.key_seed}:retry:{stream}" + (f".{lane}" if lane else ""),
+                client=settings.client,
+                request_ids=ids + (f"l{lane}." if lane else ""),
+                client_id=ids,
+                names=_names(environment, type(self)),
+                keys=self.keys,
+                seeded=run.seeded,
+            )
+
+        self._table = session()
+        if self._schedule is not None:  # open loop: each due operation in flight on a lane of its own
+            self._lanes = Lanes(environment, run.in_flight, session)
+            self.tasks = [self._dispatching(t) for t in type(self).tasks]
+
+    @property
+    def table(self) -> TableSession:
+        """This user's table client (in an open loop, the one of the operation running now)."""
+        lanes = self._lanes
+        return self._table if lanes is None else lanes.session() or self._table
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A class with tasks of its own runs those instead of the mix (a task may call ``self.one_operation()``)."""
@@ -138,10 +160,11 @@ class TableUser(User):
             cls.tasks = own
 
     def on_stop(self) -> None:
-        schedule = getattr(self, "_schedule", None)
-        if schedule is not None:  # slots due before the end and never sent are demand too
-            self._unsent(schedule.owed(time.time()))
-        self.table.close()
+        if self._schedule is not None:  # slots due before the end and never sent are demand too
+            self._unsent(self._schedule.owed(time.time()))
+        if self._lanes is not None:  # operations in flight finish (their answers count), within the stop timeout
+            self._lanes.finish(timeout=self.environment.stop_timeout or 0)
+        self._table.close()
 
     @task
     def one_operation(self) -> None:
@@ -155,14 +178,27 @@ class TableUser(User):
         self.wait_time = self._when_due
 
     def _when_due(self) -> float:
-        """Open loop: seconds until the next operation is due; the client learns when it was due and what was dropped,
-        with each dropped slot's demand (its operation, key and entities drawn as if it had been sent)."""
+        """Open loop: seconds until the next slot is due (then dispatched), and the slots dropped before it (overdue
+        while every lane was busy or the process was late), each with its demand drawn as if it had been sent."""
         now = time.time()
-        intended, dropped = self._schedule.take(now)
-        self.table.intended, self.table.dropped = intended, self.table.dropped + len(dropped)
+        self._due, dropped = self._schedule.take(now)
         if dropped:
+            self._dropped += len(dropped)
             self._unsent(dropped)
-        return max(0.0, intended - now)
+        return max(0.0, self._due - now)
+
+    def _dispatching(self, task: Any) -> Callable[[TableUser], None]:
+        """Locust's task loop, open: running a task starts it on a lane and returns at once (nothing before the
+        first slot is due); the loop's wait is the schedule's."""
+        if isinstance(task, type):  # a nested TaskSet runs as Locust runs it
+            task = lambda user, taskset=task: taskset(user).run()  # noqa: E731
+
+        def dispatch(user: TableUser) -> None:
+            if user._due is not None:
+                due, dropped, user._due, user._dropped = user._due, user._dropped, None, 0
+                user._lanes.dispatch(task, user, due, dropped)
+
+        return dispatch
 
     def _unsent(self, slots: list[float]) -> None:
         """Fire the demand of slots never sent (``events.unsent``), when the user runs the mix: what each would have

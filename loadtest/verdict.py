@@ -10,7 +10,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checklist
-from .bounds import GENERATOR_CPU_PERCENT, Slowdown, emulator_slowed, generator_bound, saturation, target_lost
+from .bounds import (
+    GENERATOR_CPU_PERCENT,
+    SENT_SHARE,
+    Slowdown,
+    concurrency,
+    cpu_read,
+    emulator_slowed,
+    generator_bound,
+    machine_bound,
+    saturation,
+    sent_share,
+    servers_bound,
+    target_lost,
+)
 from .buckets import OTHER
 from .ceiling.limits import LIMITS
 from .exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
@@ -51,6 +64,9 @@ REMEDIES: dict[FindingKind, str] = {
     K.EMULATOR_SLOWED: "Read the demand and the ratios, not this run's served rates, as the design's: Azurite filters "
     "the whole table for every query while Azure seeks on PartitionKey and RowKey, so a growing table slows only the "
     "emulator; start from a fresh Azurite per comparison, delete what the run inserts, or run against a real account.",
+    K.UNSENT: "Give the schedule the concurrency it needs: raise --max-in-flight (operations in flight per Locust "
+    "process; each holds a connection and a greenlet) to the figure named, or spread the load over more Locust workers "
+    "(--workers) or engines; a generator out of CPU needs more processes, not more users.",
     K.UNSERVED: "Judge the design on its demand, not on what this run could serve: send it whole (more Locust "
     "workers or engines, a real account with --connection-string or --account-url), or answer it at any scale with "
     "`loadtest simulate` at the same --arrival-rate.",
@@ -129,15 +145,17 @@ def _reasons(row: PartitionRow) -> str:
     return ": " + ", ".join(f"{n:,} {_REASON_WORDS.get(reason, reason)}" for reason, n in by)
 
 
-def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition") -> str:
-    """A row's load against its target: served; in an open loop the demand, which the finding judges, then served."""
+def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition", steady: bool = True) -> str:
+    """A row's load against its target: served; in an open loop the demand, which the finding judges, then served.
+    ``steady``: the run had a steady phase (else its means cover the ramp, and say so)."""
+    phase = "in the steady phase" if steady else "over the ramp (the run had no steady phase)"
     served = f"peak {row.peak_eps:,.0f} entities/s ({window}-s average), {row.ratio:.0%} of the {row.target:,}/s {what} target"
     if not open_loop:
-        return f"{served}; mean {row.mean_eps:,.0f}/s in the steady phase"
+        return f"{served}; mean {row.mean_eps:,.0f}/s {phase}"
     return (
         f"demand peak {row.offered_peak_eps:,.0f} entities/s ({window}-s average), {row.offered_ratio:.0%} of the "
         f"{row.target:,}/s {what} target, mean {row.offered_mean_eps:,.0f}/s; served peak {row.peak_eps:,.0f}/s "
-        f"({row.ratio:.0%}), mean {row.mean_eps:,.0f}/s in the steady phase"
+        f"({row.ratio:.0%}), mean {row.mean_eps:,.0f}/s {phase}"
     )
 
 
@@ -181,26 +199,61 @@ def _unserved(results: Results) -> list[Finding]:
 
 
 def _unserved_cause(results: Results, row: PartitionRow) -> str:
-    """What kept demand from being served, as the run measured it."""
+    """What kept demand from being served, as the run measured it: throttled answers, errors, demand never sent, a
+    process out of CPU (each named with its figure); else the service's pace, with every process's CPU read."""
     throttled_errors = _throttled_failures(row)
     if results.run.simulated:
         return f"the partition layer throttled {row.throttled:,} attempts ({throttled_errors:,} operations failed with them)"
+    causes = []
     if row.throttled or throttled_errors:
-        return f"throttled: {row.throttled:,} attempts answered 503/500 timeout, {throttled_errors:,} operations failed"
-    failed = sum(row.errors.values())
-    causes = [f"{failed:,} operations failed ({', '.join(sorted(row.errors))})"] if failed else []
-    bound = generator_bound(results)
-    if bound:
-        causes.append(f"the load generator ran out of CPU ({bound[0][0]} at {bound[0][1]:.0f}% of a core)")
-    arrivals = results.arrivals
-    sent = f"{arrivals.get('sent_per_s', 0):,.0f} of {arrivals.get('offered_per_s', 0):,.0f} operations/s sent, " + (
-        f"{arrivals.get('dropped', 0):,} slots dropped"
-    )
-    if results.run.emulator and not bound:
-        causes.append(f"the emulator could not take more ({sent}): Azurite, not the design, was the bottleneck")
-    elif not bound:
-        causes.append(f"the service answered slower than the schedule ({sent})")
-    return "; ".join(causes)
+        causes.append(f"throttled: {row.throttled:,} attempts answered 503/500 timeout, {throttled_errors:,} operations failed")
+    failed = sum(n for code, n in row.errors.items() if code not in THROTTLING_CODES)
+    if failed:
+        causes.append(f"{failed:,} operations failed ({', '.join(sorted(c for c in row.errors if c not in THROTTLING_CODES))})")
+    sent = sent_share(results)
+    if sent is not None and sent < SENT_SHARE:
+        causes.append(f"the run sent {sent:.0%} of its schedule (UNSENT)")
+    causes += _out_of_cpu(results, servers=True)
+    if causes:
+        return "; ".join(causes)
+    latency = results.latency.get(str(row.op_class), {})
+    pace = f" (p50 {latency['p50_ms']:,.0f} ms, p99 {latency['p99_ms']:,.0f} ms)" if latency else ""
+    cpu = cpu_read(results)
+    return f"the service answered slower than the schedule{pace}" + (f", no process of the run out of CPU ({cpu})" if cpu else "")
+
+
+def _out_of_cpu(results: Results, *, servers: bool) -> list[str]:
+    """Each process of the run out of CPU in the steady phase (the servers the tool started too, if ``servers``), and
+    the machine's cores when all were busy (other processes' share named): measured, in words."""
+    said = [
+        f"{which} ran out of CPU ({average:.0f}% of a core in the steady phase)"
+        for which, average, _, _ in [*(servers_bound(results) if servers else []), *generator_bound(results)]
+    ]
+    machine = machine_bound(results)
+    if machine:
+        said.append(f"the machine's cores were busy ({machine[0]:.0f}% of all of them: {cpu_read(results, machine=False)})")
+    return said
+
+
+def _unsent(results: Results) -> list[Finding]:
+    """Open loop: the generator sent under ``SENT_SHARE`` of its schedule; why, as measured: every lane busy (the
+    concurrency the schedule needed, by Little's law, against what it had) or a process out of CPU."""
+    sent, c = sent_share(results), concurrency(results)
+    if sent is None or sent >= SENT_SHARE:
+        return []
+    causes = []
+    if c is not None and c.capped:
+        causes.append(
+            f"{c.capped:,} slots found all {c.cap:,} operations in flight it allowed busy (--max-in-flight, per process): "
+            f"the schedule needed about {c.needed:,.0f} in flight ({c.rate:,.0f} operations/s x {c.mean_hold_s:,.3f} s "
+            "each operation held its lane, retries and backoffs included: Little's law)"
+        )
+    causes += _out_of_cpu(results, servers=False)
+    if not causes:
+        cpu = cpu_read(results)
+        causes.append(f"its users started their slots late ({cpu})" if cpu else "its users started their slots late")
+    most = f" (at most {c.peak:,} operations in flight)" if c is not None else ""
+    return [_finding(K.UNSENT, f"the run sent {sent:.0%} of its schedule's demand{most}: " + "; ".join(causes))]
 
 
 OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
@@ -261,7 +314,7 @@ def assess(results: Results) -> Results:
         row.finding = level(row.judged(open_loop)[1])
         if row.op_class != OpClass.ALL:
             worst[row.partition] = max(worst.get(row.partition, 0), _ORDER[row.finding])
-    window = results.run.peak_window_s
+    window, steady = results.run.peak_window_s, results.run.steady_seconds > 0
     hottest = results.hottest()
     for row in results.partitions:
         if row.partition == OTHER:
@@ -271,13 +324,15 @@ def assess(results: Results) -> Results:
         if row.finding == K.COOL and row.partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
         what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
-        findings.append(_finding(row.finding, f"{what} on partition {row.partition!r}: {_load(row, window, open_loop)}", row))
+        load = _load(row, window, open_loop, steady=steady)
+        findings.append(_finding(row.finding, f"{what} on partition {row.partition!r}: {load}", row))
 
     account = results.account
     account.finding = level(account.judged(open_loop)[1])
     if account.finding != K.COOL:
-        findings.append(_finding(account.finding, f"account: {_load(account, window, open_loop, 'account')}"))
+        findings.append(_finding(account.finding, f"account: {_load(account, window, open_loop, 'account', steady)}"))
     findings += _unserved(results)
+    findings += _unsent(results)
 
     for row in results.rows():
         if row.op_class == OpClass.ALL:
@@ -326,10 +381,21 @@ def assess(results: Results) -> Results:
                 ),
             )
         )
+    for which, average, pegged, seconds in servers_bound(results):
+        findings.append(
+            _finding(
+                K.EMULATOR_BOUND,
+                (
+                    f"{which} used {average:.0f}% of a core on average in the steady phase, at or above "
+                    f"{GENERATOR_CPU_PERCENT:.0f}% in {pegged} of {seconds} seconds: served figures are its ceiling, not "
+                    "the design's"
+                ),
+            )
+        )
     if results.run.emulator:
-        reason = saturation(results)
-        if reason:
-            findings.append(_finding(K.EMULATOR_BOUND, f"the emulator saturated: {reason}"))
+        reason = None if any("servers_cpu" in s for s in results.load) else saturation(results)
+        if reason:  # a target the tool did not start: its CPU unread, the saturation is seen in the figures alone
+            findings.append(_finding(K.EMULATOR_BOUND, f"the emulator saturated (its CPU was not read here): {reason}"))
         findings += [_slowed(slowdown) for slowdown in emulator_slowed(results)]
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")

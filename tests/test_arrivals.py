@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from helpers import ROOT, in_process, locust_headless, run_with_azurite_frozen, tables
@@ -60,23 +61,31 @@ def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_pat
 
 def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_what_was_served(loadtest, azurite, tmp_path):
     """8,000 reads/s on one key: one machine and Azurite serve a third to a half; the design is judged on the 8,000.
-    What could not be sent on time shows too: dropped and late slots, and a corrected latency far above the service's."""
+    What bounded the run is named as measured: a process out of CPU, or the machine's cores, with the figure its
+    samples hold (once the cause was found by elimination: 'Azurite, not the design' with Azurite nearly idle)."""
     rate = ("--arrival-rate", "8000", "-t", "7s", "-u", "64", "-r", "64")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     (row,) = results["partitions"]
-    arrivals, findings = results["arrivals"], {f["kind"]: f for f in results["findings"]}
+    findings = {f["kind"]: f for f in results["findings"]}
     assert row["partition"] == "hot" and row["offered_peak_eps"] >= 7000, row
     assert row["mean_eps"] < 0.8 * row["offered_mean_eps"] and row["entities"] == row["requests"] - row["failures"]
     assert row["finding"] == "HOT" and row["offered_ratio"] > 3.4 and row["ratio"] < row["offered_ratio"]
     assert f"demand peak {row['offered_peak_eps']:,.0f} entities/s" in findings["HOT"]["message"]
     assert "UNSERVED" in findings and "loadtest simulate" in findings["UNSERVED"]["remedy"]
-    assert arrivals["dropped"] > 0 and arrivals["late"] > 0 and sum(r["unsent"] for r in results["timeseries"]) > 0
-    get = results["latency"]["GET"]
-    assert get["corrected_p50_ms"] > 10 * get["p50_ms"] and get["corrected_p99_ms"] > get["p99_ms"]
+    steady = [s for s in results["load"] if s["t"] >= results["run"]["steady_from_s"]]
+    read = {"Azurite": [s["servers_cpu"]["Azurite"] for s in steady], "the load generator": [s["cpu"] for s in steady]}
+    read["the machine's cores"] = [s["machine_cpu"] for s in steady]
+    named = re.findall(r"(Azurite|the load generator) ran out of CPU \((\d+)% of a core|(the machine's cores) were busy \((\d+)%",
+                       findings["UNSERVED"]["message"])  # fmt: skip
+    assert named, findings["UNSERVED"]["message"]
+    for process, figure, machine, busy in named:  # each figure is its samples' mean
+        assert abs(int(figure or busy) - sum(read[process or machine]) / len(steady)) <= 1, (named, read)
 
 
-def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(tmp_path):
-    """Azurite frozen (SIGSTOP) for 1.5 s of a 10-s open-loop run: operations due meanwhile start late."""
+def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_its_time(tmp_path):
+    """Azurite frozen (SIGSTOP) for 1.5 s of a 10-s open-loop run at 100/s: the operations due meanwhile are still
+    sent on time, each on a lane of its own, and wait for their answers (once they started late behind their user's
+    last one): the stall shows in their service time, and 100/s x the stall in flight at once (Little's law)."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
@@ -89,9 +98,11 @@ def test_a_stalled_service_shows_in_the_corrected_latency_not_the_service_time(t
         )
     assert done.code == 0, done.output
     results = json.loads((out / "results.json").read_text())
-    get = results["latency"]["GET"]
-    assert results["arrivals"]["late"] > 50
-    assert get["corrected_p99_ms"] > get["p99_ms"] + 300, get
+    get, arrivals = results["latency"]["GET"], results["arrivals"]
+    assert arrivals["dropped"] == 0 and arrivals["late"] <= 0.01 * arrivals["scheduled"], arrivals
+    assert get["p99_ms"] > 1000 and get["corrected_p99_ms"] == pytest.approx(get["p99_ms"], rel=0.05), get
+    most = max(s["in_flight"]["in_flight"] for s in results["load"] if s.get("in_flight"))
+    assert most >= 100, [s.get("in_flight") for s in results["load"]]
 
 
 @pytest.mark.parametrize(

@@ -134,8 +134,23 @@ def test_the_ceiling_is_the_last_good_step_and_what_ended_the_search_is_named():
     slow = figures(step=3, corrected_p99_ms=900.0, generator_cpu=97.0)
     assert search(plan(), [figures(), slow], emulator=True, stopped=True)["limited_by"] == "generator"
     slow["generator_cpu"] = 50.0
-    assert search(plan(), [figures(), slow], emulator=True, stopped=True)["limited_by"] == "emulator"
+    assert search(plan(), [figures(), slow], emulator=True, stopped=True)["limited_by"] == "emulator"  # its CPU unread
     assert search(plan(), [figures(), slow], emulator=False, stopped=True)["limited_by"] == "latency"
+
+
+def test_what_limited_a_search_is_the_process_measured_out_of_cpu_never_the_emulator_by_elimination():
+    """Once 'emulator' was said of any step that slowed against Azurite without throttling, its CPU unread."""
+    slow = figures(step=3, corrected_p99_ms=900.0, servers_cpu={"Azurite": 40.0, "the throttling emulator": 12.0})
+    assert search(plan(), [figures(), slow], emulator=True, stopped=True)["limited_by"] == "latency"  # both read, idle
+    slow["servers_cpu"]["Azurite"] = 98.5
+    found = search(plan(), [figures(), slow], emulator=True, stopped=True)
+    assert found["limited_by"] == "emulator" and "Azurite used 98% of a core" in found["reason"], found["reason"]
+    slow.update(servers_cpu={"Azurite": 70.0}, machine_cpu=97.0)  # no process pegged, the machine's cores all busy
+    found = search(plan(), [figures(), slow], emulator=True, stopped=True)
+    assert found["limited_by"] == "machine" and "the machine's cores were 97% busy (Azurite 70%" in found["reason"]
+    slow.update(machine_cpu=60.0, capped=120)  # every lane busy
+    found = search(plan(), [figures(), slow], emulator=True, stopped=True)
+    assert found["limited_by"] == "concurrency" and "120 slots waited for a lane" in found["reason"]
 
 
 def test_a_search_that_never_gave_way_says_the_ceiling_is_higher_and_one_that_gave_way_at_once_has_none():

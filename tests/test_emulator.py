@@ -3,25 +3,39 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import gevent
 import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
+from gevent.server import StreamServer
 from helpers import Hooks
+from synthetic import environment
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.emulator.budgets import Budget, Budgets
+from loadtest.emulator.relay import Relay
 from loadtest.emulator.throttle import Throttle, charge_of
+from loadtest.entities import EntityShape
+from loadtest.keys import key_strategy
 from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT
 from loadtest.retry import parse_retry
 from loadtest.service_errors import CONNECTION_ERROR, PARTITION_BUSY, ServiceError, service_message, throttle_reason
+from loadtest.session import TableSession
 from loadtest.table import TestTable
-from loadtest.target import resolve_target
+from loadtest.target import Target, resolve_target
 from loadtest.transports.rest import RestTransport
+
+#: Budgets that never refill within a test (a millionth of an entity a second at most) and hold 100 entities per
+#: partition and 10,000 for the account: what a bucket lost is what the emulator charged.
+LEDGER = {"partition_rate": 1e-8, "account_rate": 1e-6, "burst": 1e10}
 
 
 def test_requests_are_charged_as_the_docs_count_entities():
@@ -34,6 +48,31 @@ def test_requests_are_charged_as_the_docs_count_entities():
     batch = b"".join(part % i for i in range(37))
     assert charge_of("POST", "/devstoreaccount1/$batch", "", batch) == ("b", 37)
     assert charge_of("POST", "/devstoreaccount1/Tables", "", b'{"TableName":"x"}') == (None, 0)
+
+
+def test_a_query_starts_where_its_keys_or_continuation_say_and_a_page_limit_cuts_its_top():
+    """Admitted on its PartitionKey, its continuation's (Azurite's tokens are base64), its inclusive lower bound, or
+    (none of them) on its answer; listed from upstream only when something other than keys filters it."""
+    from urllib.parse import quote
+
+    from loadtest.emulator.queries import is_query, query_of
+
+    def where(text: str) -> str:
+        return "$filter=" + quote(text, safe="")
+
+    assert is_query("/devstoreaccount1/t()") and not is_query("/devstoreaccount1/t(PartitionKey='a',RowKey='b')")
+    assert not is_query("/devstoreaccount1/Tables") and not is_query("/devstoreaccount1/")
+    seek = query_of("$top=100&" + where("PartitionKey eq 'a' and RowKey lt '5'"))
+    assert (seek.start, seek.partition, seek.listing, seek.forward) == ("a", "a", None, None)
+    assert query_of(where("PartitionKey ge 'k1' and PartitionKey lt '~'")).start == "k1"
+    assert query_of(where("PartitionKey gt 'k1'")).start is None and query_of("$top=5").start is None
+    resume = "NextPartitionKey=Yg%3D%3D&NextRowKey=MDAwNA%3D%3D"
+    resumed = query_of("$top=7&" + where("PartitionKey ge 'a'") + "&" + resume)
+    assert resumed.start == "b" and resumed.resume == resume
+    filtered = query_of("sv=1&sig=s&$top=100&" + where("PartitionKey eq 'a' and n lt 5") + "&$select=n", page_rows=7)
+    assert filtered.listing == "sv=1&sig=s&" + where("PartitionKey eq 'a'") + "&$select=PartitionKey,RowKey&$top=1000"
+    assert filtered.forward == "sv=1&sig=s&" + where("PartitionKey eq 'a' and n lt 5") + "&$select=n&$top=7"
+    assert query_of("$top=5", page_rows=7).forward is None and query_of("", page_rows=7).forward == "$top=7"
 
 
 def test_a_token_bucket_holds_one_second_and_refills_at_its_rate():
@@ -209,20 +248,23 @@ def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):
 
 
 def test_the_relay_passes_every_kind_of_answer_and_a_dead_upstream_is_a_connection_error(tmp_path):
-    """Through the emulator (budgets far above the load): point and paged queries (chunked or not), batches,
-    errors; Azurite restarted under a kept-alive connection (the relay reconnects); then Azurite killed: the client sees what it
-    would see without the emulator."""
+    """Through the emulator (budgets far above the load): point and paged queries (chunked or not; pages of at most
+    40 rows, as ``--page-rows`` cuts them), batches, errors; Azurite restarted under a kept-alive connection (the relay
+    reconnects); then Azurite killed: the client sees what it would see without the emulator."""
     with EmbeddedAzurite() as azurite:
         target = resolve_target(connection_string=azurite.connection_string).behind_emulator(
-            Budgets(partition_rate=10**9, account_rate=10**9)
+            Budgets(partition_rate=10**9, account_rate=10**9, page_rows=40)
         )
         try:
             table = TestTable.open(target)
-            client = RestTransport(target=target, table=table.name, retry=parse_retry("none"), seed=None, hooks=Hooks())
+            hooks = Hooks()
+            client = RestTransport(target=target, table=table.name, retry=parse_retry("none"), seed=None, hooks=hooks)
             rows = [{"PartitionKey": "p", "RowKey": f"{i:04d}", "v": "x" * 500} for i in range(250)]
             for start in range(0, 250, 100):
                 client.batch([(OPERATIONS["insert"], row) for row in rows[start : start + 100]])
+            pages = len(hooks.answers)
             assert sum(1 for _ in client.query("PartitionKey eq @p", {"p": "p"}, select=None, page_size=60)) == 250
+            assert len(hooks.answers) - pages == 7  # 250 rows in pages of 40
             assert client.get("p", "0007")["v"] == "x" * 500
             with pytest.raises(ServiceError) as missing:
                 client.get("p", "nope")
@@ -243,3 +285,118 @@ def test_the_relay_passes_every_kind_of_answer_and_a_dead_upstream_is_a_connecti
             assert dead.value.code == CONNECTION_ERROR
         finally:
             target.close()
+
+
+@contextmanager
+def relayed(azurite, budgets: Budgets) -> Iterator[tuple[Target, Throttle]]:
+    """The emulator's own relay in this process, in front of the session's Azurite: a target through it, and its
+    budgets to read."""
+    throttle = Throttle(budgets)
+    server = StreamServer(("127.0.0.1", 0), Relay(f"http://127.0.0.1:{azurite.port}", throttle).handle)
+    server.start()
+    endpoint = f"http://127.0.0.1:{server.server_port}/{AZURITE_ACCOUNT}"
+    direct = resolve_target(connection_string=azurite.connection_string)
+    try:
+        yield (
+            resolve_target(
+                connection_string=re.sub(r"TableEndpoint=[^;]*", f"TableEndpoint={endpoint}", direct.connection_string)
+            ),
+            throttle,
+        )
+    finally:
+        server.stop()
+
+
+def charged(throttle: Throttle) -> dict[str, float]:
+    """Entities charged so far to each partition's budget (``LEDGER``'s never refill), and to the account's."""
+    start = LEDGER["partition_rate"] * LEDGER["burst"]
+    spent = {pk: round(start - b.tokens, 3) for pk, b in throttle.partitions.items() if pk is not None}
+    spent = {pk: n for pk, n in spent.items() if n}
+    return {**spent, "(account)": round(LEDGER["account_rate"] * LEDGER["burst"] - throttle.account.tokens, 3)}
+
+
+def counted(event: dict) -> dict[str, float]:
+    """What the report counts of one operation: its entities where they were, and in all (the account's)."""
+    context = event["context"]
+    spread = context.get("partitions") or {context["partition"]: context["entities"]}
+    return {**{pk: float(n) for pk, n in spread.items() if n}, "(account)": float(context["entities"])}
+
+
+def charged_for(throttle: Throttle, before: dict[str, float], report: dict[str, float]) -> dict[str, float]:
+    """What the emulator charged since ``before``, once it equals what the report counts or 3 s have passed (a
+    filtered query is charged after its answer has gone to the client: its key range is listed then)."""
+    deadline = time.monotonic() + 3
+    while True:
+        after = charged(throttle)
+        delta = {pk: round(n - before.get(pk, 0.0), 3) for pk, n in after.items() if n != before.get(pk, 0.0)}
+        if delta == report or time.monotonic() > deadline:
+            return delta
+        gevent.sleep(0.01)
+
+
+def session(target: Target, table: TestTable, events: list, client: str = "fast", **known) -> TableSession:
+    env = environment()
+    env.events.request.add_listener(lambda **kw: events.append(kw))
+    return TableSession(target=target, table=table.name, request_event=env.events.request, client=client, **known)
+
+
+def test_every_query_kind_is_charged_the_rows_it_scans_where_they_were_as_the_report_counts_them(azurite, table):
+    """A filter scan costs the rows in its key range, not its matches; partition range and table scans (and the
+    application's queries across partitions) cost the rows they read in each partition, and the account all of them."""
+    keys = key_strategy("set:4")
+    k0, k1, k2, k3 = keys.keys()
+    table.seed(keys, 160, EntityShape.for_size(256), progress=False)  # 40 rows a key, straight to Azurite: uncharged
+    with relayed(azurite, Budgets(**LEDGER)) as (target, throttle):
+        events: list = []
+        ops = session(target, table, events, keys=keys, seeded=160)
+        kinds = {
+            "point read": lambda: ops.read(k1, keys.row(3)),
+            "row range scan": lambda: ops.scan(k1, keys.row(0), keys.row(20)),
+            "filter scan": lambda: ops.scan(k1, keys.row(0), keys.row(20), where="n lt 5", known_rows=20),
+            "partition range scan": lambda: ops.scan_partitions(k2, "~", limit=60),
+            "table scan": lambda: ops.scan_partitions("", "", limit=50),
+            "query across partitions": lambda: ops.query(f"PartitionKey ge '{k2}' and n lt 5"),
+            "query of the table": lambda: ops.query("n lt 50"),
+        }
+        seen = {}
+        for kind, operation in kinds.items():
+            before = charged(throttle)
+            operation()
+            assert events[-1]["exception"] is None, (kind, events[-1])
+            seen[kind] = (charged_for(throttle, before, counted(events[-1])), counted(events[-1]))
+        assert all(emulator == report for emulator, report in seen.values()), seen
+        assert seen["filter scan"][1] == {k1: 20.0, "(account)": 20.0} and events[2]["context"]["returned"] < 20
+        assert seen["partition range scan"][1] == {k2: 40.0, k3: 20.0, "(account)": 60.0}
+        assert seen["table scan"][1] == {k0: 40.0, k1: 10.0, "(account)": 50.0}
+
+
+@pytest.mark.parametrize("client", ["fast", "sdk"])
+def test_a_scan_through_pages_cut_short_reads_and_counts_every_row_up_to_its_size(azurite, table, client):
+    """The emulator told to answer at most 7 rows a page, with a continuation token (as Azure cuts pages at
+    partition-server boundaries): a scan of N rows reads pages until it has N rows or its range ends, each page asking
+    only for what remains, and counts every row it read, which is what the emulator relayed and charged."""
+    keys = key_strategy("set:4")
+    k0, k1, k2, k3 = keys.keys()
+    table.seed(keys, 160, EntityShape.for_size(256), progress=False)  # 40 rows a key
+    with relayed(azurite, Budgets(**LEDGER, page_rows=7)) as (target, throttle):
+        events: list = []
+        ops = session(target, table, events, client=client, keys=keys, seeded=160)
+        kinds = {
+            "partition range scan of 25": lambda: ops.scan_partitions(k1, "~", limit=25),
+            "table scan of 45, into a second partition": lambda: ops.scan_partitions("", "", limit=45),
+            "row range scan of 30": lambda: ops.scan(k3, keys.row(0), keys.row(30), page_size=30),
+            "query of the top 10": lambda: ops.query(f"PartitionKey eq '{k2}'", top=10),
+            "filtered query of a partition": lambda: ops.query(f"PartitionKey eq '{k2}' and n lt 50"),
+        }
+        seen = {}
+        for kind, operation in kinds.items():
+            before = charged(throttle)
+            operation()
+            assert events[-1]["exception"] is None, (kind, events[-1])
+            seen[kind] = (charged_for(throttle, before, counted(events[-1])), counted(events[-1]))
+        assert all(emulator == report for emulator, report in seen.values()), seen
+        assert seen["partition range scan of 25"][1] == {k1: 25.0, "(account)": 25.0}
+        assert seen["table scan of 45, into a second partition"][1] == {k0: 40.0, k1: 5.0, "(account)": 45.0}
+        assert seen["row range scan of 30"][1] == {k3: 30.0, "(account)": 30.0}
+        assert seen["query of the top 10"][1] == {k2: 10.0, "(account)": 10.0} and events[3]["context"]["returned"] == 10
+        assert seen["filtered query of a partition"][1] == {k2: 40.0, "(account)": 40.0}  # three pages of 7 matches

@@ -90,3 +90,13 @@ def test_an_answer_counts_rows_scanned_where_they_were_and_marks_estimates():
     assert table["partition"] == k0 and table["entities"] == 1000 and table["partitions"][k1] == 250
     unfiltered = reach_of(None).counted(Counter({k1: 2, k0: 1}), keys, 1000, cut_short=False)
     assert unfiltered["partitions"] == {k1: 2, k0: 1} and unfiltered["entities"] == 3
+
+
+def test_the_key_range_a_filter_seeks_is_written_back_as_a_filter_on_keys_alone():
+    """What the emulator lists to count a filtered query's rows scanned: inside one partition its RowKey bounds too,
+    across partitions its PartitionKey bounds (each partition is scanned whole), nothing for the whole table."""
+    inside = reach_of("PartitionKey eq 'it''s' and RowKey gt @lo and RowKey le '9' and (n lt 5 or n gt 90)", {"lo": "1"})
+    assert inside.key_filter() == "PartitionKey eq 'it''s' and RowKey gt '1' and RowKey le '9'"
+    across = reach_of("PartitionKey ge 'a' and PartitionKey lt 'c' and RowKey eq 'x' and n lt 5")
+    assert across.key_filter() == "PartitionKey ge 'a' and PartitionKey lt 'c'"
+    assert reach_of("n lt 5").key_filter() == "" and reach_of(inside.key_filter()).pk == inside.pk

@@ -3,6 +3,7 @@ from helpers import run_info
 from synthetic import recorded
 
 from loadtest.bounds import saturation
+from loadtest.results import Results
 from loadtest.summary import build
 from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level
 
@@ -115,6 +116,37 @@ def test_a_pegged_worker_is_named_while_the_master_idles():
     assert len(findings) == 1 and findings[0].message.startswith("worker w-a used 99% of a core")
 
 
+def test_the_emulator_bound_is_the_server_measured_out_of_cpu_and_a_measured_idle_one_is_not_blamed():
+    """Saturation read from the figures alone blamed the emulator; the servers' CPU, read each second, now decides."""
+    users = [2, 4, 6, 8, 10] + [10] * 10
+    shape = ([100, 130, 140, 140, 140] + [140] * 10, [20, 30, 43, 57, 71] + [71] * 10)
+    seconds = {t: [{"ms": shape[1][t]}] * shape[0][t] for t in range(len(users))}
+
+    def with_servers(azurite_cpu: float) -> Results:
+        samples = {
+            1_000_000 + t: {"users": u, "cpu": 50.0, "servers_cpu": {"Azurite": azurite_cpu}, "machine_cpu": 60.0}
+            for t, u in enumerate(users)
+        }
+        return assess(build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples))
+
+    (bound,) = [f for f in with_servers(99.0).findings if f.kind == "EMULATOR_BOUND"]
+    assert bound.message.startswith("Azurite used 99% of a core on average in the steady phase"), bound.message
+    assert "EMULATOR_BOUND" not in kinds(with_servers(35.0))  # measured and idle: not the emulator
+
+
+def test_an_unserved_demand_names_the_machine_when_its_cores_were_busy_with_each_process_share():
+    start = 1_000_000
+    events = {t: [{"entities": 1}] * 50 for t in range(12)}
+    samples = {start + t: {"users": 10, "cpu": 45.0, "servers_cpu": {"Azurite": 52.0}, "machine_cpu": 99.0} for t in range(12)}
+    info = run_info(partition_target=200, emulator=True, settings={"arrival_rate": 100, "arrivals": "constant"})
+    metrics = recorded(events, start=start)
+    metrics.on_unsent([(start + t, "hot", "GET", 50) for t in range(12)])  # half the demand sent and not served
+    results = assess(build(metrics, info, samples=samples))
+    (unserved,) = [f for f in results.findings if f.kind == "UNSERVED"]
+    said = "the machine's cores were busy (99% of all of them: Azurite 52%, the load generator 45% of a core)"
+    assert said in unserved.message and "Azurite ran out" not in unserved.message, unserved.message
+
+
 def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
     """Served load grew with users; then a worker was lost at 10 s and its users vanished (5 left, as in a ramp)."""
     users = [2, 4, 6, 8, 10] + [10] * 5 + [5] * 5
@@ -161,7 +193,11 @@ def test_an_open_loop_is_judged_on_its_demand_with_what_was_served_beside_it():
     assert "served peak 100/s (50%)" in hot.message
     (unserved,) = [f for f in results.findings if f.kind == "UNSERVED"]
     assert "served 100 of 400 entities/s of demand (25%)" in unserved.message
-    assert "Azurite, not the design" in unserved.message and "loadtest simulate" in unserved.remedy
+    # the cause measured, not inferred: a quarter of the schedule was sent (UNSENT, its own finding), Azurite unblamed
+    assert "the run sent 25% of its schedule (UNSENT)" in unserved.message and "Azurite" not in unserved.message
+    assert "loadtest simulate" in unserved.remedy
+    (unsent,) = [f for f in results.findings if f.kind == "UNSENT"]
+    assert "the run sent 25% of its schedule's demand" in unsent.message and "--max-in-flight" in unsent.remedy
     assert results.hottest() == ["hot"] and results.peaks() == {"hot": 400}
 
 

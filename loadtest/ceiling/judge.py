@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from statistics import mean
 from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from ..bounds import GENERATOR_CPU_PERCENT, busiest_cpu
+from ..bounds import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
 from ..buckets import Bucket, BucketKey
 from ..metrics import PartitionMetrics, ms_at, new_histogram
 from ..service_errors import THROTTLING_CODES
@@ -72,6 +73,11 @@ def step_figures(
         "p99_ms": ms_at(_merged(latency, seconds), 99),
         "corrected_p99_ms": ms_at(_merged(corrected, seconds), 99),
         "generator_cpu": busiest_cpu(samples.get(second, {}) for second in sorted(seconds)),
+        "servers_cpu": {
+            server: round(mean(cpu), 1) for server, cpu in servers_cpu(samples.get(s, {}) for s in sorted(seconds)).items()
+        },
+        "machine_cpu": _mean_of(samples, seconds, "machine_cpu"),
+        "capped": sum(samples.get(s, {}).get("in_flight", {}).get("capped", 0) for s in seconds),
         "partitions": [  # busiest first: entities/s in all, and per op class
             {"partition": p, "entities_per_s": round(sum(by.values()) / n, 1), **{op: round(e / n, 1) for op, e in by.items()}}
             for p, by in sorted(partitions.items(), key=lambda item: (-item[1].total(), item[0]))
@@ -97,8 +103,14 @@ def stopped_by(figures: Mapping[str, Any], plan: Plan) -> dict[str, str]:
     return broken
 
 
+def _mean_of(samples: Mapping[int, Mapping[str, Any]], seconds: set[int], name: str) -> float | None:
+    read = [samples[s][name] for s in seconds if samples.get(s, {}).get(name) is not None]
+    return round(mean(read), 1) if read else None
+
+
 def _limit(figures: Mapping[str, Any], broken: Mapping[str, str], emulator: bool) -> tuple[str, str]:
-    """What limited the search at the step that gave way: (one of ``LIMITS``, why, in words)."""
+    """What limited the search at the step that gave way: (one of ``LIMITS``, why, in words), as measured: the
+    service's answers, a process out of CPU (named, with its figure), the machine's cores, too few lanes in flight."""
     said = f"at {figures['offered_per_s']:,} operations/s offered, " + "; ".join(broken.values())
     if "throttled" in broken:
         return "throttling", said
@@ -106,8 +118,20 @@ def _limit(figures: Mapping[str, Any], broken: Mapping[str, str], emulator: bool
         return "errors", said
     if figures["generator_cpu"] >= GENERATOR_CPU_PERCENT:
         return "generator", f"{said}; the load generator used {figures['generator_cpu']:.0f}% of a core"
-    if emulator:
-        return "emulator", f"{said}, without throttling: the emulator's own ceiling, not the design's"
+    servers = figures.get("servers_cpu", {})
+    busiest = max(servers.items(), key=lambda item: item[1], default=None)
+    if busiest and busiest[1] >= GENERATOR_CPU_PERCENT:
+        return "emulator", f"{said}, without throttling: {busiest[0]} used {busiest[1]:.0f}% of a core, its ceiling"
+    machine = figures.get("machine_cpu")
+    if machine is not None and machine >= GENERATOR_CPU_PERCENT:
+        used = ", ".join(
+            f"{name} {cpu:.0f}%" for name, cpu in (*servers.items(), ("the load generator", figures["generator_cpu"]))
+        )
+        return "machine", f"{said}; the machine's cores were {machine:.0f}% busy ({used} of a core)"
+    if figures.get("capped"):
+        return "concurrency", f"{said}; {figures['capped']:,} slots waited for a lane (--max-in-flight)"
+    if emulator and not servers:  # a local emulator the tool did not start: its CPU unread
+        return "emulator", f"{said}, without throttling (the emulator's CPU was not read here)"
     return "latency", said
 
 

@@ -15,6 +15,9 @@ LIMITS: dict[str, FindingKind | str] = {
     "errors": FindingKind.ERRORS,
     "generator": FindingKind.GENERATOR_BOUND,
     "emulator": FindingKind.EMULATOR_BOUND,
+    "machine": "The machine ran out of cores before the design gave way (the generator and the emulator share it): run "
+    "the generator on another machine, or Locust workers on several, to search higher.",
+    "concurrency": FindingKind.UNSENT,
     "latency": "The service slowed before it throttled: read the latency per step, and spread the load over more "
     "PartitionKeys, or raise --max-p99 if that latency is acceptable to the application.",
     "": "Search higher (--ceiling-max) to find where this design gives way.",

@@ -75,6 +75,7 @@ class Budgets:
     server_rate: float = 0  # entities/s per simulated partition server; 0 = no range model
     lb_delay: float = 180.0  # seconds over budget before a range is split and moved ("a few minutes")
     lb_offline: float = 5.0  # seconds a moved range is offline ("a few seconds")
+    page_rows: int = 0  # rows a query's answer holds at most, then a continuation token (Azure's partition-server cuts)
 
     def to_args(self) -> list[str]:
         """The ``loadtest emulator`` flags that give these budgets to a child process."""

@@ -3,7 +3,8 @@
 Under load the emulator must cost little beside Azurite (both share the generator's machine), so
 it relays bytes as they came, parsing only what the budgets need: the request line, the framing
 headers, the body (a write's PartitionKey, a batch's operations) and a query's answer (the rows it
-returned). One upstream connection per client connection, Nagle off both ways. SharedKey signs
+returned; a filtered query's key range listed from upstream once the answer has gone: ``queries``).
+One upstream connection per client connection, Nagle off both ways. SharedKey signs
 neither host nor port, so signatures hold. A request the budgets refuse is answered here as Azure
 answers it; when the upstream cannot be reached, the client's connection is closed, as a dead
 service's would be.
@@ -12,12 +13,14 @@ service's would be.
 from __future__ import annotations
 
 import socket
+from collections import Counter
 from pathlib import Path
 from typing import BinaryIO
 
 from gevent.server import StreamServer
 
 from .budgets import Budgets
+from .queries import Query, continuation, listed, returned, rows_of
 from .throttle import Throttle
 
 __all__ = ["serve"]
@@ -92,6 +95,47 @@ def _body(stream: BinaryIO, length: int | None, chunked: bool, *, until_close: b
     return data, data
 
 
+class _Upstream:
+    """One kept-alive connection to the table service (Nagle off), opened again when the service closed it."""
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        self.address = address
+        self.sock: socket.socket | None = None
+        self.answers: BinaryIO | None = None
+
+    def exchange(self, request: bytes, method: bytes) -> tuple[bytes, list[bytes], int, bytes, bytes]:
+        """Send ``request``: the answer's head, its lines, status, body as sent and body decoded."""
+        for reused in (self.sock is not None, False):
+            if self.sock is None:
+                self.sock = socket.create_connection(self.address, timeout=None)
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.answers = self.sock.makefile("rb")
+            try:
+                self.sock.sendall(request)
+                head, lines = _head(self.answers)
+                break
+            except (_Closed, OSError):
+                self.close()
+                if not reused:
+                    raise
+                # the upstream closed an idle kept-alive connection (Azurite after 5 s): send again on a new one
+        status = int(lines[0].split(b" ", 2)[1])
+        length, chunked, close = _framing(lines)
+        if method == b"HEAD" or status in _NO_BODY or 100 <= status < 200:
+            raw, body = b"", b""
+        else:
+            raw, body = _body(self.answers, length, chunked, until_close=length is None and not chunked)
+        if close or (length is None and not chunked and raw):
+            self.close()
+        return head, lines, status, raw, body
+
+    def close(self) -> None:
+        for stream in (self.answers, self.sock):
+            if stream is not None:
+                stream.close()
+        self.sock = self.answers = None
+
+
 class Relay:
     """One client connection at a time per greenlet (StreamServer's handler), relayed to ``upstream``."""
 
@@ -104,8 +148,7 @@ class Relay:
     def handle(self, client: socket.socket, _address: object) -> None:
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader = client.makefile("rb")
-        server: socket.socket | None = None
-        answers: BinaryIO | None = None
+        upstream = _Upstream(self.upstream)
         try:
             while True:
                 head, lines = _head(reader)
@@ -113,47 +156,50 @@ class Relay:
                 length, chunked, close = _framing(lines)
                 raw_body, body = _body(reader, length, chunked)
                 path, _, query = target.decode("latin-1").partition("?")
-                refusal, query_pk = self.throttle.refusal(method.decode(), path, query, body)
+                refusal, read = self.throttle.refusal(method.decode(), path, query, body)
                 if refusal is not None:
                     client.sendall(refusal)
                     continue
-                for reused in (server is not None, False):
-                    if server is None:
-                        server = socket.create_connection(self.upstream, timeout=None)
-                        server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                        answers = server.makefile("rb")
-                    try:
-                        server.sendall(head + raw_body)
-                        answer_head, answer_lines = _head(answers)
-                        break
-                    except (_Closed, OSError):
-                        answers.close()
-                        server.close()
-                        server = answers = None
-                        if not reused:
-                            raise
-                        # the upstream closed an idle kept-alive connection (Azurite after 5 s): send again on a new one
-                status = int(answer_lines[0].split(b" ", 2)[1])
-                a_length, a_chunked, a_close = _framing(answer_lines)
-                if method == b"HEAD" or status in _NO_BODY or 100 <= status < 200:
-                    a_raw, a_body = b"", b""
+                if read is not None and read.forward is not None:  # its answer cut short, as Azure cuts pages
+                    head = lines[0].replace(target, f"{path}?{read.forward}".encode("latin-1"), 1) + head[len(lines[0]) :]
+                answer_head, answer_lines, status, a_raw, a_body = upstream.exchange(head + raw_body, method)
+                if read is None or status != 200:
+                    client.sendall(answer_head + a_raw)
                 else:
-                    a_raw, a_body = _body(answers, a_length, a_chunked, until_close=a_length is None and not a_chunked)
-                client.sendall(answer_head + a_raw)
-                if query_pk is not None:
-                    self.throttle.answered(query_pk, status, a_body)
-                if a_close or (a_length is None and not a_chunked and a_raw):
-                    answers.close()
-                    server.close()
-                    server = answers = None
+                    rows = rows_of(a_body)
+                    refusal = self.throttle.late_refusal(read, rows)
+                    client.sendall(refusal or answer_head + a_raw)
+                    if refusal is None:
+                        listed = self._listed(upstream, read, path, lines, answer_lines) if read.listing else None
+                        self.throttle.charge(listed if listed is not None else returned(rows or [], read.partition))
                 if close:
                     return
         except (_Closed, OSError, ValueError, IndexError):
             return  # the client left, spoke something else, or the upstream is gone: close, as a dead service would
         finally:
-            for stream in (answers, server, reader, client):
-                if stream is not None:
-                    stream.close()
+            upstream.close()
+            for stream in (reader, client):
+                stream.close()
+
+    @staticmethod
+    def _listed(
+        upstream: _Upstream, read: Query, path: str, lines: list[bytes], answer_lines: list[bytes]
+    ) -> Counter[str | None] | None:
+        """The rows a filtered query scanned per PartitionKey: its key range's keys listed from upstream, from where
+        it started to where its answer stopped, with the request's own headers (SharedKey signs neither the query
+        string nor the host). None if the service would not list them (then it is charged what it returned)."""
+        stop = continuation(answer_lines)[1]
+        headers = b"".join(lines[1:]) + b"\r\n"
+        counted: Counter[str | None] = Counter()
+        resume = read.resume
+        while True:
+            target = f"{path}?{read.listing}" + (f"&{resume}" if resume else "")
+            _, page_lines, status, _, page = upstream.exchange(f"GET {target} HTTP/1.1\r\n".encode("latin-1") + headers, b"GET")
+            if status != 200:
+                return None
+            resume = continuation(page_lines)[0]
+            if listed(counted, page, stop) or not resume:
+                return counted
 
 
 def serve(upstream: str, host: str, port: int, budgets: Budgets, splits_file: Path | None = None) -> None:

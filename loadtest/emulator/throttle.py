@@ -2,11 +2,11 @@
 answer when the budgets refuse it.
 
 The relay (``relay``) hands each request's line and body here, and each query's answer. A request's entities
-are counted as the docs count them (a batch = its operations; a query = the entities it returns, charged when
-the answer comes back) against the budgets (``budgets``). Over budget it answers as Azure does: 503 with
-``x-ms-error-code: ServerBusy`` and the JSON ``odata.error`` body, its message Azure's for a partition over
-its target or for the account over its operations per second (a configurable share as 500
-OperationTimedOut), so azure-data-tables raises what it raises against Azure.
+are counted as the docs count them (a batch = its operations; a query = the rows it scans in each partition it reads,
+charged when the answer comes back: ``queries``) against the budgets (``budgets``). Over budget it answers as Azure
+does: 503 with ``x-ms-error-code: ServerBusy`` and the JSON ``odata.error`` body, its message Azure's for a partition
+over its target or for the account over its operations per second (a configurable share as 500 OperationTimedOut),
+so azure-data-tables raises what it raises against Azure.
 
 Not modelled: errors inside batch responses (a throttled batch is refused whole, before it reaches Azurite).
 """
@@ -17,17 +17,18 @@ import json
 import random
 import re
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import unquote
 
 from ..service_errors import ACCOUNT_LIMITS, PARTITION_BUSY
 from .budgets import Budget, Budgets, PartitionLayer
+from .queries import Query, is_query, query_of
 
 __all__ = ["Throttle", "charge_of"]
 
 _POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
-_FILTER_PK = re.compile(r"PartitionKey\s+eq\s+'((?:[^']|'')*)'")
 _BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
 _BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TIMED_OUT = "Operation could not be completed within the specified time."
@@ -54,8 +55,7 @@ def charge_of(method: str, path: str, query: str, body: bytes) -> tuple[str | No
         found = _BODY_PK.search(body)
         return (found.group(1).decode() if found else None), 1
     if method == "GET":
-        found = _FILTER_PK.search(unquote(query))
-        return (found.group(1).replace("''", "'") if found else None), 0
+        return query_of(query).partition, 0
     return None, 0
 
 
@@ -72,25 +72,35 @@ class Throttle:
         self._epoch = time.time() - time.monotonic()  # the layer's clock to wall-clock seconds (the run's buckets')
         self.partition_rate, self.burst, self.account = b.partition_rate, b.burst, Budget(b.account_rate, b.burst)
         self.partitions: dict[str, Budget] = {}
-        self.timeout_share = b.timeout_share
+        self.timeout_share, self.page_rows = b.timeout_share, b.page_rows
         self.rng = random.Random(seed)
 
-    def refusal(self, method: str, path: str, query: str, body: bytes) -> tuple[bytes | None, str | None]:
-        """(Azure's whole over-budget answer, or None to let the request through; the PartitionKey of a query,
-        to charge its answer)."""
+    def refusal(self, method: str, path: str, query: str, body: bytes) -> tuple[bytes | None, Query | None]:
+        """(Azure's whole over-budget answer, or None to let the request through; a query's reading, to charge its
+        answer: ``charge``)."""
+        if method == "GET" and is_query(path):
+            read = query_of(query, self.page_rows)
+            over = self._over(read.start, 0)  # charged on its answer: the rows it read
+            return (self._busy(over), None) if over else (None, read)
         pk, entities = charge_of(method, path, query, body)
         over = (entities or method == "GET") and self._over(pk, entities)
-        if over:
-            return self._busy(over), None
-        return None, pk if method == "GET" and entities == 0 else None
+        return (self._busy(over) if over else None), None
 
-    def answered(self, pk: str, status: int, body: bytes) -> None:
-        """A query's answer: charged the entities it returned (what it scanned)."""
-        if status == 200:
-            try:
-                self._charge(pk, len(json.loads(body).get("value", [])))
-            except (ValueError, AttributeError):
-                pass
+    def late_refusal(self, read: Query, rows: list[dict] | None) -> bytes | None:
+        """A query that named no partition to start at (a table scan) is admitted on the first row it read."""
+        if read.start is not None or not rows or "PartitionKey" not in rows[0]:
+            return None
+        over = self._over(rows[0]["PartitionKey"], 0)
+        return self._busy(over) if over else None
+
+    def charge(self, scanned: Counter[str | None]) -> None:
+        """A query's answer: the rows it scanned, each partition's to its budget (and its range's), all to the account."""
+        self.account.take(sum(scanned.values()))
+        for pk, entities in scanned.items():
+            if pk is not None:
+                self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)).take(entities)
+                if self.layer is not None:
+                    self.layer.charge(pk, entities)
 
     def _over(self, pk: str | None, entities: int) -> str:
         """Which budget refuses the request ("account", "partition"), or "" to let it through (and charge it)."""
@@ -123,12 +133,6 @@ class Throttle:
         )
         with open(self.splits_file, "a", encoding="utf-8") as file:
             file.write(lines)
-
-    def _charge(self, pk: str, entities: int) -> None:
-        self.account.take(entities)
-        self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)).take(entities)
-        if self.layer is not None:
-            self.layer.charge(pk, entities)
 
     def _busy(self, reason: str) -> bytes:
         """503 ServerBusy worded for the budget that refused (a partition's, or the account's operations per second),

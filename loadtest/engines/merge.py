@@ -74,7 +74,8 @@ def merge(sources: Sequence[tuple[str, Results]]) -> Results:
         workload.merge(results.mergeable["workload"])
     clocks = [results.mergeable["metrics"]["clock"] for _, results in sources]
     metrics.started = min(c["started"] for c in clocks)
-    metrics.steady_from = max(c["steady_from"] or c["started"] for c in clocks)
+    ramps = [c["steady_from"] for c in clocks]  # an engine whose ramp never finished: the run had no steady phase
+    metrics.steady_from = None if None in ramps else max(ramps)
     metrics.stopped = max(c["stopped"] for c in clocks)
     metrics.steady_until = min(c["stopped"] for c in clocks)
     runs = [results for _, results in sources]
@@ -103,7 +104,8 @@ def merge(sources: Sequence[tuple[str, Results]]) -> Results:
 
 
 def _samples(runs: Sequence[Results]) -> dict[int, dict[str, Any]]:
-    """Per second: users of every engine together, and each engine's CPU (and its workers') apart."""
+    """Per second: users and operations in flight of every engine together; each engine's CPU (and its workers'),
+    its servers' and its machine's apart (the busiest machine stands for the run's)."""
     samples: dict[int, dict[str, Any]] = {}
     for results in runs:
         engine = results.mergeable["engine"]
@@ -115,6 +117,13 @@ def _samples(runs: Sequence[Results]) -> dict[int, dict[str, Any]]:
                 cpu[f"engine {engine}"] = sample["cpu"]
             for worker, pct in sample.get("workers_cpu", {}).items():
                 cpu[f"engine {engine} worker {worker}"] = pct
+            for server, pct in sample.get("servers_cpu", {}).items():
+                into.setdefault("servers_cpu", {})[f"{server} (engine {engine})"] = pct
+            if sample.get("machine_cpu") is not None:
+                into["machine_cpu"] = max(into.get("machine_cpu", 0.0), sample["machine_cpu"])
+            flight = into.setdefault("in_flight", {}) if sample.get("in_flight") else {}
+            for name, value in sample.get("in_flight", {}).items():
+                flight[name] = flight.get(name, 0) + value
     return samples
 
 

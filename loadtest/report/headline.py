@@ -21,6 +21,7 @@ BOUNDS = {
     K.TARGET_LOST: "a target that stopped answering",
     K.WORKER_LOST: "a lost Locust worker",
     K.INCOMPLETE: "a step after the load that failed",
+    K.UNSENT: "the share of its schedule the generator could send",
 }
 
 

@@ -8,14 +8,14 @@
 - ``/partition-stress/data``: the JSON both read;
 - ``/partition-stress/report``: the last finished test's report.html.
 
-The top ``TOP_N`` partitions by load are shown; the rest are summed as "other partitions".
+The top ``TOP_N`` partitions by load are shown; the rest together as "other partitions", judged by the hottest.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,17 +38,58 @@ TAB_KEY = "partition-stress"
 PAGE = Path(__file__).resolve().parent / "live.html"
 
 
+@dataclass(frozen=True)
+class _Load:
+    """A partition's (or a group's) entities in each second of the span: GET and PUT served, and the demand."""
+
+    get: list[float]
+    put: list[float]
+    asked: list[float]
+
+    @property
+    def both(self) -> list[float]:
+        return [g + q for g, q in zip(self.get, self.put, strict=True)]
+
+    def peak(self) -> float:
+        return moving_average_peak(self.both, PEAK_WINDOW_S)
+
+    def asked_peak(self) -> float:
+        return moving_average_peak(self.asked, PEAK_WINDOW_S)
+
+    def judged(self, open_loop: bool) -> float:
+        """The entities/s the finding holds against one partition's target: the busier of the peak and now, served
+        or (open loop, as the verdict judges) asked for."""
+        if open_loop:
+            return max(self.asked_peak(), _recent(self.asked))
+        return max(self.peak(), _recent(self.get) + _recent(self.put))
+
+    def scaled(self, by: float) -> _Load:
+        return _Load([v * by for v in self.get], [v * by for v in self.put], [v * by for v in self.asked])
+
+    @staticmethod
+    def total(loads: list[_Load]) -> _Load:
+        def summed(values: list[list[float]]) -> list[float]:
+            return [sum(column) for column in zip(*values, strict=True)]
+
+        return _Load(summed([v.get for v in loads]), summed([v.put for v in loads]), summed([v.asked for v in loads]))
+
+
 def live_view(
     metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N, open_loop: bool = False
 ) -> dict[str, Any]:
     """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series. In an open loop
-    also the demand now and its peak, which the ratio and finding judge (as the verdict does)."""
+    also the demand now and its peak, which the ratio and finding judge (as the verdict does).
+
+    The "other partitions" row shows their load together (GET, PUT and demand now: the sums) and is judged by its
+    hottest member, whose peak it shows and names: the target is one partition's, never their sum's. The untracked
+    keys folded together (outside the heaviest the metrics keep apart) count as their mean partition."""
     now = time.time() if now is None else now
     last = int(now) - 1  # the last complete second
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
     if not grouped:
         return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
-    first = int(metrics.started or min(s for by_second in grouped.values() for s in by_second))
+    earliest = min(s for by_second in grouped.values() for s in by_second)  # a worker's clock behind: before the start
+    first = min(int(metrics.started), earliest) if metrics.started else earliest
     span = list(range(first, last + 1))
     totals: dict[str, int] = {}
     for (partition, _), by_second in grouped.items():
@@ -61,37 +102,34 @@ def live_view(
     others = len(rest) - (1 if untracked else 0) + untracked  # partitions behind the "other" row
     groups = [(p, [p]) for p in shown] + ([(f"other partitions ({others})", rest)] if rest else [])
 
-    def summed(members: list[str], op_class: OpClass, of: Callable[..., list[float]] = series) -> list[float]:
-        values = [of(grouped.get((p, op_class), {}), span) for p in members]
-        return [sum(column) for column in zip(*values, strict=True)]
+    def load(partition: str) -> _Load:
+        get, put = grouped.get((partition, OpClass.GET), {}), grouped.get((partition, OpClass.PUT), {})
+        asked = [g + q for g, q in zip(demand(get, span), demand(put, span), strict=True)]
+        return _Load(series(get, span), series(put, span), asked)
 
     rows, chart = [], {}
-    for label, members in groups:
-        get, put = summed(members, OpClass.GET), summed(members, OpClass.PUT)
+    for name, members in groups:
+        loads = {p: load(p) for p in members}
+        group = _Load.total(list(loads.values()))  # the row's load: its members' together
+        each = {p: v.scaled(1 / untracked) if p == OTHER else v for p, v in loads.items()}  # one partition's figures
+        hottest = max(members, key=lambda p: each[p].judged(open_loop))
+        judged = each[hottest]
         # every throttled answer is a throttled attempt, failed or retried
         throttled = sum(b.throttled for (p, _), by_second in grouped.items() if p in members for b in by_second.values())
-        both = [g + q for g, q in zip(get, put, strict=True)]
-        peak = moving_average_peak(both, PEAK_WINDOW_S)
-        if len(members) > 1:
-            peak /= max(1, others)  # the group's mean partition: the target is per partition
-        now_get, now_put = _recent(get), _recent(put)
-        ratio = max(peak, now_get + now_put) / target
+        label = name if len(members) == 1 else f"{name}, hottest " + (hottest if hottest != OTHER else "untracked (mean)")
         row = {
             "partition": label,
-            "get_eps": round(now_get, 1),
-            "put_eps": round(now_put, 1),
-            "peak_eps": round(peak, 1),
+            "get_eps": round(_recent(group.get), 1),
+            "put_eps": round(_recent(group.put), 1),
+            "peak_eps": round(judged.peak(), 1),
             "target": target,
         }
         if open_loop:  # the design's question: what the schedule asked, sent or not
-            asked_get, asked_put = summed(members, OpClass.GET, demand), summed(members, OpClass.PUT, demand)
-            asked = [g + q for g, q in zip(asked_get, asked_put, strict=True)]
-            asked_peak = moving_average_peak(asked, PEAK_WINDOW_S) / (max(1, others) if len(members) > 1 else 1)
-            ratio = max(asked_peak, _recent(asked)) / target
-            row.update(demand_eps=round(_recent(asked), 1), demand_peak_eps=round(asked_peak, 1))
+            row.update(demand_eps=round(_recent(group.asked), 1), demand_peak_eps=round(judged.asked_peak(), 1))
+        ratio = judged.judged(open_loop) / target
         row.update(ratio=f"{ratio:.0%}", finding="THROTTLED" if throttled else level(ratio))
         rows.append(row)
-        chart[label] = [int(v) for v in both[-CHART_SECONDS:]]
+        chart[name] = [int(v) for v in group.both[-CHART_SECONDS:]]
     return {
         "target": target,
         "rows": rows,

@@ -13,10 +13,39 @@ from ..config import Settings
 from ..keys import KeyStrategy
 from ..operations import OPERATIONS, OpClass
 
-__all__ = ["Demand", "Stream", "demand_of"]
+__all__ = ["Demand", "Spread", "Stream", "demand_of"]
 
 #: Where a per-entity strategy's new keys sort: before every key (prepend-only) or after (append-only).
 FIRST, LAST = "", "\uffff"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Where scans across PartitionKeys read past their first key, in key order (the rows the service returns): from
+    start key ``i``, every key before ``end[i]`` after ``i`` whole, and ``tail[i]`` rows of key ``end[i]``."""
+
+    rows: np.ndarray  # seeded rows per key
+    end: np.ndarray  # per start key: the key its scan stops in (i + 1, with no tail, where it stops in its first)
+    tail: np.ndarray  # per start key: the rows it reads there
+
+    @classmethod
+    def of(cls, rows: np.ndarray, scan_size: int) -> Spread:
+        """Scans of up to ``scan_size`` rows from each key, over keys holding ``rows``."""
+        n = len(rows)
+        before = np.concatenate(([0.0], np.cumsum(rows)))  # rows before each key
+        stop = before[:-1] + scan_size  # where each start's scan stops, in rows
+        last = np.minimum(np.searchsorted(before, stop, side="left") - 1, n - 1)  # the key holding its last row
+        start = np.arange(n)
+        spills = last > start
+        end = np.where(spills, last, start + 1)
+        tail = np.where(spills, np.minimum(stop, before[np.minimum(last + 1, n)]) - before[last], 0.0)
+        return cls(rows=rows, end=end, tail=tail)
+
+    def beyond(self, scans: np.ndarray) -> np.ndarray:
+        """The rows ``scans`` (per start key) read past their first key, per key."""
+        n = len(scans)
+        covered = np.bincount(np.arange(1, n + 1), scans, minlength=n + 1) - np.bincount(self.end, scans, minlength=n + 1)
+        return np.cumsum(covered)[:n] * self.rows + np.bincount(self.end, scans * self.tail, minlength=n + 1)[:n]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +59,7 @@ class Stream:
     entities: np.ndarray  # per operation, per key
     keyed: bool = True  # False: each operation a new key of its own (per-key budgets never bind; reported as OTHER)
     clock: np.ndarray | None = None  # timestamp writes: the key (index) a new entity gets in each virtual second
+    spread: Spread | None = None  # scans across keys: ``entities`` are the rows of their first key, these the rest
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +73,8 @@ class Demand:
         for s in self.streams:
             if s.keyed and s.clock is None:
                 per_key += rate * s.share * s.probabilities * s.entities
+                if s.spread is not None:
+                    per_key += s.spread.beyond(rate * s.share * s.probabilities)
             elif s.keyed:  # a timestamp key takes a whole period's writes
                 per_key += rate * s.share * np.bincount(s.clock, minlength=len(self.keys)) / len(s.clock) * s.entities
         return per_key
@@ -68,6 +100,10 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
 
     reads = spread(read_keys, read_p)
     rows = _scan_rows(strategy, keys, count, settings.scan_size)
+    across = None
+    if any(OPERATIONS[name].reach in ("partitions", "table") for name in settings.mix):
+        held = np.array([0.0 if key in pseudo else float(strategy.scanned(key, count, 1)[0]) for key in keys])
+        across = Spread.of(held, settings.scan_size)
     total = sum(settings.mix.values())
     streams = []
     for name, weight in settings.mix.items():
@@ -81,9 +117,11 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
         elif op.new_keys:  # a key per entity: spread at random (guid), or all at one end of the key order
             keyed = False
             where = np.full(len(keys), 1.0 / len(keys)) if strategy.fresh == "spread" else spread(pseudo, np.ones(1))
+        elif op.reach == "table":  # from the table's first row
+            where = spread([min(read_keys)], np.ones(1))
         for op_class, n in op.demand(batch_size=settings.batch_size, scan_rows=settings.scan_size):
-            # a row range scan reads what its partition holds, up to --scan-size; scans across keys read --scan-size
-            entities = rows if op.reach == "range" else np.full(len(keys), float(n))
+            # a scan reads what its first partition holds, up to --scan-size; one across keys reads on into the next
+            entities = rows if op.asks == "scan" else np.full(len(keys), float(n))
             streams.append(
                 Stream(
                     op=name,
@@ -93,6 +131,7 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
                     entities=entities,
                     keyed=keyed,
                     clock=clock,
+                    spread=across if op.reach in ("partitions", "table") else None,
                 )
             )
     return Demand(keys=keys, streams=streams)

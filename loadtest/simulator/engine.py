@@ -3,10 +3,13 @@
 Each tick (``step`` seconds) every stream's operations arrive at each key (the demand's expected share, or Poisson
 counts), together with the retries due then. The per-key budgets, then the account's, then the range partitions
 (``PartitionLayer.admit_tick``) let a share through, as the emulator does per request (``emulator.budgets``: the
-same bucket, its fluid form). Throttled operations re-enter after the retry strategy's mean wait, as their next
-retry; past the last they fail as ServerBusy (or, for ``timeout_share`` of them, OperationTimedOut). Each second's
-counts land in the metrics' own buckets for the ``TRACKED`` keys with the most demand, the rest as ``OTHER``, so the
-summary, verdict and report are the ones a run uses.
+same bucket, its fluid form). A scan across keys is admitted on its first key, as the emulator admits it; the rows it
+reads past it are charged where they were, taken from those keys' budgets before their own operations' (at the share
+of scans the last tick admitted: rows only flow forward in key order, so a steady demand settles). Throttled
+operations re-enter after the retry strategy's mean wait, as their next retry; past the last they fail as ServerBusy
+(or, for ``timeout_share`` of them, OperationTimedOut). Each second's counts land in the metrics' own buckets for the
+``TRACKED`` keys with the most demand, the rest as ``OTHER``, so the summary, verdict and report are the ones a run
+uses.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ class Simulation:
         entities = np.array([s.entities for s in streams])
         keyed = np.array([s.keyed for s in streams])
         clocks = [(i, s.clock) for i, s in enumerate(streams) if s.clock is not None]
+        spreads = [(i, s.spread) for i, s in enumerate(streams) if s.spread is not None]
+        admitted = np.ones(n_keys)  # of each key's operations, the share the last tick admitted
         waits, delay = _delays(self.retry, step)
         horizon = max(delay, default=0) + 1
         queue = np.zeros((horizon, n_streams, retries + 1, n_keys))  # [tick, stream, attempt number, key]
@@ -103,34 +108,36 @@ class Simulation:
             attempts = ops.sum(axis=1)
             wanted = attempts * entities
             keyed_wanted, fresh_wanted = wanted[keyed].sum(axis=0), wanted[~keyed].sum(axis=0)
+            # rows that scans admitted elsewhere read here, past their first key: taken before this key's own
+            spill = sum((sp.beyond(attempts[i] * admitted) for i, sp in spreads), np.zeros(n_keys))
             # the per-key budgets, then the account's, then the range partitions: as the emulator asks them
             per_key = available(tokens, b.partition_rate, step)
-            through = passed(per_key, keyed_wanted)
-            total = float(through.sum() + fresh_wanted.sum())
+            through = passed(per_key - spill, keyed_wanted)
+            total = float(through.sum() + fresh_wanted.sum() + spill.sum())
             in_account = available(account, b.account_rate, step)
             account_share = float(passed(in_account, total)) / total if total else 1.0
-            offered = (through + fresh_wanted) * account_share
+            offered = (through + fresh_wanted + spill) * account_share
             served = offered if self.layer is None else self.layer.admit_tick(sorted_keys, offered, load, now, step)
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share
-            tokens = settle(per_key, keyed_served, b.partition_rate, b.burst)
-            account = float(settle(in_account, float(served.sum()), b.account_rate, b.burst))
             if self.layer is not None and len(self.layer.splits) > len(self.splits):
                 self.splits += [
                     replace(split, t=round(split.t, 3), offline_until_t=round(split.offline_until_t, 3))
                     for split in self.layer.splits[len(self.splits) :]
                 ]
-            fraction = np.where(
-                keyed[:, None],
-                np.divide(keyed_served, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0),
-                account_share * range_share,
-            )
+            admitted = np.divide(keyed_served, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0)
+            fraction = np.where(keyed[:, None], admitted, account_share * range_share)
             # the account's share of what was refused (the key's budget first, the account, then its range: as asked)
             by_key = np.where(keyed[:, None], np.divide(through, keyed_wanted, out=np.ones(n_keys), where=keyed_wanted > 0), 1.0)
             refused = 1.0 - fraction
             by_account = np.divide(by_key * (1.0 - account_share), refused, out=np.zeros_like(refused), where=refused > 1e-12)
             went = ops * fraction[:, None, :]
             throttled = ops - went
+            read = {i: sp.beyond(went[i].sum(axis=0)) for i, sp in spreads}  # the admitted scans, past their first key
+            spilled = sum(read.values(), np.zeros(n_keys))
+            tokens = settle(per_key, keyed_served + spilled, b.partition_rate, b.burst)
+            used = float((keyed_served + fresh_wanted * account_share * range_share + spilled).sum())
+            account = float(settle(in_account, used, b.account_rate, b.burst))
             for r in range(retries):  # throttled at attempt r: retry r + 1 after its wait
                 queue[(tick + delay[r]) % horizon, :, r + 1] += throttled[:, r]
                 counts["backoff_ms"] += throttled[:, r] * (waits[r] * 1000)
@@ -140,6 +147,9 @@ class Simulation:
             counts["failures"] += failed
             counts["entities"] += done * entities
             counts["offered"] += new * entities
+            for i, sp in spreads:
+                counts["entities"][i] += read[i]
+                counts["offered"][i] += sp.beyond(new[i])
             counts["attempts"] += attempts
             counts["throttled"] += throttled.sum(axis=1)
             counts["throttled_account"] += throttled.sum(axis=1) * by_account
@@ -166,10 +176,10 @@ class Simulation:
                 figures = {name: float(keyed_totals[name][i]) for name in COUNTED}
                 for name in COUNTED:
                     rest[name] -= figures[name]
-                if figures["attempts"] > 0:
+                if figures["attempts"] > 0 or figures["entities"] > 0:  # a key scans read past their first
                     key = (second, self.demand.keys[i], op_class)
                     yield key, _bucket(self._whole(key, figures), timeout_share)
-            if rest["attempts"] > 1e-6:
+            if rest["attempts"] > 1e-6 or rest["entities"] > 1e-6:
                 yield (second, OTHER, op_class), _bucket(self._whole((second, OTHER, op_class), rest), timeout_share)
 
     def _whole(self, key: BucketKey, figures: dict[str, float]) -> dict[str, float]:
@@ -188,6 +198,8 @@ class Simulation:
         for s in streams:
             if s.keyed:
                 keyed_keys |= s.probabilities > 0
+                if s.spread is not None:
+                    keyed_keys |= s.spread.beyond(s.probabilities) > 0
                 if s.clock is not None:
                     keyed_keys[np.unique(s.clock)] = True
         fresh = sum(self.rate * s.share * self.seconds for s in streams if not s.keyed)

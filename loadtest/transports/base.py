@@ -60,10 +60,13 @@ class Transport(Protocol):
         *,
         select: list[str] | None,
         page_size: int,
+        limit: int | None = None,
         decode: bool = True,
     ) -> Iterator[Any]:
-        """Matching entities; with ``decode=False`` a transport may yield its rows undecoded (mappings with
-        ``PartitionKey`` and ``RowKey``): the load only counts them."""
+        """Matching entities, page after page: every row each page brought. With ``limit``, pages until that many
+        rows or the end, each asking only for what remains (a page may come back short with a continuation token:
+        Azure cuts pages at partition-server boundaries). With ``decode=False`` a transport may yield its rows
+        undecoded (mappings with ``PartitionKey`` and ``RowKey``): the load only counts them."""
 
     def batch(self, operations: list[tuple[Operation, Entity]]) -> None: ...
 

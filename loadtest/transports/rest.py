@@ -213,21 +213,26 @@ class RestTransport:
         *,
         select: list[str] | None,
         page_size: int,
+        limit: int | None = None,
         decode: bool = True,
     ) -> Iterator[Any]:
-        """Every matching entity, page by page, following continuation tokens (undecoded rows if not ``decode``)."""
-        params = [f"$top={page_size}"]
+        """Every matching entity, page by page, following continuation tokens, up to ``limit`` rows if given, each
+        page asking for what remains (undecoded rows if not ``decode``)."""
+        params = []
         if where:
             params.append("$filter=" + quote(_parameter_filter_substitution(parameters, where), safe=""))
         if select:
             params.append("$select=" + quote(",".join(select), safe=","))
-        continuation = ""
+        fixed, continuation, left = "".join(f"&{param}" for param in params), "", limit
         while True:
-            response, body = self._send("GET", f"{self.base}()", "&".join(params) + continuation)
+            top = page_size if left is None or left >= page_size else left
+            response, body = self._send("GET", f"{self.base}()", f"$top={top}{fixed}{continuation}")
             rows = json.loads(body)["value"]
             yield from map(entity_of, rows) if decode else rows
             next_pk = response.get("x-ms-continuation-NextPartitionKey")
-            if not next_pk:
+            if left is not None:
+                left -= len(rows)
+            if not next_pk or (left is not None and left <= 0):
                 return
             continuation = f"&NextPartitionKey={quote(next_pk, safe='')}"
             next_rk = response.get("x-ms-continuation-NextRowKey")

@@ -133,13 +133,28 @@ class SdkTransport:
         *,
         select: list[str] | None,
         page_size: int,
+        limit: int | None = None,
         decode: bool = True,  # the SDK always decodes
     ) -> Iterator[Any]:
+        """The SDK's pages; with ``limit``, each asks for what remains (its pager reads ``results_per_page`` anew for
+        every page)."""
         try:
             if where:
-                yield from self.client.query_entities(where, parameters=parameters, results_per_page=page_size, select=select)
+                found = self.client.query_entities(where, parameters=parameters, results_per_page=page_size, select=select)
             else:
-                yield from self.client.list_entities(results_per_page=page_size, select=select)
+                found = self.client.list_entities(results_per_page=page_size, select=select)
+            if limit is None:
+                yield from found
+                return
+            pages, left = found.by_page(), limit
+            pages.results_per_page = min(page_size, left)
+            for page in pages:
+                rows = list(page)
+                yield from rows
+                left -= len(rows)
+                if left <= 0:
+                    return
+                pages.results_per_page = min(page_size, left)
         except SDK_ERRORS as err:
             raise ServiceError(error_code_of(err), getattr(err, "status_code", None)) from err
 
