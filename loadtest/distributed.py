@@ -9,8 +9,9 @@ The messages, each defined once here:
   its last counts; the master waits for every worker's ``FINAL`` before writing results.
 
 The sampler reads every process's own CPU and its open loop's operations in flight every second
-(a worker sends its readings with its counts); on the master it also reads the CPU of the servers
-the tool started (the embedded Azurite, the throttling emulator), records users running, names
+(a worker sends its readings with its counts); on the master it also reads the CPU of the run's
+local servers (the embedded Azurite, the throttling emulator, a table service on the loopback port
+given) and of the machine's cores, records users running, names
 workers that went missing (no heartbeat) and compacts the metrics. A worker whose master falls silent stops
 loading after ``MASTER_SILENT_S`` (Locust itself would load on for a minute before quitting).
 """
@@ -56,7 +57,7 @@ class Cluster:
         self.samples: dict[int, dict[str, Any]] = {}  # second -> users, this process's cpu %, servers' cpu %, in flight
         self.cpu = CpuMeter()
         self.in_flight = InFlight()  # this process's open-loop operations in flight
-        self.servers: dict[str, psutil.Process] = {}  # the processes the tool started (the master), by name
+        self.servers: dict[str, psutil.Process] = {}  # the run's local servers (on the master), by name
         self._own_seconds: dict[int, dict[str, Any]] = {}  # a worker's cpu % and in flight per second, until its report
         self.workers_cpu: dict[str, dict[int, float]] = {}  # the master: worker id -> second -> its cpu %
         self.workers_in_flight: dict[str, dict[int, dict[str, float]]] = {}  # and its operations in flight

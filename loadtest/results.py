@@ -10,16 +10,34 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
-from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from types import UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any
 
 from .buckets import COUNTERS, OTHER
+from .engines.mergeable import Mergeable, OtherVersion
 from .operations import OpClass
 from .outputs import write_text
+from .results_schema import (
+    Arrivals,
+    Ceiling,
+    EngineShare,
+    IncompleteStep,
+    Integrity,
+    KeyRange,
+    Keys,
+    Latency,
+    LoadSample,
+    RangeSplit,
+    Retry,
+    RunSettings,
+    Simulation,
+    TimeseriesRow,
+    Workers,
+    Workload,
+    read,
+)
 
 __all__ = [
     "AccountRow",
@@ -95,7 +113,7 @@ class RunInfo:
     peak_window_s: int = 10
     users: int = 0
     entity_bytes: int = 0  # a seeded entity's size as the service counts it (keys, properties, names)
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)
@@ -150,24 +168,26 @@ class Results:
     findings: list[Finding] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     attempts: int = 0
-    timeseries: list[dict[str, Any]] = field(default_factory=list)
-    load: list[dict[str, Any]] = field(default_factory=list)  # per second: users, generator cpu %
-    workers: dict[str, Any] = field(default_factory=dict)  # distributed runs: reported and lost workers
-    latency: dict[str, dict[str, float]] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
-    keys: dict[str, Any] = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
-    key_ranges: list[dict[str, Any]] = field(default_factory=list)  # per second: entities of untracked keys by range
-    retry: dict[str, Any] = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
-    integrity: dict[str, Any] = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
-    incomplete: list[dict[str, Any]] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
-    workload: dict[str, Any] = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
-    arrivals: dict[str, Any] = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
-    ceiling: dict[str, Any] = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
-    simulation: dict[str, Any] = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
-    engines: list[dict[str, Any]] = field(default_factory=list)  # loadtest merge: each engine's share of the run
+    # the sections kept as JSON objects, each of the form results_schema declares (left empty: not in this run)
+    timeseries: list[TimeseriesRow] = field(default_factory=list)
+    load: list[LoadSample] = field(default_factory=list)  # per second: users, generator cpu %
+    workers: Workers = field(default_factory=dict)  # distributed runs: reported and lost workers
+    latency: dict[OpClass, Latency] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
+    keys: Keys = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
+    key_ranges: list[KeyRange] = field(default_factory=list)  # per second: entities of untracked keys by range
+    retry: Retry = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
+    integrity: Integrity = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
+    incomplete: list[IncompleteStep] = field(default_factory=list)  # steps after the load that failed: step, error, at_s
+    workload: Workload = field(default_factory=dict)  # per request name and over the run: the checklist's evidence
+    arrivals: Arrivals = field(default_factory=dict)  # open loop: rate asked, offered / sent / served per s, dropped
+    ceiling: Ceiling = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
+    simulation: Simulation = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
+    engines: list[EngineShare] = field(default_factory=list)  # loadtest merge: each engine's share of the run
     #: the partition layer's range splits (the emulator's, a simulation's): t, key, low, high, offline_until_t (run s)
-    range_splits: list[dict[str, Any]] = field(default_factory=list)
+    range_splits: list[RangeSplit] = field(default_factory=list)
     schema: int = SCHEMA_VERSION
-    mergeable: dict[str, Any] = field(default_factory=dict)  # an engine's whole count, as loadtest merge adds it (last: big)
+    #: an engine's whole count, as loadtest merge adds it (last: big); another version's is read past
+    mergeable: Mergeable | OtherVersion = field(default_factory=dict)
 
     # --- the interchange form -------------------------------------------------------------
 
@@ -179,9 +199,10 @@ class Results:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
-        """The results a results.json holds, every field of the form checked against its type: a ``ValueError`` names
-        the first that is wrong (``partitions[3].ratio: a number, not 'x'``). Fields it does not know are left out."""
-        return _make(cls, data, "results")
+        """The results a results.json holds, every field of the form checked against its declared type, every section
+        too (``results_schema``): a ``ValueError`` names the first that is wrong (``results.timeseries[3].requests:
+        missing``). Fields the form does not declare are read past."""
+        return read(cls, data, "results")
 
     @classmethod
     def from_json(cls, text: str) -> Results:
@@ -241,54 +262,3 @@ class Results:
         """The row a partition's target applies to: ALL where it had GET and PUT, else its one op class."""
         rows = [r for r in self.partitions if r.partition == partition]
         return next((r for r in rows if r.op_class == OpClass.ALL), max(rows, key=lambda r: r.judged(self.open_loop)[0]))
-
-
-def _make(kind: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise ValueError(f"{where}: an object, not {_shown(data)}")
-    hints, values = get_type_hints(kind), {}
-    for f in fields(kind):
-        if f.name not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise ValueError(f"{where}.{f.name}: missing")
-            continue
-        values[f.name] = _typed(hints[f.name], data[f.name], f"{where}.{f.name}")
-    return kind(**values)
-
-
-def _typed(kind: Any, value: Any, where: str) -> Any:
-    """``value`` if it is a ``kind``, else a ``ValueError`` naming ``where``; rows and objects of the form are made."""
-    origin, args = get_origin(kind), get_args(kind)
-    if origin in (Union, UnionType):
-        if value is None and type(None) in args:
-            return None
-        return _typed(next(a for a in args if a is not type(None)), value, where)
-    if isinstance(kind, type) and is_dataclass(kind):
-        return _make(kind, value, where)
-    if origin is list:
-        if not isinstance(value, list):
-            raise ValueError(f"{where}: a list, not {_shown(value)}")
-        row = args[0] if args and isinstance(args[0], type) and is_dataclass(args[0]) else None
-        return [_make(row, item, f"{where}[{i}]") for i, item in enumerate(value)] if row else value
-    if origin is dict or kind is dict:
-        if not isinstance(value, dict):
-            raise ValueError(f"{where}: an object, not {_shown(value)}")
-        return value
-    if isinstance(kind, type) and issubclass(kind, StrEnum):
-        if not isinstance(value, str) or value not in {m.value for m in kind}:
-            raise ValueError(f"{where}: one of {', '.join(m.value for m in kind)}, not {_shown(value)}")
-        return kind(value)
-    if kind is bool and not isinstance(value, bool):
-        raise ValueError(f"{where}: true or false, not {_shown(value)}")
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ValueError(f"{where}: a whole number, not {_shown(value)}")
-    if kind is float and (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)):
-        raise ValueError(f"{where}: a number, not {_shown(value)}")
-    if kind is str and not isinstance(value, str):
-        raise ValueError(f"{where}: a string, not {_shown(value)}")
-    return value
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."

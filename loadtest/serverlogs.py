@@ -1,7 +1,8 @@
 """server-logs.kql: the service's own view of a run, from Azure Monitor's ``StorageTableLogs``.
 
 Every attempt the run sends carries ``x-ms-client-request-id = <run-id>-<worker>.<user>.<n>``
-(one id per operation, kept by its retries and result pages), which the service logs as
+(``….<user>.l<lane>.<n>`` on an open loop's lanes; one id per operation, kept by its retries and result pages),
+which the service logs as
 ``ClientRequestId``. The query selects this run's requests by that prefix and sets the server's
 figures beside the report's, per second and PartitionKey: requests (attempts) and operations,
 throttled answers, timeouts, and ``ServerLatencyMs`` beside ``DurationMs`` (the gap is the network

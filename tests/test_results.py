@@ -1,14 +1,27 @@
+import copy
 import csv
 import json
 import re
+import uuid
+from dataclasses import MISSING, dataclass, fields, is_dataclass
+from functools import cache
+from types import NoneType, UnionType
+from typing import Annotated, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
+from hdrh.histogram import HdrHistogram
 from helpers import in_process, run_info
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from synthetic import environment, recorded
 
+from loadtest import results_schema
 from loadtest.buckets import OTHER
+from loadtest.ceiling.plan import Plan, StepWindow
+from loadtest.engines.merge import merge
+from loadtest.engines.mergeable import Mergeable, capture
+from loadtest.integrity import Ledger, verify
+from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
 from loadtest.summary import build, moving_average_peak
 from loadtest.verdict import assess
@@ -147,70 +160,377 @@ def test_retry_amplification_backoff_and_first_attempt_latency():
     assert latency["p99_ms"] > 800 and latency["first_attempt_p99_ms"] < 11  # end to end vs first attempt
 
 
-# --- a results.json that is not one: loadtest report says what is wrong, in one line -------------------------------
+# --- a results.json that is not one: loadtest report and loadtest merge say what is wrong, in one line ---------------
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**6), 10**6)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6,
-)
-PLACES = ("", "run", "account", "partitions.0", "findings.0")  # the form's levels: the whole, its objects, a row
+START = 1_000.0  # the engines' clock (epoch seconds): small, so that a fuzzed second stays near the run's own
+DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}
 
 
-def small_results() -> dict:
-    seconds = {t: [{"op": "read"}, {"op": "upsert", "op_class": "PUT"}] for t in range(3)}
-    return assess(build(recorded(seconds), run_info())).to_dict()
+def _events(t: int) -> list[dict]:
+    """One second: 60 cool keys (more than the metrics track apart: key ranges), a hot one with retried, throttled and
+    failed writes."""
+    cool = [{"op": "read", "partition": f"{c}{i:02}", "ms": 2.0 + i % 5} for c in "abc" for i in range(20)]
+    hot = [{"op": "upsert", "op_class": "PUT", "partition": "hot", "ms": 9.0, "attempts": 2, "throttled": 1}] * 5
+    hot += [{"op": "read", "partition": "hot", "error": "ServerBusy", "attempts": 3, "throttled": 3, "ms": 30.0 + t}]
+    return cool + hot
 
 
-def _at(data: dict, place: str):
-    for part in place.split(".") if place else ():
-        data = data[int(part)] if part.isdigit() else data[part]
+def engine_results(name: str, *, seconds: int = 5) -> Results:
+    """One engine's run with every section its run writes: load samples and workers (one lost), the workload's request
+    names, an open loop's arrivals, the read-back (a write lost) and its mergeable count."""
+    env = environment()
+    profile = RequestProfile.register(env)
+    metrics = recorded({t: _events(t) for t in range(seconds)}, start=START, steady_from=1, env=env)
+    samples = {int(START) + t: {"users": 4, "cpu": 30.0 + t, "workers_cpu": {"w1": 20.0, "w2": 25.0}} for t in range(seconds)}
+    workers = {"reported": ["w1", "w2"], "lost": [{"worker": "w2", "index": 1, "lost_at_s": 4.0, "last_report_s": 3.0}]}
+    settings_ = {**DESIGN, "arrival_rate": 400.0, "arrivals": "constant", "retry": "fixed:3,0.1"}
+    info = run_info(target_kind="connection-string", endpoint="http://127.0.0.1:1/a", users=4, settings=settings_)
+    results = build(metrics, info, samples=samples, workers=workers, workload=profile.figures())
+    results.integrity = verify(Ledger(created={("hot", "u0.1"), ("hot", "u0.2")}), {("hot", "u0.1")})
+    results.mergeable = capture(metrics, profile, samples, run_id="r1", engine=name)
+    metrics.close()
+    return assess(results)
+
+
+@cache
+def every_section() -> dict:
+    """A results.json with every section of the form filled: two engines merged (their shares, workers, read-back,
+    load), one engine's mergeable count, a ceiling search, a simulation's model and range splits, a failed step."""
+    results = merge([("a", engine_results("a")), ("b", engine_results("b"))])
+    results.mergeable = engine_results("a").mergeable
+    metrics = recorded({t: _events(t) for t in range(6)}, start=START)
+    plan = Plan(start=100, step=100, maximum=300, step_s=3, max_p99_ms=20.0)
+    windows = [
+        StepWindow(index=i, offered=100 * (i + 1), users=10, spawn_rate=10, began=START + 2 * i, ended=START + 2 * i + 3)
+        for i in range(2)
+    ]
+    results.ceiling = build(metrics, run_info(emulator=True), search=(plan, windows, True)).ceiling
+    metrics.close()
+    results.simulation = {
+        "model": "the throttling emulator's partition layer",
+        "leaves_out": "latency",
+        "step_s": 0.1,
+        "budgets": {"partition_rate": 2000.0, "account_rate": 20000.0},
+        "keys": 61,
+        "operations": 2000,
+        "elapsed_s": 0.4,
+    }
+    results.range_splits = [{"t": 2.0, "key": "b10", "offline_until_t": 3.5, "low": "a", "high": "c"}]
+    results.incomplete = [{"step": "server-logs.kql", "error": "OSError: disk full", "at_s": 6.2}]
+    data = assess(results).to_dict()
+    assert all(data[name] for name in data if name not in ("schema",)), [name for name in data if not data[name]]
     return data
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    place=st.sampled_from(PLACES),
-    action=st.sampled_from(["delete", "replace", "extra", "truncate"]),
-    pick=st.integers(0, 10**6),
-    value=JSON,
+@cache
+def engines_written() -> tuple[dict, dict]:
+    return engine_results("a").to_dict(), engine_results("b").to_dict()
+
+
+def nodes(data: dict) -> dict[str, dict[tuple, list[tuple]]]:
+    """Every object and list in each section (the top-level field it is in), by its place in the form (a path with
+    any row for its index: ``("timeseries", "*", "errors")``): the paths from the top to each."""
+    found: dict[str, dict[tuple, list[tuple]]] = {}
+
+    def walk(value, path):
+        for key, inner in value.items() if isinstance(value, dict) else enumerate(value):
+            if isinstance(inner, (dict, list)) and (inner or isinstance(inner, dict)):
+                here = (*path, key)
+                found.setdefault(here[0], {}).setdefault(tuple("*" if isinstance(p, int) else p for p in here), []).append(here)
+                walk(inner, here)
+
+    walk(data, ())
+    return found
+
+
+def named(path: tuple) -> str:
+    """A path as the reader names it: ``results.timeseries[3].requests``."""
+    steps = (f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier() else f"[{json.dumps(p)}]" for p in path)
+    return "results" + "".join(steps)
+
+
+JSON = st.recursive(  # values of every JSON type; numbers of a run's magnitudes (their types, not their sizes, are fuzzed)
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.floats(-1e9, 1e9, allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
 )
-def test_report_on_a_malformed_results_json_is_one_line_exit_2_never_a_traceback(
-    tmp_path, monkeypatch, place, action, pick, value
-):
-    """Wrong types, missing or extra fields, a truncated file: `loadtest report` renders it (an extra field or a value
-    of the right type) or says in one line what is wrong, exit 2."""
-    data = small_results()
-    target = _at(data, place)
-    key = sorted(target)[pick % len(target)]
-    text = json.dumps(data)
-    if action == "delete":
-        del target[key]
-    elif action == "replace":
-        target[key] = value
-    elif action == "extra":
-        target[f"x{pick}"] = value
-    text = json.dumps(data) if action != "truncate" else text[: pick % len(text)]
-    folder = tmp_path / f"r{pick}"
-    folder.mkdir(exist_ok=True)
-    (folder / "results.json").write_text(text)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a fuzzed results.json has that the written one had not, said briefly (as a failing example shows it)."""
+
+    section: str
+    action: str  # delete, replace, extra (a key added), fill (a key in an empty object), append (a list item), truncate
+    path: tuple = ()  # where: the object or list changed (() the whole)
+    key: str | int = ""
+    value: object = None
+    cut: int = 0  # truncate: the characters kept
+
+    def applied(self, data: dict) -> str:
+        if self.action == "truncate":
+            return json.dumps(data)[: self.cut]
+        changed = copy.deepcopy(data)
+        target = changed
+        for step in self.path:
+            target = target[step]
+        if self.action == "delete":
+            del target[self.key]
+        elif self.action == "append":
+            target.append(self.value)
+        else:
+            target[self.key] = self.value
+        return json.dumps(changed)
+
+
+@st.composite
+def changes(draw, data: dict, section: str) -> Change:
+    """In ``section``, at any level (the section itself, or any place of an object or a list in it, then one of them):
+    a key or an item deleted or replaced with any JSON value, a key or an item added; or the file cut short."""
+    places = nodes(data).get(section, {})
+    place = draw(st.sampled_from([None, *sorted(places, key=str)]))
+    action = draw(st.sampled_from(["delete", "replace", "extra", "truncate"]))
+    if action == "truncate":
+        return Change(section, "truncate", cut=draw(st.integers(0, len(json.dumps(data)) - 1)))
+    if place is None:  # the section itself, a field of the whole
+        if action == "extra":
+            return Change(section, "extra", (), f"x{draw(st.integers(0, 99))}", draw(JSON))
+        return Change(section, action, (), section, draw(JSON) if action == "replace" else None)
+    path = draw(st.sampled_from(places[place]))
+    target = data
+    for step in path:
+        target = target[step]
+    if isinstance(target, list) and action == "extra":
+        return Change(section, "append", path, len(target), draw(JSON))
+    if isinstance(target, dict) and (action == "extra" or not target):
+        return Change(section, "extra" if target else "fill", path, f"x{draw(st.integers(0, 99))}", draw(JSON))
+    key = draw(st.sampled_from(sorted(target) if isinstance(target, dict) else range(len(target))))
+    return Change(section, action, path, key, draw(JSON) if action == "replace" else None)
+
+
+#: Every section of the form: the reader is fuzzed on each (every run covers every one); the commands on any.
+SECTIONS = [f.name for f in fields(Results)]
+HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+
+
+def assert_names_the_change(said: str, change: Change) -> None:
+    """What the reader said is wrong names the field changed, or one in it (a key deleted: that it is missing)."""
+    path, key, action = change.path, change.key, change.action
+    if action == "truncate":
+        return
+    changed = path if action in ("fill", "append") or action == "delete" and isinstance(key, int) else (*path, key)
+    assert said.startswith(named(changed)) and said[len(named(changed))] in ".[:", (said, change)
+    assert action != "delete" or isinstance(key, int) or said.startswith(f"{named(changed)}: missing"), (said, change)
+
+
+def added_a_field(change: Change) -> bool:
+    """A key added to an object of named fields (not to a map, nor to a section left empty): always read past."""
+    return change.action == "extra" and has_fields(declared(Results, change.path))
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+@settings(max_examples=10, deadline=None, suppress_health_check=HEALTH)
+@given(st.data())
+def test_every_section_is_checked_on_read_and_the_field_named(section, data):
+    """In each section, at any level (the section, a row, a row's object): a key deleted or replaced by any JSON value,
+    a key or an item added, the file cut short. The reader takes it (a key added, a value of the right type, an optional
+    key gone) or raises one ``ValueError`` naming the field changed; never another exception."""
+    change = data.draw(changes(every_section(), section))
+    text = change.applied(every_section())
+    whole = json.loads(text) if change.action != "truncate" else None
+    if isinstance(whole, dict) and section in whole:  # the fast test of a whole column agrees with the walk
+        checker = results_schema._checker(get_type_hints(Results, include_extras=True)[section])
+        try:
+            checker.check(whole[section])
+            walked = True
+        except results_schema._Wrong:
+            walked = False
+        assert checker.converts or checker.test([whole[section]]) == walked, change
+    try:
+        Results.from_json(text)
+    except ValueError as err:
+        event(f"{change.section}: {change.action}, named")
+        assert "\n" not in str(err) and not added_a_field(change), (err, change)
+        assert_names_the_change(str(err), change)
+    else:
+        event(f"{change.section}: {change.action}, read")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=HEALTH)
+@given(st.data())
+def test_report_on_a_malformed_results_json_is_one_line_exit_2_never_a_traceback(tmp_path, monkeypatch, data):
+    """The same through `loadtest report`, in any section: it renders what the reader took (every reader of the report
+    reads it with defaults, nothing else raises), or says in one line which field is wrong, exit 2."""
+    change = data.draw(changes(every_section(), data.draw(st.sampled_from(SECTIONS))))
+    folder = tmp_path / f"r{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    (folder / "results.json").write_text(change.applied(every_section()))
     code, _, err = in_process(monkeypatch, "report", str(folder))
+    event(f"{change.section}: {change.action}, exit {code}")
     assert code in (0, 2) and "Traceback" not in err, err
     if code == 2:
-        assert err.count("\n") == 1 and "not a partition-stress results.json" in err, err
-    if action == "extra":
-        assert code == 0, err  # the contract: fields may be added freely
+        assert err.count("\n") == 1 and "not a partition-stress results.json: " in err, err
+        assert_names_the_change(err.split("not a partition-stress results.json: ", 1)[1], change)
+    assert code == 0 or not added_a_field(change), err  # the contract: fields may be added freely
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=HEALTH)
+@given(st.data())
+def test_merge_of_a_malformed_engine_is_one_line_exit_2_never_a_traceback(tmp_path, monkeypatch, data):
+    """The same for `loadtest merge`, on one of two engines' results.json: every section is read (mergeable's histograms
+    and sketches decoded), so the merge adds only what it can; else one line, exit 2, nothing written."""
+    first, second = engines_written()
+    change = data.draw(changes(second, data.draw(st.sampled_from(SECTIONS))))
+    folder = tmp_path / uuid.uuid4().hex[:8]
+    for name, written in (("e0", json.dumps(first)), ("e1", change.applied(second))):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "results.json").write_text(written)
+    monkeypatch.chdir(folder)
+    code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    event(f"{change.section}: {change.action}, exit {code}")
+    assert code in (0, 1, 2) and "Traceback" not in err, err
+    if code == 2:
+        assert err.count("\n") == 1 and not (folder / "m").exists(), err
+    else:  # merged: every output written (a failing renderer would be an INCOMPLETE step)
+        merged = json.loads((folder / "m" / "results.json").read_text())
+        assert not [step for step in merged["incomplete"] if not step["step"].startswith("engine ")], merged["incomplete"]
+    assert code == 0 or not added_a_field(change), err
+
+
+def test_the_two_cases_of_the_issue(tmp_path, monkeypatch):
+    """Once `loadtest report` on timeseries rows without `requests` ended in KeyError: 'requests', and `loadtest merge`
+    on a mergeable of {"version": 1} in KeyError: 'engine'."""
+    data = copy.deepcopy(every_section())
+    for row in data["timeseries"]:
+        del row["requests"]
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    code, _, err = in_process(monkeypatch, "report", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "results.timeseries[0].requests: missing" in err, err
+    first, second = engines_written()
+    second = {**second, "mergeable": {"version": 1}}
+    for name, written in (("e0", first), ("e1", second)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(written))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    assert code == 2 and err.count("\n") == 1 and "e1: not a partition-stress results.json: results.mergeable." in err, err
+    assert "missing" in err and not (tmp_path / "m").exists()
 
 
 def test_report_names_the_field_that_is_wrong(tmp_path, monkeypatch):
     """Once a `run` that was a number ended in an AttributeError traceback."""
-    for change, said in ((("run", 5), "results.run: an object, not 5"), (("partitions", {}), "results.partitions: a list")):
-        data = small_results()
+    for change, said in (
+        (("run", 5), "results.run: an object, not 5"),
+        (("partitions", {}), "results.partitions: a list"),
+        (("ceiling", {"plan": {}}), "results.ceiling.plan.start: missing"),
+        (("workers", {"reported": ["w1"], "lost": [{"worker": "w1"}]}), "results.workers.lost[0].lost_at_s: missing"),
+        (("latency", {"GET": {"p50_ms": "fast"}}), 'results.latency.GET.p50_ms: a number, not "fast"'),
+        (("arrivals", {"rate": 5}), "results.arrivals.arrivals: missing"),
+        (("mergeable", {**every_section()["mergeable"], "engine": None}), "results.mergeable.engine: a string, not null"),
+    ):
+        data = copy.deepcopy(every_section())
         data[change[0]] = change[1]
         (tmp_path / "results.json").write_text(json.dumps(data))
         code, _, err = in_process(monkeypatch, "report", str(tmp_path))
         assert code == 2 and said in err and err.count("\n") == 1, err
+
+
+def test_an_engines_count_that_does_not_decode_is_named_before_the_merge(tmp_path, monkeypatch):
+    """A histogram or a sketch that its library cannot read (or one of another range): named on read, not a traceback
+    from inside the merge."""
+    base = every_section()
+    for where, value, said in (
+        (("metrics", "latency", 0, 2), "AAAA", "results.mergeable.metrics.latency[0][2]: an HDR histogram"),
+        (("metrics", "heavy"), "bm90IGEgc2tldGNo", "results.mergeable.metrics.heavy: a frequent-items sketch"),
+        (("metrics", "clock", "started"), 1e300, "results.mergeable.metrics.clock.started: a time in seconds since 1970"),
+    ):
+        data = copy.deepcopy(base)
+        target = data["mergeable"]
+        for step in where[:-1]:
+            target = target[step]
+        target[where[-1]] = value
+        with pytest.raises(ValueError, match=re.escape(said)):
+            Results.from_dict(data)
+    wide = HdrHistogram(1, 10**12, 2)
+    wide.record_value(10**11)  # past the metrics' hour: their merge could not add it
+    data = copy.deepcopy(base)
+    data["mergeable"]["metrics"]["latency"][0][2] = wide.encode().decode("ascii")
+    with pytest.raises(ValueError, match=re.escape("results.mergeable.metrics.latency[0][2]: an HDR histogram")):
+        Results.from_dict(data)
+    data["mergeable"] = {"version": 2, "whatever": "a later form"}  # read past: merge names its version
+    assert Results.from_dict(data).mergeable["version"] == 2
+
+
+def declared(kind, path: tuple):
+    """The type the form declares at ``path`` (an optional value's own; mergeable's current version)."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin is Annotated:
+        return declared(args[0], path)
+    if origin in (Union, UnionType):
+        return declared(next(a for a in args if a is not NoneType), path)
+    if not path:
+        return kind
+    step, rest = path[0], path[1:]
+    if is_dataclass(kind) or is_typeddict(kind):
+        return declared(get_type_hints(kind, include_extras=True).get(step, object), rest)
+    if origin is list:
+        return declared(args[0], rest)
+    if origin is tuple:
+        return declared(args[step], rest)
+    if origin is dict:
+        return declared(args[1], rest)
+    return object  # past what the form declares
+
+
+def has_fields(kind) -> bool:
+    """Whether values of ``kind`` are objects of named fields (a key added is a field read past), not maps."""
+    kind = get_args(kind)[0] if get_origin(kind) in (Union, UnionType) else kind
+    return is_dataclass(kind) or is_typeddict(kind)
+
+
+def oldest(kind, value, *, sections: bool):
+    """``value`` as a results.json written before every optional field: each ``NotRequired`` key gone, each dataclass
+    field with a default gone (with ``sections``, the sections too; else the sections stay, their optional keys gone);
+    fields the form does not declare gone too."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin is Annotated:
+        return oldest(args[0], value, sections=sections)
+    if origin in (Union, UnionType):
+        if value is None:
+            return None
+        return oldest(next(a for a in args if a is not NoneType), value, sections=sections)
+    if is_dataclass(kind):
+        hints, kept = get_type_hints(kind, include_extras=True), {}
+        for f in fields(kind):
+            needed = f.default is MISSING and (f.default_factory is MISSING or not sections and bool(value.get(f.name)))
+            if f.name in value and needed:
+                kept[f.name] = oldest(hints[f.name], value[f.name], sections=sections)
+        return kept
+    if is_typeddict(kind):
+        hints = get_type_hints(kind, include_extras=True)
+        return {k: oldest(hints[k], value[k], sections=sections) for k in kind.__required_keys__ if k in value}
+    if origin is list:
+        return [oldest(args[0], v, sections=sections) for v in value]
+    if origin is tuple:
+        return [oldest(a, v, sections=sections) for a, v in zip(args, value, strict=True)]
+    if origin is dict:
+        return {k: oldest(args[1], v, sections=sections) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("sections", [False, True], ids=["every optional key gone", "every optional field gone"])
+def test_a_results_json_without_its_optional_fields_still_reports_and_merges(tmp_path, monkeypatch, sections):
+    """The keys the form marks optional came later than their sections: a results.json written before them is read
+    with defaults, by the report and by the merge alike."""
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "results.json").write_text(json.dumps(oldest(Results, every_section(), sections=sections)))
+    code, _, err = in_process(monkeypatch, "report", str(tmp_path / "r"))
+    assert code == 0, err
+    for name, written in zip(("e0", "e1"), engines_written(), strict=True):
+        older = oldest(Results, written, sections=sections)
+        older["mergeable"] = oldest(Mergeable, written["mergeable"], sections=sections)  # what a merge needs, at its oldest
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(older))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    assert code == 0, err

@@ -5,20 +5,99 @@ latency histograms in HdrHistogram's own encoding; the key sketches in DataSketc
 serialization; the run's clock), the request profile's counts, the per-second samples and who
 counted them. The integrity ledger's counts, the settings and the run's identity are in the
 results already.
+
+``capture`` writes it; ``Mergeable`` is its form, which ``Results.from_dict`` checks on read like every section
+(``results_schema``): the histograms and sketches are decoded there, so ``loadtest merge`` adds only what it can.
+A count of another version is read past: ``merge`` refuses it, naming its version.
 """
 
 from __future__ import annotations
 
+import base64
 import socket
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
-from ..metrics import PartitionMetrics
-from ..request_profile import RequestProfile
+from ..operations import OpClass
+from ..results_schema import Check, Counts, Epoch, NameCounts, Sample
 
-__all__ = ["MERGEABLE_VERSION", "capture"]
+if TYPE_CHECKING:
+    from ..metrics import PartitionMetrics
+    from ..request_profile import RequestProfile
+
+__all__ = ["MERGEABLE_VERSION", "Mergeable", "capture"]
 
 MERGEABLE_VERSION = 1
+
+
+def _histogram(encoded: str) -> bool:
+    """Whether ``encoded`` is an HDR histogram that the metrics' own (1 µs to an hour) can add."""
+    from ..metrics import new_histogram  # the metrics' libraries load only when an engine's count is read
+
+    new_histogram().decode_and_add(encoded)
+    return True
+
+
+def _frequent_items(encoded: str) -> bool:
+    import datasketches as ds
+
+    ds.frequent_strings_sketch.deserialize(base64.b64decode(encoded))
+    return True
+
+
+def _hll(encoded: str) -> bool:
+    import datasketches as ds
+
+    ds.hll_sketch.deserialize(base64.b64decode(encoded))
+    return True
+
+
+Histogram = Annotated[str, Check(_histogram, "an HDR histogram of microseconds up to an hour, in HdrHistogram's encoding")]
+
+
+class Clock(TypedDict):
+    started: Epoch
+    steady_from: Epoch | None  # none: the users never all ran
+    stopped: Epoch
+
+
+class MetricsSnapshot(TypedDict):
+    """``PartitionMetrics.snapshot``: what the metrics' ``merge`` adds."""
+
+    buckets: list[tuple[int, str, OpClass, Counts]]  # (wall-clock second, partition, op class, its counts)
+    latency: list[tuple[int, OpClass, Histogram]]  # (second, op class, histogram)
+    first_attempt: list[tuple[OpClass, Histogram]]
+    corrected: list[tuple[int, OpClass, Histogram]]
+    heavy: Annotated[str, Check(_frequent_items, "a frequent-items sketch of strings (DataSketches), in base64")]
+    distinct: Annotated[str, Check(_hll, "an HLL sketch (DataSketches), in base64")]
+    ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
+    clock: Clock
+
+
+class ProfileSnapshot(TypedDict):
+    """``RequestProfile.snapshot``: what the request profile's ``merge`` adds."""
+
+    names: dict[str, NameCounts]
+    totals: dict[str, int]
+    task_errors: dict[str, int]
+
+
+class Mergeable(TypedDict):
+    """An engine's whole count (``capture``)."""
+
+    version: Literal[1]  # MERGEABLE_VERSION
+    run_id: str
+    engine: str
+    host: str
+    metrics: MetricsSnapshot
+    workload: ProfileSnapshot
+    samples: list[tuple[int, Sample]]  # (wall-clock second, its sample)
+
+
+class OtherVersion(TypedDict):
+    """A count of another version: read past (``merge`` refuses it, naming the version)."""
+
+    version: Annotated[int, Check(lambda version: version != MERGEABLE_VERSION, "a version of its own")]
 
 
 def capture(
