@@ -30,7 +30,11 @@ from locust.exception import RescheduleTask, RescheduleTaskImmediately, StopUser
 from .options import DEFAULT_MAX_IN_FLIGHT
 from .session import TableSession
 
-__all__ = ["InFlight", "Lanes"]
+__all__ = ["INTERRUPTED_FINISH_S", "InFlight", "Lanes"]
+
+#: Interrupted (Ctrl-C, SIGTERM), a user's operations in flight get this long to finish, not the stop timeout: a
+#: saturated open loop may hold thousands, each waiting seconds, and the run must end within 5 s, its outputs written.
+INTERRUPTED_FINISH_S = 1.0
 
 log = logging.getLogger("loadtest")
 

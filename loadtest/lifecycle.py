@@ -72,6 +72,7 @@ class StressRun:
     results: Results | None = None
     exit_code: int = EXIT_OK
     messages: list[str] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C or SIGTERM: operations still in flight get a moment, not the stop timeout
 
     @property
     def in_flight(self) -> InFlight:
@@ -214,6 +215,7 @@ def _interrupted() -> None:
 def _on_signal(run: StressRun, environment: Environment, signum: int) -> None:
     """Ctrl-C or SIGTERM once set-up is done. A headless master may still wait for its workers, before Locust has
     a SIGTERM handler: the run is abandoned here (table dropped, Azurite stopped, exit 1). Later, Locust's path."""
+    run.interrupted = True
     runner = environment.runner
     if getattr(environment.parsed_options, "headless", False) and runner.state == STATE_INIT and not run.tests:
         gevent.spawn(_abandon_before_load, run, environment, signal.Signals(signum).name)

@@ -56,6 +56,7 @@ from .operations import OpClass
 
 __all__ = [
     "Arrivals",
+    "Limit",
     "Ceiling",
     "Check",
     "Counts",
@@ -338,10 +339,8 @@ class CeilingOutcome(TypedDict):
     partitions: list[StepPartition]
 
 
-def _a_limit(limit: str) -> bool:
-    from .ceiling.limits import LIMITS  # read when checked: the limits import the findings from results
-
-    return limit in LIMITS
+#: What can limit a ceiling search ("": no step gave way); ``ceiling.limits.LIMITS`` gives each its remedy.
+Limit = Literal["throttling", "errors", "generator", "emulator", "machine", "concurrency", "latency", ""]
 
 
 class Ceiling(TypedDict):
@@ -351,7 +350,7 @@ class Ceiling(TypedDict):
     steps: list[CeilingStep]
     ceiling: CeilingOutcome | None  # none: the first step gave way
     found: bool
-    limited_by: Annotated[str, Check(_a_limit, "one of the limits (ceiling.limits.LIMITS)")]
+    limited_by: Limit
     reason: str
 
 

@@ -27,7 +27,7 @@ from .arrivals import Schedule
 from .ceiling.shape import CeilingShape
 from .config import Settings
 from .entities import FILTERED
-from .in_flight import Lanes
+from .in_flight import INTERRUPTED_FINISH_S, Lanes
 from .integrity import user_row_prefix
 from .keys import row_key_maker
 from .lifecycle import current_run
@@ -163,7 +163,8 @@ class TableUser(User):
         if self._schedule is not None:  # slots due before the end and never sent are demand too
             self._unsent(self._schedule.owed(time.time()))
         if self._lanes is not None:  # operations in flight finish (their answers count), within the stop timeout
-            self._lanes.finish(timeout=self.environment.stop_timeout or 0)
+            interrupted = current_run(self.environment).interrupted
+            self._lanes.finish(timeout=INTERRUPTED_FINISH_S if interrupted else self.environment.stop_timeout or 0)
         self._table.close()
 
     @task

@@ -340,6 +340,18 @@ def session(target: Target, table: TestTable, events: list, client: str = "fast"
     return TableSession(target=target, table=table.name, request_event=env.events.request, client=client, **known)
 
 
+def charged_beside_counted(throttle, events: list, kinds: dict) -> dict:
+    """Each operation run once: (what the emulator charged for it, what the report counted), per kind; the two equal."""
+    seen = {}
+    for kind, operation in kinds.items():
+        before = charged(throttle)
+        operation()
+        assert events[-1]["exception"] is None, (kind, events[-1])
+        seen[kind] = (charged_for(throttle, before, counted(events[-1])), counted(events[-1]))
+    assert all(emulator == report for emulator, report in seen.values()), seen
+    return seen
+
+
 def test_every_query_kind_is_charged_the_rows_it_scans_where_they_were_as_the_report_counts_them(azurite, table):
     """A filter scan costs the rows in its key range, not its matches; partition range and table scans (and the
     application's queries across partitions) cost the rows they read in each partition, and the account all of them."""
@@ -358,13 +370,7 @@ def test_every_query_kind_is_charged_the_rows_it_scans_where_they_were_as_the_re
             "query across partitions": lambda: ops.query(f"PartitionKey ge '{k2}' and n lt 5"),
             "query of the table": lambda: ops.query("n lt 50"),
         }
-        seen = {}
-        for kind, operation in kinds.items():
-            before = charged(throttle)
-            operation()
-            assert events[-1]["exception"] is None, (kind, events[-1])
-            seen[kind] = (charged_for(throttle, before, counted(events[-1])), counted(events[-1]))
-        assert all(emulator == report for emulator, report in seen.values()), seen
+        seen = charged_beside_counted(throttle, events, kinds)
         assert seen["filter scan"][1] == {k1: 20.0, "(account)": 20.0} and events[2]["context"]["returned"] < 20
         assert seen["partition range scan"][1] == {k2: 40.0, k3: 20.0, "(account)": 60.0}
         assert seen["table scan"][1] == {k0: 40.0, k1: 10.0, "(account)": 50.0}
@@ -388,13 +394,7 @@ def test_a_scan_through_pages_cut_short_reads_and_counts_every_row_up_to_its_siz
             "query of the top 10": lambda: ops.query(f"PartitionKey eq '{k2}'", top=10),
             "filtered query of a partition": lambda: ops.query(f"PartitionKey eq '{k2}' and n lt 50"),
         }
-        seen = {}
-        for kind, operation in kinds.items():
-            before = charged(throttle)
-            operation()
-            assert events[-1]["exception"] is None, (kind, events[-1])
-            seen[kind] = (charged_for(throttle, before, counted(events[-1])), counted(events[-1]))
-        assert all(emulator == report for emulator, report in seen.values()), seen
+        seen = charged_beside_counted(throttle, events, kinds)
         assert seen["partition range scan of 25"][1] == {k1: 25.0, "(account)": 25.0}
         assert seen["table scan of 45, into a second partition"][1] == {k0: 40.0, k1: 5.0, "(account)": 45.0}
         assert seen["row range scan of 30"][1] == {k3: 30.0, "(account)": 30.0}

@@ -4,13 +4,16 @@ report's headline all read.
 
 from __future__ import annotations
 
+from typing import get_args
+
 from ..results import FindingKind
+from ..results_schema import Limit
 
 __all__ = ["LIMITS"]
 
 #: What can limit a search, in the order it is blamed (a step that throttled was the service's answer, whatever
 #: else), each with its remedy: a finding's (``verdict.REMEDIES``) or its own words. "": no step gave way.
-LIMITS: dict[str, FindingKind | str] = {
+LIMITS: dict[Limit, FindingKind | str] = {
     "throttling": FindingKind.HOT,
     "errors": FindingKind.ERRORS,
     "generator": FindingKind.GENERATOR_BOUND,
@@ -22,3 +25,6 @@ LIMITS: dict[str, FindingKind | str] = {
     "PartitionKeys, or raise --max-p99 if that latency is acceptable to the application.",
     "": "Search higher (--ceiling-max) to find where this design gives way.",
 }
+
+if set(LIMITS) != set(get_args(Limit)):  # a limit named in the results' form needs its remedy here
+    raise ImportError(f"LIMITS has {sorted(LIMITS)}, the results' form names {sorted(get_args(Limit))}")

@@ -98,7 +98,9 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     # its writes that landed but whose ledger never came are its own, not the service's unconfirmed writes
     assert results["integrity"]["by_lost_workers"] > 0 and results["integrity"]["unacknowledged"] == 0
     assert results["integrity"]["lost"] == 0
-    assert "EMULATOR_BOUND" not in {f["kind"] for f in results["findings"]}
+    # the lost worker's seconds are not read as the emulator saturating; Azurite measured at a core may be named
+    bound = [f["message"] for f in results["findings"] if f["kind"] == "EMULATOR_BOUND"]
+    assert all(m.startswith("Azurite used") and "of a core" in m for m in bound), bound
     finding = next(f for f in results["findings"] if f["kind"] == "WORKER_LOST")
     assert lost["worker"] in finding["message"] and "lack its share" in finding["message"]
     # the survivor's share goes on after the loss: the report covers the whole run
