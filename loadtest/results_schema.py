@@ -324,6 +324,9 @@ class CeilingStep(TypedDict):
     p99_ms: float
     corrected_p99_ms: float
     generator_cpu: float
+    servers_cpu: NotRequired[dict[str, float]]  # the run's local servers, % of one core (read since 2026-11-24)
+    machine_cpu: NotRequired[float | None]  # the machine's cores, % of all
+    capped: NotRequired[int]  # slots that waited for a lane
     partitions: list[StepPartition]
     good: bool
     broken: list[str]
