@@ -145,10 +145,10 @@ class Cluster:
         for name, pid in servers.items():
             try:
                 if pid is not None:
-                    self.servers[name] = process = psutil.Process(pid)
-                    process.cpu_percent(None)  # the first reading starts its clock
+                    self.servers[name] = psutil.Process(pid)
             except psutil.Error:
                 continue
+        self._servers_cpu()  # the first reading starts each one's clock
 
     def gathered(self) -> dict[str, Any]:
         """For the results, beside the metrics: the per-second samples, the workers' record, the request profile."""
@@ -233,12 +233,8 @@ class Cluster:
         self.workers_in_flight.clear()
         self._own_seconds.clear()
         self.cpu = CpuMeter()  # from the test's start, not the process's (imports, seeding)
-        psutil.cpu_percent(None)
-        for process in self.servers.values():
-            try:
-                process.cpu_percent(None)
-            except psutil.Error:
-                continue
+        psutil.cpu_percent(None)  # the machine's and the servers' readings from the test's start, too
+        self._servers_cpu()
         if self._sampler is None:
             self._sampler = gevent.spawn(self._sample)
 
