@@ -12,14 +12,16 @@ from dataclasses import dataclass
 from statistics import mean, median
 from typing import Any
 
-from .results import Results
+from .results import Results, RunInfo
 from .service_errors import UNANSWERED
 
 __all__ = [
     "GENERATOR_CPU_PERCENT",
     "LOST_AFTER_S",
+    "RAMP_SHARE",
     "SENT_SHARE",
     "Concurrency",
+    "Ramp",
     "Slowdown",
     "busiest_cpu",
     "concurrency",
@@ -31,8 +33,10 @@ __all__ = [
     "emulator_slowed",
     "machine_bound",
     "generator_bound",
+    "ramp_dominates",
     "saturation",
     "target_lost",
+    "throttler",
 ]
 
 GENERATOR_CPU_PERCENT = 90.0  # of one core: a Locust process (one greenlet loop) cannot use more
@@ -271,3 +275,46 @@ def generator_bound(results: Results) -> list[tuple[str, float, int, int]]:
     """Each load-generating process that ran out of CPU in the steady phase: (which, mean %, seconds at or above
     ``GENERATOR_CPU_PERCENT``, seconds read). Bound when its mean reached it or a third of its seconds did."""
     return _bound(cpu_by_process(_steady(results)))
+
+
+#: Of the seconds the users ran, the share their ramp may take: past it the steady phase is too short to judge.
+RAMP_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Ramp:
+    """A ramp that took most of the run: its seconds, the seconds the users ran (ramp included), the steady phase's."""
+
+    ramp_s: float
+    ran_s: float
+    steady_s: int
+
+
+def ramp_dominates(results: Results) -> Ramp | None:
+    """The users' ramp took over ``RAMP_SHARE`` of the seconds they ran (or never finished), so the means and the peak
+    window cover only what was left. None for a simulation (no ramp) and a ceiling search (each step ramps and is
+    judged on its own seconds)."""
+    run = results.run
+    if run.simulated or results.ceiling or not results.partitions:
+        return None
+    steady = run.steady_seconds
+    ran = run.steady_from_s + steady if steady else run.duration_s
+    ramp = run.steady_from_s if steady else ran
+    if ran <= 0 or ramp <= RAMP_SHARE * ran:
+        return None
+    return Ramp(ramp_s=ramp, ran_s=ran, steady_s=steady)
+
+
+def throttler(run: RunInfo, reason: str = "partition") -> str:
+    """What judged a throttled attempt for ``reason`` (a partition's or the account's rate), with its figure: the
+    budget given to the throttling emulator or to a simulation's model, else the service's own target."""
+    settings = run.settings
+    account = reason == "account"
+    if run.simulated or settings.get("emulate_throttling"):
+        rate = float(settings.get("emulator_account_rate" if account else "emulator_partition_rate", 0) or 0)
+        who = "the simulation's" if run.simulated else "the throttling emulator's"
+        return f"{who} {rate:,.0f} entities/s {'account' if account else 'per-partition'} budget"
+    if run.emulator:
+        return "the emulator's budget (not given to this run)"
+    target = run.account_target if account else run.partition_target
+    return f"Azure's {target:,}/s {'account' if account else 'partition'} target"

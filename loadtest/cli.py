@@ -8,6 +8,7 @@ locustfile: headless by default, Locust's web UI with ``--web``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import os
 import socket
@@ -22,6 +23,7 @@ from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
 from .option import add_options
 from .options import (
     CEILING_OPTIONS,
+    CLEANUP_OPTIONS,
     COMPARE_OPTIONS,
     DURATION,
     EMULATOR_OPTIONS,
@@ -39,6 +41,9 @@ from .outputs import check_out, new_run_id
 
 __all__ = ["main"]
 
+#: Every flag of the tool's options, whichever command has it.
+TOOL_FLAGS = {flag for options in (OPTIONS, CEILING_OPTIONS, COMPARE_OPTIONS, MERGE_OPTIONS, SIMULATE_OPTIONS, RUNNER_OPTIONS)
+              for opt in options for flag in opt.flags}  # fmt: skip
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 CEILING_LOCUSTFILE = LOCUSTFILE.with_name("ceiling_locustfile.py")  # the same user under the ceiling search's shape
 
@@ -101,6 +106,14 @@ def _parser() -> argparse.ArgumentParser:
         "uploaded with --upload C.",
     )
     add_options(merge, MERGE_OPTIONS, "the engines")
+    cleanup = commands.add_parser(
+        "cleanup",
+        help="remove the shared table a --run-id run left (once all its engines are done)",
+        description="Engines of one run (--run-id) share a table and none deletes it. This deletes it, named from the "
+        "run id (or --table, as the run was given it), when every row in it is the run's; beside other rows, it removes "
+        "only the run's. A table without the run's rows is never touched.",
+    )
+    add_options(cleanup, CLEANUP_OPTIONS, "the run")
     report = commands.add_parser("report", help="re-render report.html from a run's results.json")
     add_options(report, REPORT_OPTIONS, "the run")
     commands.add_parser(
@@ -244,10 +257,43 @@ def report(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _misspelt(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
+    """An unknown flag close to one of the command's own: the tool's "did you mean", before Locust (which knows
+    only its own flags and ours under other names) suggests another."""
+    commands = parser._subparsers._group_actions[0].choices if parser._subparsers else {}  # noqa: SLF001
+    if command not in commands:
+        return
+    mine = [commands[command]] + ([commands["run"]] if command == "compare" else [])  # compare hands the rest to runs
+    own = [flag for sub in mine for action in sub._actions for flag in action.option_strings if flag.startswith("--")]
+    for arg in extra:
+        flag = arg.split("=", 1)[0]
+        if not flag.startswith("--"):
+            continue
+        if flag in TOOL_FLAGS:  # an option of another command: the command's own rule names it (simulate: real runs')
+            continue
+        close = difflib.get_close_matches(flag, own, n=1, cutoff=0.75)
+        if close and flag not in _locust_flags(command):
+            raise UsageError(
+                f"{flag}: no such option of loadtest {command}; did you mean {close[0]}? (see loadtest {command} --help)"
+            )
+
+
+def _locust_flags(command: str) -> set[str]:
+    """Locust's own flags, which ``run`` and ``ceiling`` hand over to it."""
+    if command not in ("run", "ceiling", "compare"):
+        return set()
+    from locust.argument_parser import get_empty_argument_parser, setup_parser_arguments
+
+    locust = get_empty_argument_parser(add_help=False)
+    setup_parser_arguments(locust)
+    return set(locust._option_string_actions)  # noqa: SLF001
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     ns, extra = parser.parse_known_args(argv)
     try:
+        _misspelt(parser, ns.command, extra)
         if ns.command in ("run", "ceiling"):
             run(ns, extra)
         if ns.command == "compare":
@@ -264,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .engines.command import merge_command
 
             return merge_command(ns)
+        if ns.command == "cleanup":
+            from .engines.cleanup import cleanup_command
+
+            return cleanup_command(ns)
         if ns.command == "emulator":
             return emulate(ns)
         if ns.command == "locustfile":

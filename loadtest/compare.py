@@ -19,6 +19,7 @@ from typing import Any
 from .connection_string import CONNECTION_STRING_ENV
 from .exit_codes import RunError, UsageError
 from .keys import key_strategy
+from .options import REAL_RUN_ONLY
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]
@@ -48,6 +49,7 @@ class StrategyOutcome:
     entities: int = 0
     findings: list[str] = field(default_factory=list)
     inferred: str = ""
+    peak_window_s: int = 0  # the seconds its peaks averaged (its run's steady phase, when shorter than 10)
 
 
 @dataclass(kw_only=True)
@@ -57,6 +59,7 @@ class Comparison:
     settings: dict[str, Any]
     ranking: list[str] = field(default_factory=list)
     recommendation: str = ""
+    simulated: bool = False  # ``compare --simulate``: the partition layer's model ran each strategy, nothing was sent
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -80,6 +83,7 @@ def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
         row = results.headline(hottest[0])
         outcome.hottest_partition = row.partition
         outcome.hottest_peak_eps, outcome.ratio = row.judged(results.open_loop)  # an open loop's (a simulation's): demand
+        outcome.peak_window_s = results.run.peak_window_s
     outcome.partitions = int(results.keys.get("distinct", len(results.peaks())))
     outcome.top1_share = results.keys.get("top1_share", 0.0)
     outcome.top10_share = results.keys.get("top10_share", 0.0)
@@ -150,12 +154,14 @@ def compare(
         if done.returncode == 2:
             raise UsageError(f"compare: the {spec} run refused its options (exit 2); see above")
         outcomes.append(summarise(spec, run_dir, done.returncode))
+    hidden = {"key_strategy", "table", "out", *(REAL_RUN_ONLY if simulate else ())}  # a simulation has no client, no table
     measured = [Path(o.run_dir) / "results.json" for o in outcomes if (Path(o.run_dir) / "results.json").exists()]
     first = Results.load_file(measured[0]) if measured else None
     comparison = Comparison(
         strategies=outcomes,
         partition_target=first.run.partition_target if first else 0,
-        settings={k: v for k, v in (first.run.settings.items() if first else []) if k not in ("key_strategy", "table", "out")},
+        settings={k: v for k, v in (first.run.settings.items() if first else []) if k not in hidden},
+        simulated=simulate,
     )
     comparison.ranking, comparison.recommendation = rank(outcomes)
     out.mkdir(parents=True, exist_ok=True)

@@ -16,16 +16,14 @@ from .exit_codes import UsageError
 from .integrity import user_row_prefix
 from .keys import KeyStrategy, key_strategy, row_key_maker
 from .option_parsers import host_engine
-from .options import MAX_USER_ARRIVAL_RATE, OPTIONS
+from .options import MAX_USER_ARRIVAL_RATE, OPTIONS, REAL_RUN_ONLY
 from .profiles import PROFILES
 from .redact import redact
 from .results import FindingKind
+from .results_schema import USER_SETTINGS
 from .retry import RetryStrategy
 
 __all__ = ["USER_SETTINGS", "Settings", "check_open_loop", "namespace"]
-
-#: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's).
-USER_SETTINGS = ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix", "scan_size")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,8 +84,11 @@ class Settings:
     @classmethod
     def from_options(cls, options: argparse.Namespace, *, offline: bool = False) -> Settings:
         """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``.
-        ``offline``: nothing will be sent (a simulation), so no secret is read, from the options or the environment."""
-        v = {opt.dest: "" if offline and opt.secret else opt.value(options) for opt in OPTIONS}
+        ``offline``: nothing will be sent (a simulation), so no secret is read, from the options or the environment,
+        nor a real run's option from the environment."""
+        # offline: the real-run options' variables (LOCUST_TIMEOUT=0, set for the runs beside it) are not its own
+        own = lambda opt: not (offline and opt.dest in REAL_RUN_ONLY)  # noqa: E731
+        v = {opt.dest: "" if offline and opt.secret else opt.value(options, environment=own(opt)) for opt in OPTIONS}
         # the key strategy (every key it makes) with the seed it is used with, and the RowKeys
         key_strategy(v["key_strategy"], default_key=v["partition_key"], seed=v["key_seed"], skew=v["skew"])
         row_key_maker(v["row_key_strategy"], prefix=user_row_prefix(99), seed=v["key_seed"])  # as long as users' RowKeys

@@ -25,7 +25,7 @@ from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 from locust.stats import CSV_STATS_INTERVAL_SEC
 
-from . import summary, wrapup
+from . import summary, webui, wrapup
 from .ceiling.shape import CeilingShape
 from .config import Settings, check_open_loop, namespace
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
@@ -38,12 +38,13 @@ from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .outputs import check_out, new_run_id
 from .prepare import SIGNALS, abandon, next_settings, prepare
-from .redact import redact, redact_every_handler
+from .redact import public_url, redact, redact_every_handler
 from .report import live
 from .request_profile import RequestProfile
 from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
+from .user_classes import describe, settings_per_class
 from .verdict import checks_for, exit_code
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
@@ -72,7 +73,7 @@ class StressRun:
     results: Results | None = None
     exit_code: int = EXIT_OK
     messages: list[str] = field(default_factory=list)
-    interrupted: bool = False  # Ctrl-C or SIGTERM: operations still in flight get a moment, not the stop timeout
+    interrupted: str = ""  # Ctrl-C or SIGTERM (its name): operations still in flight get a moment, not the stop timeout
 
     @property
     def in_flight(self) -> InFlight:
@@ -127,6 +128,7 @@ def register(environment: Environment) -> StressRun | None:
         return None
     try:
         settings = Settings.from_options(environment.parsed_options)
+        settings_per_class(settings, environment.user_classes)  # every class attribute judged before anything is made
         if any(arg.split("=", 1)[0] == "--connection-string" for arg in sys.argv):  # locust -f … --connection-string
             log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
@@ -147,7 +149,8 @@ def register(environment: Environment) -> StressRun | None:
     _RUNS[environment] = run
     for signum in SIGNALS:  # after set-up's own handlers are gone
         gevent.signal_handler(signum, _on_signal, run, environment, signum)
-    environment.host = environment.host or target.endpoint  # shown by Locust; no secret in it
+    # shown by Locust (its web UI, /swarm answers, HTML report) unredacted: never a query (a SAS) or user info
+    environment.host = public_url(environment.host or target.endpoint)
     events = environment.events
     events.test_start.add_listener(lambda **_: _on_test_start(run, environment))
     events.test_start.add_listener(lambda **_: cluster.announce(_for_workers(run)))  # before the spawn messages
@@ -155,6 +158,7 @@ def register(environment: Environment) -> StressRun | None:
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     live.register(environment, run)
+    webui.register(environment, lambda: run.settings)  # the start form: its fields, a bad start refused
     return run
 
 
@@ -205,17 +209,34 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
 
+class _Relayed(logging.Filter):
+    """Ctrl-C reaches Locust's stop path as the SIGTERM it handles: Locust's log line names the signal received."""
+
+    received = ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.received and record.getMessage() == "Got SIGTERM signal":
+            record.msg, record.args = f"Got {self.received} signal", ()
+            self.received = ""
+        return True
+
+
+_RELAYED = _Relayed()
+logging.getLogger("locust.main").addFilter(_RELAYED)
+
+
 def _interrupted() -> None:
     """Ctrl-C takes Locust's SIGTERM path (stop users, quitting, exit) instead of raising KeyboardInterrupt
     inside whichever user greenlet happens to run."""
     log.info("Interrupted: stopping the test, writing the report and cleaning up")
+    _RELAYED.received = signal.SIGINT.name
     os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _on_signal(run: StressRun, environment: Environment, signum: int) -> None:
     """Ctrl-C or SIGTERM once set-up is done. A headless master may still wait for its workers, before Locust has
     a SIGTERM handler: the run is abandoned here (table dropped, Azurite stopped, exit 1). Later, Locust's path."""
-    run.interrupted = True
+    run.interrupted = run.interrupted or signal.Signals(signum).name  # the report says the run was cut short, and how
     runner = environment.runner
     if getattr(environment.parsed_options, "headless", False) and runner.state == STATE_INIT and not run.tests:
         gevent.spawn(_abandon_before_load, run, environment, signal.Signals(signum).name)
@@ -274,6 +295,9 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         users=getattr(environment.runner, "target_user_count", 0) or 0,
         entity_bytes=settings.shape.bytes,
         settings=settings.public(),
+        interrupted=run.interrupted,
+        planned_s=_planned(environment),
+        user_classes=describe(settings, environment.user_classes, _users_by_class(environment)),
     )
     shape = environment.shape_class
     search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
@@ -292,9 +316,21 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=_upload(run)):
         return
     run.out, run.results = out, results
+    log.info("Report: %s", out / "report.html")  # each test's, as it stops: a web UI runs several per process
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     run.started = 0.0
+
+
+def _planned(environment: Environment) -> float:
+    """The run's planned duration (``-t``), 0 when it had none (a web UI test runs until stopped)."""
+    return float(getattr(environment.parsed_options, "run_time", 0) or 0)
+
+
+def _users_by_class(environment: Environment) -> dict[str, int]:
+    """The users each class had (Locust's count once spawned, else those running as the test stops)."""
+    runner = environment.runner
+    return dict(getattr(runner, "target_user_classes_count", None) or getattr(runner, "user_classes_count", {}))
 
 
 def _upload(run: StressRun) -> tuple[str, Callable[[Path], object]] | None:
@@ -342,7 +378,6 @@ def _on_quit(run: StressRun) -> None:
     if run.results is None or run.out is None:
         return
     lines = [f"\nReport: {run.out / 'report.html'}"]
-    for finding in run.results.findings:
-        lines.append(f"  {finding.kind:<15} {finding.message}")
+    lines += wrapup.console_lines(run.results)
     lines.extend(f"  FAILED {m}" for m in run.messages)
     print("\n".join(lines), flush=True)

@@ -10,9 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .exit_codes import UsageError
 from .parsers import Parse, switch, text
 
-__all__ = ["Option", "add_options"]
+__all__ = ["SWITCH_WORDS", "Option", "add_options"]
+
+#: What Locust's parser (configargparse) takes for a switch in ``LOCUST_<OPTION>``, and refuses otherwise, empty too.
+SWITCH_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0")
 
 
 @dataclass(frozen=True)
@@ -53,18 +57,26 @@ class Option:
         """Locust's convention: ``--partition-target`` is also ``LOCUST_PARTITION_TARGET``."""
         return f"LOCUST_{self.dest.upper()}"
 
-    def value(self, options: argparse.Namespace) -> Any:
+    def value(self, options: argparse.Namespace, *, environment: bool = True) -> Any:
         """This option's parsed value: given, else ``LOCUST_<OPTION>``, else its own variable, else its default
-        (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not)."""
+        (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not).
+        ``environment=False``: the variables are not this command's (a simulation's real-run options)."""
         raw, given = getattr(options, self.dest, None), self.flag
         if raw is None or (raw == "" and not self.blank):
-            for name in (self.locust_env if self.locust else None, self.env):
-                if name and os.environ.get(name):
+            for name in (self.locust_env if self.locust else None, self.env) if environment else ():
+                if name and (os.environ.get(name) or (self.is_switch and name in os.environ)):
                     raw, given = os.environ[name], f"${name}"  # an error names where the bad value came from
+                    self._check_switch(given, raw)
                     break
             else:
                 raw = self.default
         return self.parse(given, raw)
+
+    def _check_switch(self, given: str, raw: str) -> None:
+        """A switch from the environment is judged here as Locust's parser would, so that ``loadtest run`` says it
+        in one line of its own (Locust's parser would refuse it after the hand-over, as ``locust: error:``)."""
+        if self.is_switch and raw.lower() not in SWITCH_WORDS:
+            raise UsageError(f"{given} {raw!r}: {self.flag} is a switch; valid values: {', '.join(SWITCH_WORDS)}")
 
 
 def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...], title: str = "partition-stress") -> None:

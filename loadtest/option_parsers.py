@@ -41,7 +41,10 @@ __all__ = [
 
 # --fail-on's kinds: the design's figures, and the docs' checklist
 FAIL_ON = (
-    *(FindingKind[k] for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND", "EMULATOR_SLOWED", "OUTAGE", "UNSENT")),
+    *(
+        FindingKind[k]
+        for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND", "EMULATOR_SLOWED", "OUTAGE", "UNSENT", "RAMP_DOMINATES")
+    ),
     *CHECKLIST,
 )
 

@@ -16,10 +16,12 @@ from pathlib import Path
 
 from .exit_codes import UsageError
 
-__all__ = ["check_out", "new_run_id", "write_text"]
+__all__ = ["RESULTS_FILE", "TIMESERIES_FILE", "check_out", "new_run_id", "write_text"]
 
 #: What marks a folder as holding an earlier run.
 RESULTS_FILE = "results.json"
+#: The per-second series beside it (``Results.write`` writes both).
+TIMESERIES_FILE = "timeseries.csv"
 
 
 def new_run_id() -> str:

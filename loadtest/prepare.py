@@ -21,8 +21,10 @@ import gevent
 from .config import Settings
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
 from .exit_codes import RunError, ToolError
+from .redact import public_url
 from .table import TestTable, run_table_name
 from .target import Target, resolve_target
+from .user_classes import settings_per_class
 
 __all__ = ["Interrupted", "SIGNALS", "abandon", "next_settings", "prepare", "seed"]
 
@@ -123,7 +125,7 @@ def _target_source(options: argparse.Namespace, settings: Settings) -> str:
         given = getattr(options, "connection_string", "") or os.environ.get(FROM_FLAG_ENV)
         return "the connection string " + ("given with --connection-string" if given else f"from ${CONNECTION_STRING_ENV}")
     if settings.account_url:
-        return f"{settings.account_url} with Azure AD (DefaultAzureCredential)"
+        return f"{public_url(settings.account_url)} with Azure AD (DefaultAzureCredential)"
     return "an embedded Azurite (no --connection-string, --account-url or $" + CONNECTION_STRING_ENV + ")"
 
 
@@ -182,5 +184,5 @@ def next_settings(
 
 
 def _per_class(settings: Settings, user_classes: Sequence[type]) -> list[Settings]:
-    """Each user class's settings (the run's, with its class attributes over them); the run's if no class."""
-    return [settings.for_class(cls) for cls in user_classes] or [settings]
+    """Each user class's settings (the run's, with its class attributes over them, judged); the run's if no class."""
+    return settings_per_class(settings, user_classes)

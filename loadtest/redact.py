@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["AZURITE_ACCOUNT", "AZURITE_KEY", "RedactingFilter", "redact", "redact_every_handler"]
+__all__ = ["AZURITE_ACCOUNT", "AZURITE_KEY", "RedactingFilter", "public_url", "redact", "redact_every_handler"]
 
 AZURITE_ACCOUNT = "devstoreaccount1"
 #: Azurite's well-known development key (public, documented by Microsoft); still redacted in every output.
@@ -27,6 +28,17 @@ def redact(text: str) -> str:
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(r"\1***", text)
     return text
+
+
+def public_url(url: str) -> str:
+    """``url`` without its query, fragment or user info: an endpoint as shown where no redaction follows (Locust's
+    host, on its web UI, its ``/swarm`` answers and its HTML report), so a SAS given in ``--account-url`` never is."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL at all: nothing of it is shown
+        return ""
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 class RedactingFilter(logging.Filter):

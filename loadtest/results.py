@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from .results_schema import (
     RunSettings,
     Simulation,
     TimeseriesRow,
+    UserClass,
     Workers,
     Workload,
     read,
@@ -43,13 +44,19 @@ __all__ = [
     "AccountRow",
     "Finding",
     "FindingKind",
+    "PEAK_WINDOW_S",
     "PartitionRow",
     "Results",
     "RunInfo",
     "SCHEMA_VERSION",
+    "SEVERITY",
+    "Severity",
+    "peak_words",
 ]
 
 SCHEMA_VERSION = 1
+#: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
+PEAK_WINDOW_S = 10
 TIMESERIES_FIELDS = (
     "t",
     "second",
@@ -92,6 +99,63 @@ class FindingKind(StrEnum):
     READ_BEFORE_WRITE = "READ_BEFORE_WRITE"
     APPEND_ONLY = "APPEND_ONLY"
     PREPEND_ONLY = "PREPEND_ONLY"
+    RAMP_DOMINATES = "RAMP_DOMINATES"  # the users' ramp took over half the run: its means and peaks cover a short window
+
+
+class Severity(IntEnum):
+    """How much a finding weighs, heaviest first: the console lists findings in this order, and every page gives each
+    severity its badge colour (``report.badges``)."""
+
+    FAILED = 0  # the run, its data or its operations failed: figures are missing or wrong
+    OVER = 1  # a target passed, or the service refused or could not serve the load
+    BOUND = 2  # something other than the design bounded the figures (the emulator, the generator, the ramp)
+    NEAR = 3  # near a target
+    OUTCOME = 4  # what a search found
+    ADVICE = 5  # the docs' performance checklist: the design could do better
+    CLEAR = 6  # under every target
+
+
+S = Severity
+#: Each finding kind's severity: declared once, beside the kinds (a kind without one fails the import).
+SEVERITY: dict[FindingKind, Severity] = {
+    FindingKind.TARGET_LOST: S.FAILED,
+    FindingKind.INCOMPLETE: S.FAILED,
+    FindingKind.LOST_WRITES: S.FAILED,
+    FindingKind.WORKER_LOST: S.FAILED,
+    FindingKind.ERRORS: S.FAILED,
+    FindingKind.HOT: S.OVER,
+    FindingKind.THROTTLED: S.OVER,
+    FindingKind.UNSERVED: S.OVER,
+    FindingKind.OUTAGE: S.OVER,
+    FindingKind.EMULATOR_BOUND: S.BOUND,
+    FindingKind.GENERATOR_BOUND: S.BOUND,
+    FindingKind.UNSENT: S.BOUND,
+    FindingKind.EMULATOR_SLOWED: S.BOUND,
+    FindingKind.RAMP_DOMINATES: S.BOUND,
+    FindingKind.WARM: S.NEAR,
+    FindingKind.CEILING: S.OUTCOME,
+    **dict.fromkeys(
+        (
+            FindingKind.SCANS,
+            FindingKind.LOW_QUERY_DENSITY,
+            FindingKind.NO_PROJECTION,
+            FindingKind.UNBATCHED_WRITES,
+            FindingKind.READ_BEFORE_WRITE,
+            FindingKind.APPEND_ONLY,
+            FindingKind.PREPEND_ONLY,
+        ),
+        S.ADVICE,
+    ),
+    FindingKind.COOL: S.CLEAR,
+}
+if set(SEVERITY) != set(FindingKind):  # a new kind needs its severity here: its badge and its place in the console
+    raise ImportError(f"finding kinds without a severity: {sorted(set(FindingKind) - set(SEVERITY))}")
+
+
+def peak_words(*windows: int) -> str:
+    """How peaks were averaged, in the words findings and charts share: the window each run used (``peak_window_s``),
+    runs with different ones named together."""
+    return "/".join(str(w) for w in sorted(set(windows))) + "-second moving average"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,10 +174,13 @@ class RunInfo:
     simulated: bool = False  # ``loadtest simulate``: the partition layer's model in virtual time, nothing sent
     steady_from_s: float = 0.0
     steady_seconds: int = 0
-    peak_window_s: int = 10
+    peak_window_s: int = PEAK_WINDOW_S
     users: int = 0
     entity_bytes: int = 0  # a seeded entity's size as the service counts it (keys, properties, names)
     settings: RunSettings = field(default_factory=dict)
+    interrupted: str = ""  # the signal that cut the run short (SIGINT, SIGTERM), "" if it ran its course
+    planned_s: float = 0.0  # the duration it was given (-t), 0 if none
+    user_classes: list[UserClass] = field(default_factory=list)  # each Locust user class that ran, with its design
 
 
 @dataclass(kw_only=True)

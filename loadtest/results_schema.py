@@ -75,6 +75,8 @@ __all__ = [
     "Sample",
     "Simulation",
     "TimeseriesRow",
+    "USER_SETTINGS",
+    "UserClass",
     "Workers",
     "Workload",
     "read",
@@ -318,6 +320,7 @@ class CeilingStep(TypedDict):
     served_share: float
     entities_per_s: float
     throttled_share: float
+    throttled_by: NotRequired[dict[str, int]]  # throttled attempts by reason: partition, account, timeout
     error_share: float
     errors: dict[str, int]
     dropped: int
@@ -395,6 +398,25 @@ class RangeSplit(TypedDict):
     offline_until_t: float
     low: NotRequired[str]
     high: NotRequired[str]
+
+
+#: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's), named as the options'
+#: dests: what a class's ``design`` may hold.
+USER_SETTINGS = ("partition_key", "key_strategy", "row_key_strategy", "skew", "mix", "batch_size", "batch_mix", "scan_size")
+
+
+class UserClass(TypedDict):
+    """A Locust user class that ran (``user_classes.describe``): its Locust figures, and the design it ran with (a
+    table user's settings as the report shows them: its class attributes over the run's, those it set named)."""
+
+    name: str
+    weight: int
+    fixed_count: int
+    users: int
+    table_user: bool
+    own_tasks: bool
+    design: dict[str, Any]
+    from_class: list[str]
 
 
 class RunSettings(TypedDict, total=False):

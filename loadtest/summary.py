@@ -1,9 +1,9 @@
 """From per-second buckets to the run's figures: a pure step (its inputs stay as they were).
 
 Mean entities/s covers the steady phase (the whole seconds after all users started and before
-they stopped; a run without one says so: ``steady_seconds`` 0); peak is the highest 10-second
-moving average; ratio is peak / target. The live web view reads the same series
-and peaks as the results, from the same functions.
+they stopped; a run without one says so: ``steady_seconds`` 0); peak is the highest ``PEAK_WINDOW_S``-second
+moving average (shorter when the steady phase is: ``peak_window_s``); ratio is peak / target. The live web view
+reads the same series and peaks as the results, from the same functions.
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from .bounds import throttler
 from .buckets import OTHER, Bucket, BucketKey, fold
 from .ceiling.judge import judged
 from .ceiling.plan import Plan, StepWindow
 from .metrics import PartitionMetrics, max_ms, ms_at, new_histogram
 from .operations import OpClass
-from .results import AccountRow, PartitionRow, Results, RunInfo
+from .results import PEAK_WINDOW_S, AccountRow, PartitionRow, Results, RunInfo
 
 __all__ = ["PEAK_WINDOW_S", "Phases", "build", "moving_average_peak", "per_partition", "series"]
-
-PEAK_WINDOW_S = 10
 
 
 def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> float:
@@ -311,6 +310,11 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
+def _throttlers(info: RunInfo) -> dict[str, str]:
+    """What judged a throttled attempt, by reason, in words (a ceiling search names it where throttling limited it)."""
+    return {reason: throttler(info, reason) for reason in ("partition", "account")}
+
+
 def build(
     metrics: PartitionMetrics,
     info: RunInfo,
@@ -360,6 +364,8 @@ def build(
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },
-        ceiling=judged(*search, buckets, metrics, samples, first, emulator=info.emulator) if search else {},
+        ceiling=judged(*search, buckets, metrics, samples, first, emulator=info.emulator, throttlers=_throttlers(info))
+        if search
+        else {},
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )

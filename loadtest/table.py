@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 
 import gevent
 from azure.core import MatchConditions
-from azure.core.exceptions import ResourceExistsError, ResourceModifiedError, ResourceNotFoundError
+from azure.core.exceptions import (
+    ResourceExistsError,
+    ResourceModifiedError,
+    ResourceNotFoundError,
+    ServiceResponseError,
+)
 from azure.data.tables import TableClient, TableEntity, UpdateMode
 from gevent.pool import Pool
 
@@ -41,7 +46,7 @@ from .transports.rest import RestTransport
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-__all__ = ["SEEDING_PARTITION", "TestTable", "run_table_name", "unique_table_name"]
+__all__ = ["SEEDING_PARTITION", "TestTable", "remove_run", "run_prefix", "run_table_name", "unique_table_name"]
 
 log = logging.getLogger(__name__)
 SEED_CONCURRENCY = 8  # batches in flight: enough to keep a partition server (or Azurite) busy
@@ -62,6 +67,12 @@ def unique_table_name() -> str:
 def run_table_name(run_id: str) -> str:
     """The table the engines of ``run_id`` share when no --table is given: the same name on every engine."""
     return f"pstress{_digest(run_id, 16)}"
+
+
+def run_prefix(run_id: str) -> str:
+    """What every RowKey a ``--run-id`` run writes in its shared table starts with (seeded rows, the engines' own,
+    the seeding records): the mark of that run's rows."""
+    return f"ps{_digest(run_id)}-"
 
 
 def _digest(text: str, size: int = 6) -> str:
@@ -128,6 +139,9 @@ class TestTable:
         except RunError:
             raise
         except SDK_ERRORS as err:
+            # refused (credentials, a wrong account) or never sent (nothing listens): not created, nothing to delete;
+            # sent but unanswered (a timeout) may have made it
+            self.created = self.created and isinstance(err, ServiceResponseError)
             raise explain(err, self.target) from err
 
     def share(self, run_id: str, engine: str) -> None:
@@ -141,7 +155,7 @@ class TestTable:
         except SDK_ERRORS as err:
             raise explain(err, self.target) from err
         self.created = False
-        self.seeds = f"ps{_digest(run_id)}-"
+        self.seeds = run_prefix(run_id)
         self.rows = f"{self.seeds}e{_digest(engine)}-"  # 'e': never a seeded RowKey's first character (a digit)
 
     def seed_once(self, keys: KeyStrategy, count: int, shape: EntityShape, *, seeding: str, engine: str) -> int:
@@ -247,7 +261,7 @@ class TestTable:
         pool = Pool(SEED_CONCURRENCY)
         writes = pool.imap_unordered(write, batches)
         try:
-            with _Progress(progress, count, keys.spec) as advance:
+            with _Progress(progress, count, _which(keys)) as advance:
                 for written in writes:
                     self.seeded += written
                     advance(written)
@@ -329,6 +343,38 @@ class TestTable:
         self.rows = ""
 
 
+def remove_run(target: Target, run_id: str, *, table: str = "") -> str:
+    """``loadtest cleanup``: what a ``--run-id`` run left on purpose, asked for by the run's id, never guessed. Its
+    shared table (``run_table_name``, or ``table`` as it was given with ``--table``) is deleted when every row in it is
+    the run's (or, named for the run, it is empty); beside rows of others, only the run's rows go. A table without a
+    row of the run's is never touched. Says what was removed; a ``RunError`` when nothing matches."""
+    name, prefix = table or run_table_name(run_id), run_prefix(run_id)
+    asked = f"--run-id {run_id}" + (f" --table {table}" if table else "")
+    outside = {"low": prefix, "high": prefix + "~"}
+    try:
+        with target.admin.table(name, retries=3) as client:
+            ours = next(iter(TestTable._rows_under(client, prefix)), None) is not None
+            rows = client.query_entities("RowKey lt @low or RowKey ge @high", parameters=outside, select=["RowKey"])
+            others = next(iter(rows), None) is not None
+    except ResourceNotFoundError:
+        raise RunError(f"{asked}: no table {name} on this account: nothing of run {run_id} to remove") from None
+    except SDK_ERRORS as err:
+        raise explain(err, target) from err
+    if not ours and (others or table):
+        raise RunError(f"{asked}: table {name} holds no row of run {run_id} (RowKeys under {prefix!r}): not touched")
+    if others:
+        shared = TestTable(target=target, name=name, rows=prefix)
+        shared._remove_own_rows(target.admin)
+        if shared.rows:  # its warning said why
+            raise RunError(f"{asked}: the rows of run {run_id} in table {name} could not all be removed")
+        return f"Removed the rows of run {run_id} (RowKeys under {prefix!r}) from table {name}; kept it: it holds others"
+    try:
+        target.admin.service().delete_table(name)
+    except SDK_ERRORS as err:
+        raise explain(err, target) from err
+    return f"Deleted table {name}, the shared table of run {run_id}"
+
+
 class _Quiet:
     """Seeding's attempt hooks: nothing is counted (seeding is not the load)."""
 
@@ -339,6 +385,17 @@ class _Quiet:
         pass
 
 
+def _which(keys: KeyStrategy) -> str:
+    """The seeded keys as a log names them: the PartitionKey itself when there are few (a new test's seeding says
+    which key it is for)."""
+    partitions = keys.keys()
+    if partitions is None:
+        return f"a PartitionKey per entity ({keys.spec})"
+    if len(partitions) <= 3:
+        return "PartitionKey" + ("s " if len(partitions) > 1 else " ") + ", ".join(map(repr, partitions))
+    return f"{len(partitions):,} PartitionKeys ({keys.spec})"
+
+
 class _Progress:
     """A rich progress bar on a terminal, one log line elsewhere."""
 
@@ -347,13 +404,13 @@ class _Progress:
         self.bar: Progress | None = None
 
     def __enter__(self) -> Callable[[int], None]:
-        log.info("Seeding %d entities (%s)", self.total, self.partition_key)
+        log.info("Seeding %d entities under %s", self.total, self.partition_key)
         if self.enabled and sys.stderr.isatty() and not os.environ.get("CI"):
             from rich.progress import Progress
 
             self.bar = Progress(transient=True)
             self.bar.start()
-            task = self.bar.add_task(f"seeding {self.partition_key!r}", total=self.total)
+            task = self.bar.add_task(f"seeding {self.partition_key}", total=self.total)
             return lambda n: self.bar.advance(task, n)
         return lambda n: None
 

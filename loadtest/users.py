@@ -68,6 +68,10 @@ class TableUser(User):
     - ``wait_time``: Locust's; the default ``constant(0)`` is a closed loop (as fast as the
       service answers); ``constant_throughput(n)`` fixes the offered load.
 
+    Every attribute is judged before anything is created, as its option is (``OrdersUser.mix`` named in the
+    error). A name the tool and Locust do not read is refused as the misspelling it likely is (``key_stratgy``):
+    attributes of your own start with ``_``, are in CAPITALS, or are listed in ``own_attributes``.
+
     Reads, updates and scans address seeded entities; inserts and batches write new ones;
     deletes remove entities the user inserted itself (and insert one when it has none yet).
 
@@ -87,6 +91,7 @@ class TableUser(User):
     batch_size: ClassVar[int | None] = None
     batch_mix: ClassVar[dict[str, int] | None] = None
     scan_size: ClassVar[int | None] = None
+    own_attributes: ClassVar[tuple[str, ...]] = ()  # attributes of your own, besides _private and CONSTANTS
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)

@@ -6,12 +6,15 @@ returns a message or ``None``; all are collected and the run exits once.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import checklist
 from .bounds import (
     GENERATOR_CPU_PERCENT,
+    RAMP_SHARE,
     SENT_SHARE,
     Slowdown,
     concurrency,
@@ -19,20 +22,32 @@ from .bounds import (
     emulator_slowed,
     generator_bound,
     machine_bound,
+    ramp_dominates,
     saturation,
     sent_share,
     servers_bound,
     target_lost,
+    throttler,
 )
 from .buckets import OTHER
 from .ceiling.limits import LIMITS
 from .exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from .operations import OpClass
 from .outages import Outage, outages
-from .results import AccountRow, Finding, FindingKind, PartitionRow, Results
+from .results import AccountRow, Finding, FindingKind, PartitionRow, Results, peak_words
 from .service_errors import CAUSES, THROTTLING_CODES
 
-__all__ = ["FindingCheck", "REMEDIES", "assess", "checks_for", "exit_code", "level"]
+__all__ = [
+    "ACCOUNT_REMEDIES",
+    "FindingCheck",
+    "REMEDIES",
+    "SIMULATED_REMEDIES",
+    "assess",
+    "checks_for",
+    "exit_code",
+    "level",
+    "throttled_message",
+]
 
 WARM_RATIO = 0.8
 
@@ -70,6 +85,37 @@ REMEDIES: dict[FindingKind, str] = {
     K.UNSERVED: "Judge the design on its demand, not on what this run could serve: send it whole (more Locust "
     "workers or engines, a real account with --connection-string or --account-url), or answer it at any scale with "
     "`loadtest simulate` at the same --arrival-rate.",
+    K.RAMP_DOMINATES: "Start the users in a small share of the run: raise -r (users started per second) or lengthen -t, "
+    "so the steady phase holds most of it and the peaks are full-window averages.",
+}
+#: Where the account's targets stand (the scale-targets pages): what its findings' remedies add.
+ACCOUNT_TARGETS = (
+    "the Table scale-targets page keeps 20,000 entities/s per account (1 KiB entities), while standard accounts take "
+    "40,000 requests/s in many regions (East US, West Europe, …) and 20,000 elsewhere: set --account-target to your "
+    "account's"
+)
+SPREAD_ACCOUNTS = (
+    "spread the load across more storage accounts (tables or key ranges sharded by a hash), since finer PartitionKeys "
+    "cannot help: every partition counts against the account"
+)
+#: The remedies of the account's findings (its own row, or attempts throttled for the account's limit).
+ACCOUNT_REMEDIES: dict[FindingKind, str] = {
+    K.HOT: f"The account, not one partition, passed its target: {SPREAD_ACCOUNTS}; or check its target: {ACCOUNT_TARGETS}.",
+    K.WARM: "Leave headroom on the account: over its target the service answers 503 ServerBusy to every partition "
+    f"('Operations per second is over the account limit'), so plan more storage accounts before the load grows; "
+    f"{ACCOUNT_TARGETS}.",
+    K.THROTTLED: "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx); the "
+    f"account was over its limit, so {SPREAD_ACCOUNTS} ({ACCOUNT_TARGETS}).",
+}
+SIMULATION_ANSWER = (
+    "This is the simulation's answer at this --arrival-rate: with the budgets given, the partition layer serves only "
+    "this share of the demand, so the design as it stands cannot take it."
+)
+#: A simulation's remedies: it answers at any scale already, so what is left is the design's change.
+SIMULATED_REMEDIES: dict[FindingKind, str] = {
+    K.UNSERVED: f"{SIMULATION_ANSWER} Spread the load over finer PartitionKeys (a hash prefix or GUIDs) where a partition "
+    "refused it, across more storage accounts where the account did (the throttled attempts say which), then simulate "
+    "again.",
 }
 #: In an open loop, a partition served less than this share of its demand over the steady phase: UNSERVED.
 SERVED_SHARE = 0.95
@@ -110,13 +156,19 @@ def _causes(codes: dict[str, int]) -> str:
     return " ".join([*known, REMEDIES[K.ERRORS]])
 
 
-def _ceiling(search: dict[str, Any]) -> Finding:
-    """The search's outcome in one finding: the ceiling (the last good step, its hottest partition) and what ended it."""
+def _ceiling(search: dict[str, Any], target: int) -> Finding:
+    """The search's outcome in one finding: the ceiling (the last good step, its hottest partition against the
+    partition ``target``) and what ended it (the judgement names the budget or target that throttled)."""
     ceiling, limit = search["ceiling"], search["limited_by"]
     if ceiling is None:
         return _finding(K.CEILING, f"no ceiling found: {search['reason']}", remedy=_ceiling_remedy(limit))
     hottest = ceiling["partitions"][0] if ceiling["partitions"] else None
-    where = f", the hottest partition {hottest['partition']!r} {hottest['entities_per_s']:,.0f}/s" if hottest else ""
+    where = (
+        f", the hottest partition {hottest['partition']!r} {hottest['entities_per_s']:,.0f}/s, "
+        f"{hottest['entities_per_s'] / target:.0%} of the {target:,}/s partition target"
+        if hottest
+        else ""
+    )
     said = f"limited by {limit} {search['reason']}" if limit else search["reason"]
     return _finding(
         K.CEILING,
@@ -133,27 +185,67 @@ def _throttled_failures(row: PartitionRow) -> int:
     return sum(n for code, n in row.errors.items() if code in THROTTLING_CODES)
 
 
-#: What each throttling reason means, in a finding's words.
-_REASON_WORDS = {"partition": "the partition over its target", "account": "the account over its limit", "timeout": "timed out"}
-
-
-def _reasons(row: PartitionRow) -> str:
-    """The throttled attempts by reason, as Azure's answers told them apart (none for older results)."""
-    if not row.throttled_by:
+def _reasons(results: Results, throttled_by: Mapping[str, int]) -> str:
+    """The throttled attempts by reason, as the answers told them apart, each with the budget or target that judged
+    it (``bounds.throttler``: the emulator's or a simulation's figure, else Azure's; none for older results)."""
+    if not throttled_by:
         return ""
-    by = sorted(row.throttled_by.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ": " + ", ".join(f"{n:,} {_REASON_WORDS.get(reason, reason)}" for reason, n in by)
+    words = {
+        "partition": f"the partition over its target ({throttler(results.run, 'partition')})",
+        "account": f"the account over its limit ({throttler(results.run, 'account')})",
+        "timeout": "timed out",
+    }
+    by = sorted(throttled_by.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ": " + ", ".join(f"{n:,} {words.get(reason, reason)}" for reason, n in by)
+
+
+def throttled_message(results: Results, rows: list[PartitionRow]) -> str:
+    """A THROTTLED finding's words for one partition's rows: an op class's (the finding's), or several in one line
+    (the console's), each op class's count named."""
+    reasons: Counter[str] = Counter()
+    for row in rows:
+        reasons.update(row.throttled_by)
+    each = f"{', '.join(f'{r.op_class} {r.throttled:,}' for r in rows)}; " if len(rows) > 1 else ""
+    return (
+        f"{' and '.join(r.op_class for r in rows)} on {rows[0].partition!r}: {sum(r.throttled for r in rows):,} throttled "
+        f"attempts ({each}503 ServerBusy / 500 OperationTimedOut / 504){_reasons(results, reasons)}, "
+        f"{sum(_throttled_failures(r) for r in rows):,} operations failed with them"
+    )
+
+
+def _not_the_budget(results: Results, scope: str) -> str:
+    """Where a budget other than the target throttled the run (the throttling emulator's, a simulation's), that the
+    level (HOT, WARM, COOL) judges the target, not the budget: both figures named."""
+    settings = results.run.settings
+    if not (results.run.simulated or settings.get("emulate_throttling")):
+        return ""
+    rate = float(settings.get(f"emulator_{scope}_rate", 0) or 0)
+    target = results.run.account_target if scope == "account" else results.run.partition_target
+    if not rate or rate == target:
+        return ""
+    return f"; this level is against the {target:,}/s {scope} target, THROTTLED against {throttler(results.run, scope)}"
+
+
+def _throttled_remedy(row: PartitionRow) -> str:
+    """THROTTLED's remedy for what refused the row: the account's where only its limit did, the partition's else (and
+    the account's besides, where it refused some)."""
+    if "account" not in row.throttled_by:
+        return REMEDIES[K.THROTTLED]
+    if set(row.throttled_by) == {"account"}:
+        return ACCOUNT_REMEDIES[K.THROTTLED]
+    return f"{REMEDIES[K.THROTTLED]} Where the account was over its limit: {SPREAD_ACCOUNTS}."
 
 
 def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition", steady: bool = True) -> str:
     """A row's load against its target: served; in an open loop the demand, which the finding judges, then served.
     ``steady``: the run had a steady phase (else its means cover the ramp, and say so)."""
     phase = "in the steady phase" if steady else "over the ramp (the run had no steady phase)"
-    served = f"peak {row.peak_eps:,.0f} entities/s ({window}-s average), {row.ratio:.0%} of the {row.target:,}/s {what} target"
+    average = peak_words(window)
+    served = f"peak {row.peak_eps:,.0f} entities/s ({average}), {row.ratio:.0%} of the {row.target:,}/s {what} target"
     if not open_loop:
         return f"{served}; mean {row.mean_eps:,.0f}/s {phase}"
     return (
-        f"demand peak {row.offered_peak_eps:,.0f} entities/s ({window}-s average), {row.offered_ratio:.0%} of the "
+        f"demand peak {row.offered_peak_eps:,.0f} entities/s ({average}), {row.offered_ratio:.0%} of the "
         f"{row.target:,}/s {what} target, mean {row.offered_mean_eps:,.0f}/s; served peak {row.peak_eps:,.0f}/s "
         f"({row.ratio:.0%}), mean {row.mean_eps:,.0f}/s {phase}"
     )
@@ -183,6 +275,7 @@ def _unserved(results: Results) -> list[Finding]:
                 f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
             ),
             row,
+            _simulated_unserved_remedy(row) if results.run.simulated else "",
         )
         for share, row in unserved[:UNSERVED_LISTED]
     ]
@@ -193,9 +286,17 @@ def _unserved(results: Results) -> list[Finding]:
                 K.UNSERVED,
                 f"{len(rest)} more partition rows served under {SERVED_SHARE:.0%} of their demand (from {rest[0][0]:.0%} "
                 f"to {rest[-1][0]:.0%}): see the partitions table",
+                remedy=SIMULATED_REMEDIES[K.UNSERVED] if results.run.simulated else "",
             )
         )
     return findings
+
+
+def _simulated_unserved_remedy(row: PartitionRow) -> str:
+    """A simulation's UNSERVED remedy for what refused the row: the account's budget alone, or a partition's too."""
+    if set(row.throttled_by) == {"account"}:
+        return f"{SIMULATION_ANSWER} The account's budget refused it, so {SPREAD_ACCOUNTS}; then simulate again."
+    return SIMULATED_REMEDIES[K.UNSERVED]
 
 
 def _unserved_cause(results: Results, row: PartitionRow) -> str:
@@ -203,7 +304,10 @@ def _unserved_cause(results: Results, row: PartitionRow) -> str:
     process out of CPU (each named with its figure); else the service's pace, with every process's CPU read."""
     throttled_errors = _throttled_failures(row)
     if results.run.simulated:
-        return f"the partition layer throttled {row.throttled:,} attempts ({throttled_errors:,} operations failed with them)"
+        return (
+            f"the partition layer throttled {row.throttled:,} attempts{_reasons(results, row.throttled_by)} "
+            f"({throttled_errors:,} operations failed with them)"
+        )
     causes = []
     if row.throttled or throttled_errors:
         causes.append(f"throttled: {row.throttled:,} attempts answered 503/500 timeout, {throttled_errors:,} operations failed")
@@ -287,6 +391,25 @@ def _outage_findings(results: Results) -> list[Finding]:
     return findings
 
 
+def _ramp(results: Results) -> list[Finding]:
+    """The users' ramp took over ``RAMP_SHARE`` of the run: what the means and peaks cover instead."""
+    ramp = ramp_dominates(results)
+    if ramp is None:
+        return []
+    users, average = f"{results.run.users:,} users" if results.run.users else "the users", peak_words(results.run.peak_window_s)
+    if ramp.steady_s:
+        said = (
+            f"the users' ramp took {ramp.ramp_s:.0f} of the {ramp.ran_s:.0f} s they ran ({users}), over {RAMP_SHARE:.0%}: "
+            f"the means cover the last {ramp.steady_s} s and the peaks are the highest {average}"
+        )
+    else:
+        said = (
+            f"the ramp never finished in the {ramp.ran_s:.0f} s the run lasted (no second had all {users} running): "
+            f"the means cover the ramp and the peaks are the highest {average}"
+        )
+    return [_finding(K.RAMP_DOMINATES, said)]
+
+
 def _slowed(slow: Slowdown) -> Finding:
     (t0, t1), (t2, t3), (rate0, rate1), (ms0, ms1), (rows0, rows1) = slow.then, slow.now, slow.rate, slow.latency_ms, slow.rows
     message = (
@@ -324,13 +447,14 @@ def assess(results: Results) -> Results:
         if row.finding == K.COOL and row.partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
         what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
-        load = _load(row, window, open_loop, steady=steady)
+        load = _load(row, window, open_loop, steady=steady) + _not_the_budget(results, "partition")
         findings.append(_finding(row.finding, f"{what} on partition {row.partition!r}: {load}", row))
 
     account = results.account
     account.finding = level(account.judged(open_loop)[1])
     if account.finding != K.COOL:
-        findings.append(_finding(account.finding, f"account: {_load(account, window, open_loop, 'account', steady)}"))
+        said = f"account: {_load(account, window, open_loop, 'account', steady)}{_not_the_budget(results, 'account')}"
+        findings.append(_finding(account.finding, said, remedy=ACCOUNT_REMEDIES[account.finding]))
     findings += _unserved(results)
     findings += _unsent(results)
 
@@ -339,17 +463,7 @@ def assess(results: Results) -> Results:
             continue
         throttled_errors = _throttled_failures(row)
         if row.throttled or throttled_errors:
-            findings.append(
-                _finding(
-                    K.THROTTLED,
-                    (
-                        f"{row.op_class} on {row.partition!r}: {row.throttled:,} throttled attempts "
-                        f"(503 ServerBusy / 500 OperationTimedOut / 504){_reasons(row)}, {throttled_errors:,} operations "
-                        "failed with them"
-                    ),
-                    row,
-                )
-            )
+            findings.append(_finding(K.THROTTLED, throttled_message(results, [row]), row, _throttled_remedy(row)))
         other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
         if other:
             codes = ", ".join(f"{code} x{n:,}" for code, n in sorted(other.items(), key=lambda kv: -kv[1]))
@@ -397,6 +511,7 @@ def assess(results: Results) -> Results:
         if reason:  # a target the tool did not start: its CPU unread, the saturation is seen in the figures alone
             findings.append(_finding(K.EMULATOR_BOUND, f"the emulator saturated (its CPU was not read here): {reason}"))
         findings += [_slowed(slowdown) for slowdown in emulator_slowed(results)]
+    findings += _ramp(results)
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")
         findings.append(
@@ -437,7 +552,7 @@ def assess(results: Results) -> Results:
             )
         )
     if results.ceiling:
-        findings.append(_ceiling(results.ceiling))
+        findings.append(_ceiling(results.ceiling, results.run.partition_target))
     findings += checklist.findings(results)
     results.findings = findings
     return results

@@ -153,6 +153,14 @@ def test_what_limited_a_search_is_the_process_measured_out_of_cpu_never_the_emul
     assert found["limited_by"] == "concurrency" and "120 slots waited for a lane" in found["reason"]
 
 
+def test_a_search_limited_by_throttling_names_the_budget_or_target_that_throttled():
+    steps = [figures(), figures(step=3, throttled_share=0.2, throttled_by={"partition": 30, "account": 10})]
+    throttlers = {"partition": "the throttling emulator's 300 entities/s per-partition budget", "account": "the account's"}
+    found = search(plan(), steps, emulator=True, stopped=True, throttlers=throttlers)
+    assert found["limited_by"] == "throttling"
+    assert found["reason"].endswith(f"(30 by {throttlers['partition']}, 10 by {throttlers['account']})"), found["reason"]
+
+
 def test_a_search_that_never_gave_way_says_the_ceiling_is_higher_and_one_that_gave_way_at_once_has_none():
     held = search(plan(), [figures()], emulator=False, stopped=False)
     assert held["ceiling"]["entities_per_s"] == 200.0 and held["limited_by"] == "" and "ceiling is higher" in held["reason"]
@@ -233,6 +241,11 @@ def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttl
     finding = next(f for f in one_key["findings"] if f["kind"] == "CEILING")
     assert f"sustained ceiling {search_['ceiling']['entities_per_s']:,.0f} entities/s" in finding["message"]
     assert "limited by throttling" in finding["message"]
+    budget = f"by the throttling emulator's {BUDGET:,} entities/s per-partition budget"  # what judged each figure
+    assert budget in search_["reason"] and budget in finding["message"], finding["message"]
+    assert "of the 2,000/s partition target" in finding["message"]
+    levels = [f["message"] for f in one_key["findings"] if f["kind"] in ("HOT", "WARM", "COOL")]
+    assert levels and all(f"THROTTLED against the throttling emulator's {BUDGET:,}" in m for m in levels), levels
     never_above_the_budget(one_key)
 
 

@@ -167,8 +167,9 @@ def fired(kind: str) -> list[tuple[str, str, dict]]:
     ]
 
 
-def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 100) -> set[str]:
-    """The checklist's findings from the request profile of ``events``, ``per_second`` of them each second."""
+def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 100, arrivals: dict | None = None) -> set[str]:
+    """The checklist's findings from the request profile of ``events``, ``per_second`` of them each second (``arrivals``:
+    an open loop's schedule)."""
     environment, clock = Environment(events=Events()), Clock()
     profile = RequestProfile.register(environment, clock)
     environment.events.test_start.fire(environment=environment)
@@ -181,7 +182,7 @@ def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 10
     results = Results(
         run=run_info(entity_bytes=1100), partitions=[], account=AccountRow(entities=0, mean_eps=0, peak_eps=0, target=1, ratio=0)
     )
-    results.workload = profile.figures()
+    results.workload, results.arrivals = profile.figures(), arrivals or {}
     found = checklist.findings(results)
     for finding in found:
         assert finding.remedy == CHECKLIST[finding.kind]
@@ -191,6 +192,14 @@ def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 10
 @pytest.mark.parametrize("kind", ["SCANS", "NO_PROJECTION", "UNBATCHED_WRITES", "APPEND_ONLY", "PREPEND_ONLY"])
 def test_a_built_in_workload_that_breaks_a_practice_raises_its_finding(kind):
     assert synthetic_findings(fired(kind)) == {kind}
+
+
+def test_an_open_loop_raises_no_unbatched_writes_its_users_are_lanes_not_clients():
+    """The issue: 1,500 writes/s over 30 users made each user's 50 a second "unbatched", a consequence of the user
+    count; the other practices are still the workload's."""
+    schedule = {"rate": 1500.0, "arrivals": "constant"}
+    assert synthetic_findings(fired("UNBATCHED_WRITES"), arrivals=schedule) == set()
+    assert synthetic_findings(fired("APPEND_ONLY"), arrivals=schedule) == {"APPEND_ONLY"}
 
 
 def test_the_evidence_below_its_threshold_raises_nothing():

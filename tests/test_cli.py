@@ -150,7 +150,14 @@ def test_ctrl_c_stops_the_embedded_azurite_and_keeps_what_ran(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert "Traceback" not in log.read_text()
+    assert "Got SIGINT signal" in log.read_text() and "SIGTERM" not in log.read_text()  # the signal as received
     assert results_of(tmp_path / "out")["partitions"], "the interrupted run's results were lost"
+    # and its report says it was cut short, by what, and what was planned (before: only its few seconds)
+    run = results_of(tmp_path / "out")["run"]
+    assert run["interrupted"] == "SIGINT" and run["planned_s"] == 60 and run["duration_s"] < 60
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert re.search(r"Cut short</b>: stopped by SIGINT after [0-9.]+ s\s+of the 60.0 s planned", report), report[:3000]
+    assert "cut short by SIGINT after" in report
 
 
 BAD_INPUTS = [
@@ -314,9 +321,24 @@ def test_help_of_every_subcommand_prints_and_exits_0(monkeypatch, command):
     assert code == 0, stderr
     assert "usage: loadtest" in stdout and "Traceback" not in stdout + stderr
     if command == ["run"]:
-        assert "hotspot:OPS%,KEYS%" in stdout  # a % in help text once crashed argparse's formatting
+        assert "80 % of operations" in stdout  # a % in help text once crashed argparse's formatting
 
 
 def test_help_as_a_user_runs_it(loadtest):
     done = loadtest("run", "--help")
     assert done.code == 0 and "usage: loadtest run" in done.stdout, done.output
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["run", "--duraton", "10s"], "--duration"),
+        (["compare", "--strategies", "single,guid", "--sed-entities", "9"], "--seed-entities"),
+    ],
+)
+def test_a_misspelt_option_gets_the_tools_own_did_you_mean(monkeypatch, args, meant):
+    code, stdout, stderr = in_process(monkeypatch, *args)
+    assert code == 2, stderr
+    (line,) = [line for line in stderr.splitlines() if line.strip()]
+    assert f"{args[-2]}: no such option of loadtest {args[0]}; did you mean {meant}?" in line
+    assert "Traceback" not in stderr + stdout

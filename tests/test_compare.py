@@ -97,3 +97,8 @@ def test_compare_simulate_ranks_the_strategies_at_a_rate_no_machine_could_send(l
     for strategy in ("single", "hash-prefix-100"):
         results = json.loads((out / strategy / "results.json").read_text())
         assert results["run"]["simulated"] and results["run"]["target_kind"] == "simulation"
+    # the page says what happened: simulated, no table, no Azurite, no client (before: "ran once … on a fresh table")
+    page = (out / "comparison.html").read_text()
+    assert comparison["simulated"] and "PartitionKey strategies compared, simulated" in page and 'id="simulated"' in page
+    assert "fresh table" not in page and "Azurite" not in page and ">Measured<" not in page and ">Simulated<" in page
+    assert "client" not in comparison["settings"] and "timeout" not in comparison["settings"]

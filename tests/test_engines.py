@@ -13,6 +13,7 @@ import time
 
 import pytest
 from azure.data.tables import TableClient
+from azure.storage.blob import ContainerClient
 from browser import chromium_page
 from helpers import ROOT, SHORT, in_process, results_of, run_info
 from synthetic import recorded
@@ -21,6 +22,7 @@ from loadtest import summary
 from loadtest import table as table_module
 from loadtest.azurite import azurite_connection_string
 from loadtest.child_process import free_port
+from loadtest.engines.blobs import BLOB_API_VERSION, RUN_OUTPUTS
 from loadtest.engines.merge import merge
 from loadtest.engines.mergeable import capture
 from loadtest.entities import EntityShape
@@ -147,6 +149,8 @@ def test_bad_merge_inputs_are_one_line_exit_2_and_nothing_written(case, tmp_path
 ENGINE_LOAD = ("-u", "2", "-r", "2", "-t", "6s", "--rate", "20", "--mix", "read=80,upsert=20", "--seed-entities", "300")
 TARGET = ("--partition-target", "70")
 ENGINES = ("e1", "e2", "e3")
+#: A connection string left in a locust.conf beside the outputs: it must never be uploaded.
+PLANTED = "DefaultEndpointsProtocol=https;AccountName=planted;AccountKey=cGxhbnRlZC1rZXk=;EndpointSuffix=core.windows.net"
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +162,10 @@ def three_engines(azurite, blob_service, tmp_path_factory):
     connection = azurite_connection_string(azurite.port, blob_port=blob_service.port)
     env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": connection, "LOCUST_RUN_ID": "alt-run-1", "LOCUST_UPLOAD": "runs"}
     locustfile = ROOT / "loadtest" / "locustfile.py"
+    for name in ENGINES:  # each --out a project folder: its locust.conf and notes are no output of the run's
+        (base / name).mkdir()
+        (base / name / "locust.conf").write_text(f"connection-string = {PLANTED}\n")
+        (base / name / "notes.txt").write_text("not an output\n")
     children = [
         subprocess.Popen(
             [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", *ENGINE_LOAD, *TARGET]
@@ -203,6 +211,10 @@ def test_three_engines_merged_from_the_container_add_up_exactly(three_engines):
     assert merged["run"]["id"] == "alt-run-1" and [e["engine"] for e in merged["engines"]] == list(ENGINES)
     assert merged["attempts"] == sum(e["attempts"] for e in engines) > 0
     assert merged["errors"] == {} and all(e["errors"] == {} for e in engines)
+    # the user class that ran, its users those of every engine together
+    (ran,) = merged["run"]["user_classes"]
+    assert ran["name"] == "HotPartitionUser" and ran["users"] == sum(e["run"]["users"] for e in engines) > 0
+    assert ran["design"]["key_strategy"] == "single" and ran["from_class"] == []
     for op_class in ("GET", "PUT"):
         (row,) = [r for r in merged["partitions"] if r["partition"] == "hot" and r["op_class"] == op_class]
         own = [next(r for r in e["partitions"] if r["partition"] == "hot" and r["op_class"] == op_class) for e in engines]
@@ -227,6 +239,16 @@ def test_three_engines_merged_from_the_container_add_up_exactly(three_engines):
         for row in results["timeseries"]:
             per_second[(row["second"], row["op_class"])] = per_second.get((row["second"], row["op_class"]), 0) + row["entities"]
     assert {(r["second"], r["op_class"]): r["entities"] for r in merged["timeseries"]} == per_second
+
+
+def test_an_upload_holds_the_runs_own_outputs_by_name_and_no_secret(three_engines):
+    """Each --out also held a locust.conf with a connection string and a notes file: neither leaves the machine."""
+    container = ContainerClient.from_connection_string(three_engines["connection"], "runs", api_version=BLOB_API_VERSION)
+    with container:
+        names = sorted(blob.name for blob in container.list_blobs(name_starts_with="alt-run-1/"))
+        texts = [container.download_blob(name).readall().decode("utf-8") for name in names]
+    assert names == sorted(f"alt-run-1/{engine}/{output}" for engine in ENGINES for output in RUN_OUTPUTS)
+    assert not [name for name, text in zip(names, texts, strict=True) if "cGxhbnRlZC1rZXk" in text or AZURITE_KEY in text]
 
 
 def test_each_engine_alone_is_cool_and_the_merged_run_hot(three_engines):

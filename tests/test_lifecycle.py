@@ -5,14 +5,21 @@ quitting (the table dropped, the exit code set)."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import urllib.request
 
 import gevent
 import pytest
 from helpers import results_of, tables
+from locust.argument_parser import parse_options
 from locust.env import Environment
 from locust.event import Events
 
+import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
 from loadtest import lifecycle
+from loadtest.child_process import free_port
+from loadtest.cli import LOCUSTFILE
 from loadtest.config import namespace
 from loadtest.lifecycle import current_run, register
 from loadtest.users import HotPartitionUser
@@ -68,3 +75,52 @@ def test_users_outside_a_registered_environment_say_what_to_do():
     with pytest.raises(RuntimeError, match="import from loadtest in the locustfile"):
         current_run(Environment(events=Events()))
     assert lifecycle.new_run_id() != lifecycle.new_run_id()
+
+
+def test_no_secret_in_locusts_host_its_page_or_its_swarm_answer(azurite, target, tmp_path, monkeypatch):
+    """Locust shows its host unredacted (the web UI's page, ``/swarm``'s answer, its HTML report): an endpoint with a
+    SAS in its query (``--account-url``'s, or ``--host``'s) reaches it without the query."""
+    monkeypatch.setattr(gevent, "signal_handler", lambda *args, **kwargs: _Watcher())
+    monkeypatch.setattr(sys, "argv", ["locust"])  # the web UI's page parses the command line
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", azurite.connection_string)
+    sas = "http://127.0.0.1:10002/devstoreaccount1?sv=2022-11-02&sig=pl4nt3dS1g"
+    options = parse_options(["-f", str(LOCUSTFILE), "--host", sas, "--seed-entities", "40", "--out", str(tmp_path / "out")])
+    env = Environment(user_classes=[HotPartitionUser], events=Events(), host=options.host, parsed_options=options)
+    env.create_local_runner()
+    run = register(env)
+    port = free_port()
+    web = env.create_web_ui("127.0.0.1", port)
+    try:
+        gevent.sleep(0.2)
+        url = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(url + "/", timeout=10) as response:
+            page = response.read().decode()
+        swarm = urllib.request.Request(url + "/swarm", data=b"user_count=1&spawn_rate=1", method="POST")
+        with urllib.request.urlopen(swarm, timeout=10) as response:
+            answer = json.loads(response.read())
+        gevent.sleep(1)
+        env.runner.stop()
+    finally:
+        web.stop()
+        env.events.quitting.fire(environment=env, reverse=True)
+    assert env.host == "http://127.0.0.1:10002/devstoreaccount1" and answer["host"] == env.host, answer
+    assert "pl4nt3dS1g" not in page and "pl4nt3dS1g" not in json.dumps(answer)
+    assert run.table.name not in tables(target)
+
+
+def test_each_test_logs_its_report_as_it_stops_and_a_new_key_is_named_as_it_is_seeded(environment, tmp_path, caplog):
+    """As the web UI runs them: several tests in one process, the start form changing the PartitionKey between."""
+    caplog.set_level("INFO", logger="loadtest")
+    env = environment(out=str(tmp_path / "out"))
+    run = register(env)
+    reports = []
+    for key in ("hot", "orders"):
+        env.parsed_options.partition_key = key
+        env.runner.start(2, spawn_rate=10)
+        gevent.sleep(1.5)
+        env.runner.stop()
+        reports.append(str(run.out / "report.html"))
+        assert f"Report: {reports[-1]}" in caplog.text  # logged when the test stops, not when the process quits
+    assert reports[0] != reports[1]
+    assert "Seeding 40 entities under PartitionKey 'orders'" in caplog.text
+    env.events.quitting.fire(environment=env, reverse=True)

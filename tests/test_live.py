@@ -163,3 +163,13 @@ def test_in_an_open_loop_the_live_view_shows_demand_and_judges_it():
     assert (row["ratio"], row["finding"]) == ("200%", "HOT")
     (closed,) = live_view(metrics, target=100, now=start + 6.5)["rows"]
     assert "demand_eps" not in closed and closed["finding"] == "COOL"
+
+
+def test_the_live_chart_stops_with_the_test():
+    metrics = recorded({t: [{"entities": 10}] for t in range(5)})
+    at_stop = live_view(metrics, target=100, now=metrics.stopped)
+    later = live_view(metrics, target=100, now=metrics.stopped + 60)
+    assert later["chart"] == at_stop["chart"] and later["rows"] == at_stop["rows"]
+    assert 0 not in later["chart"]["series"]["hot"]
+    metrics.stopped = None  # a new test running: the chart moves on with the clock
+    assert len(live_view(metrics, target=100, now=metrics.started + 60)["chart"]["t"]) > len(at_stop["chart"]["t"])

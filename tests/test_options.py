@@ -14,6 +14,7 @@ from locust.argument_parser import parse_options
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
 from loadtest.config import Settings
+from loadtest.option import SWITCH_WORDS
 from loadtest.options import OPTIONS
 
 QUICK = ("-t", "2s", "-u", "1", "--seed-entities", "10")
@@ -94,3 +95,27 @@ def test_a_bad_value_from_a_locust_variable_names_the_variable(loadtest, azurite
     done = loadtest("run", *SHORT, env=env)
     assert done.code == 2 and "Traceback" not in done.output
     assert "loadtest: error: $LOCUST_PARTITION_TARGET 'lots': must be a whole number" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["ture", "", " true", "enabled"])
+def test_a_switch_from_a_locust_variable_is_judged_by_the_tool_in_one_line(monkeypatch, value):
+    """Not handed over to Locust's parser, whose refusal reads ``locust: error:`` after the tool has said nothing."""
+    code, stdout, stderr = in_process(monkeypatch, "run", env={"LOCUST_KEEP_TABLE": value})
+    assert code == 2 and stdout == "" and stderr.count("\n") == 1, stderr
+    assert stderr.startswith(f"loadtest: error: $LOCUST_KEEP_TABLE {value!r}: --keep-table is a switch; valid values: true,")
+
+
+@pytest.mark.parametrize("word", SWITCH_WORDS + ("TRUE", "Off"))
+def test_the_switch_words_the_tool_takes_are_the_ones_locusts_parser_takes(monkeypatch, word):
+    code, _, stderr = in_process(monkeypatch, "run", env={"LOCUST_KEEP_TABLE": word})
+    assert code == "launched", stderr
+    kept = parse_options(["-f", str(ROOT / "loadtest/locustfile.py"), "--headless"]).keep_table
+    assert kept == (word.lower() in ("true", "yes", "on", "1"))
+
+
+def test_skews_help_writes_a_hotspot_as_the_readme_and_the_parser_take_it():
+    from loadtest.options import OPTIONS
+
+    (skew,) = [opt for opt in OPTIONS if opt.dest == "skew"]
+    assert "hotspot:80,20" in skew.help and "%," not in skew.help
+    assert skew.parse("--skew", "hotspot:80,20")  # the form the help shows is one the parser takes

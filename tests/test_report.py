@@ -171,3 +171,23 @@ def test_the_charts_shade_an_outages_seconds(monkeypatch):
         assert (span.get_x(), span.get_x() + span.get_width()) == (8, 14), name
     quiet = drawn(monkeypatch, assess(build(recorded({t: [{"op": "read"}] * 20 for t in range(20)}), run_info())))
     assert not [p for ax in quiet["entities"].axes for p in ax.patches if p.get_label() == "outage"]
+
+
+def test_the_peak_charts_captions_name_the_window_each_run_averaged_over(monkeypatch):
+    """The issue: a 15-s comparison's findings said "5-s average" while its chart said "10-second moving average"."""
+    from matplotlib.axes import Axes
+
+    from loadtest.compare import Comparison, StrategyOutcome
+    from loadtest.report.charts import partition_peaks, strategy_peaks
+
+    captions: list[str] = []
+    monkeypatch.setattr(Axes, "set_xlabel", lambda self, label, *a, **k: captions.append(label))
+    results = assess(build(recorded({t: [{"entities": 5}] for t in range(15)}, steady_from=10), run_info()))
+    assert results.run.peak_window_s == 5 and "(5-second moving average)" in results.findings[0].message
+    partition_peaks(results)
+    outcomes = [StrategyOutcome(strategy=name, run_dir="", exit_code=0, hottest_peak_eps=5.0, peak_window_s=5) for name in "ab"]
+    strategy_peaks(Comparison(strategies=outcomes, partition_target=2000, settings={}))
+    assert captions == [
+        "peak entities/s (5-second moving average)",
+        "hottest partition's peak entities/s (5-second moving average)",
+    ]

@@ -5,6 +5,7 @@ outputs and its refusals."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter, defaultdict
 
@@ -16,6 +17,7 @@ from helpers import in_process, run_loadtest
 from loadtest.buckets import OTHER
 from loadtest.config import Settings, namespace
 from loadtest.emulator.budgets import Budgets, PartitionLayer
+from loadtest.simulator.command import MAX_KEY_TICKS
 from loadtest.simulator.demand import demand_of
 from loadtest.simulator.engine import Simulation
 
@@ -214,6 +216,11 @@ def test_the_layers_two_faces_agree_on_the_same_trace():
         (("--arrival-rate", "100", "--client", "sdk"), "--client: only a real run has it"),
         (("--arrival-rate", "1", "--key-strategy", "guid", "--seed-entities", "1000000"), "GiB of per-key state, over 1 GiB"),
         (("--arrival-rate", "100", "-t", "168h", "--step", "0.01"), "60,480,000 ticks, over 10,000,000"),
+        (
+            ("--arrival-rate", "1000", "--key-strategy", "guid", "--seed-entities", "100000", "--mix", "read=100", "-t", "168h"),
+            "-t 604800s at --step 0.1 (6,048,000 ticks) x 100,000 keys (--key-strategy guid, --seed-entities 100,000): "
+            f"604,800,000,000 key-ticks to compute, over {MAX_KEY_TICKS:,} (hours of computing); give a larger --step",
+        ),
         (("--arrival-rate", "100", "--step", "0.3"), "--step '0.3': must be seconds from 0.001 to 1 that divide one second"),
         (("--arrival-rate", "100", "--scan-size", "100001"), "--scan-size 100001: must be from 1 to 100000 (a scan is one"),
     ],
@@ -227,13 +234,17 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(monkeypatch, tmp_path,
 
 
 def test_a_simulation_reads_no_secret_and_takes_no_real_run_option_from_the_environment(monkeypatch, tmp_path):
-    env = {"AZURE_STORAGE_CONNECTION_STRING": "not a connection string", "LOCUST_RATE": "5"}
+    env = {"AZURE_STORAGE_CONNECTION_STRING": "not a connection string", "LOCUST_RATE": "5", "LOCUST_TIMEOUT": "0"}
+    env |= {"LOCUST_TABLE": "a/b", "LOCUST_REUSE_TABLE": "1", "LOCUST_KEEP_TABLE": "ture", "LOCUST_UPLOAD": "Bad_Name"}
+    env |= {"LOCUST_ACCOUNT_URL": "nope", "LOCUST_RUN_ID": "a/b", "LOCUST_MAX_IN_FLIGHT": "0", "LOCUST_CLIENT": "x"}
     code, stdout, stderr = in_process(
         monkeypatch, "simulate", "--arrival-rate", "100", "-t", "3s", "--out", str(tmp_path), env=env
     )
     assert code == 0 and "Simulated 300 operations" in stdout, stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["run"]["settings"]["connection_string"] == "" and results["run"]["settings"]["rate"] == 0
+    assert results["run"]["settings"]["timeout"] > 0 and results["run"]["settings"]["table"] == ""
+    assert os.environ["LOCUST_TIMEOUT"] == "0"  # left as it was, for the real runs beside it
 
 
 @pytest.mark.browser

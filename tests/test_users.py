@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from helpers import ROOT, run_locustfile
+import pytest
+from browser import chromium_page
+from helpers import ROOT, locust_headless, run_locustfile, tables
 
 
 def readme_example() -> str:
@@ -30,6 +32,30 @@ def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp
     steady = [n for t, n in sorted(per_second.items()) if t >= steady_from][:-1]  # the last second is cut short
     assert len(steady) >= 5, per_second
     assert abs(sum(steady) / len(steady) - 40) <= 0.05 * 40, steady
+    # what ran is what the report says: the class's design, not the command line's defaults (single, 'hot', uniform)
+    (orders,) = results["run"]["user_classes"]
+    assert orders["name"] == "OrdersUser" and orders["users"] == 4 and not orders["own_tasks"]
+    assert orders["design"] == {
+        "key_strategy": "hash-prefix:16",
+        "skew": "zipfian:0.9",
+        "row_key_strategy": "sequential",
+        "mix": "read=80,upsert=15,batch=5",
+        "batch_size": 100,
+        "batch_mix": "upsert=100",
+    }
+    assert orders["from_class"] == ["key_strategy", "skew", "mix"]
+    with chromium_page() as page:
+        page.goto((tmp_path / "out" / "report.html").as_uri())
+        first = page.inner_text("#verdict p")
+        assert first.startswith("OrdersUser's key design hash-prefix:16, zipfian:0.9 skew (about 16 PartitionKeys touched)")
+        assert "single" not in first and "'hot'" not in first
+        design = page.inner_text("#classes-table tr[data-class=OrdersUser]")
+        assert (
+            "key_strategy hash-prefix:16" in design and "skew zipfian:0.9" in design and "mix read=80,upsert=15,batch=5" in design
+        )
+        shown = page.eval_on_selector_all("#settings-table th", "ths => ths.map(t => t.textContent)")
+        assert "mix" not in shown and "skew" not in shown and "key_strategy" not in shown  # the CLI's, which did not run
+        assert "entity_size" in shown
 
 
 TWO_CLASSES = """
@@ -64,6 +90,86 @@ def test_several_user_classes_each_find_their_own_seeded_rows_and_are_kept_apart
         if row["op_class"] != "ALL" and row["partition"].startswith("k"):
             events[row["partition"]] = events.get(row["partition"], 0) + row["entities"]
     assert events["k0000000"] > 0.75 * sum(events.values())  # the hotspot: 90 % on the first third
+    designs = {c["name"]: (c["users"], c["design"]) for c in results["run"]["user_classes"]}
+    assert designs == {
+        "OrdersUser": (2, {"key_strategy": "hash-prefix:8", "skew": "uniform", "row_key_strategy": "sequential",
+                           "mix": "read=70,update=20,scan=10", "scan_size": 100}),
+        "EventsUser": (2, {"key_strategy": "set:3", "skew": "hotspot:90,34", "row_key_strategy": "sequential",
+                           "mix": "insert=3,read=1"}),
+    }  # fmt: skip
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert (
+        "2 user classes, key designs OrdersUser (50% of users) hash-prefix:8; EventsUser (50% of users) set:3, hotspot:90,34 skew"
+        in report
+    )
+
+
+#: The README's class with a misspelled attribute and three bad values.
+MISSPELLED = """
+from loadtest import TableUser
+
+
+class OrdersUser(TableUser):
+    key_stratgy = "guid"
+    mix = {"reed": 80, "upsert": 20}
+    batch_size = 500
+    skew = ["zipfian"]
+
+
+class FineUser(TableUser):
+    key_strategy = "set:4"
+    REGION = "westeurope"  # the class's own: a constant
+    _orders = 3  # and a private one
+    own_attributes = ("tenant",)
+    tenant = "contoso"
+"""
+
+
+def test_a_misspelled_attribute_and_bad_values_are_refused_at_once_by_class_and_name_before_a_table_is_made(
+    azurite, target, tmp_path
+):
+    """Before: the misspelling ran the command line's single 'hot' design and exited 0 (HOT 174 %), and a bad mix
+    was named as the flag --mix the user never typed, hiding batch_size behind it."""
+    locustfile = tmp_path / "misspelled.py"
+    locustfile.write_text(MISSPELLED)
+    before = tables(target)
+    done = locust_headless(locustfile, azurite, "-u", "2", "-t", "2s", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and "Traceback" not in done.stderr, done.stderr
+    (line,) = errors
+    for named in ("OrdersUser.key_stratgy", "did you mean key_strategy?", "OrdersUser.mix 'reed=80,upsert=20'",
+                  "unknown operation 'reed'", "OrdersUser.batch_size 500", "OrdersUser.skew ['zipfian']"):  # fmt: skip
+        assert named in line, line
+    assert "--mix" not in line and "FineUser" not in line and "REGION" not in line
+    assert tables(target) == before  # nothing created on the target
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("attributes", "named"),
+    [
+        ("mix = ['read']", "OrdersUser.mix ['read']: must be a dict or str"),
+        ("batch_size = '50'", "OrdersUser.batch_size '50': must be int"),
+        ("key_strategy = 'hash-prefix:0'", "OrdersUser.key_strategy 'hash-prefix:0': hash-prefix:N takes N from 1 to 1000"),
+        ("row_key_strategy = 'counter'", "OrdersUser.row_key_strategy 'counter': unknown strategy"),
+        ("partition_key = 'orders/2026'", "OrdersUser.partition_key 'orders/2026'"),
+        ("weight = -1", "OrdersUser.weight -1: must be a whole number"),
+        ("def on_strat(self):\n        pass", "OrdersUser.on_strat: Locust never calls it (did you mean on_start?)"),
+        ("scan_sise = 10", "OrdersUser.scan_sise: not an attribute the tool or Locust reads (did you mean scan_size?)"),
+    ],
+)
+def test_each_class_attribute_is_judged_as_its_option_is(attributes, named):
+    from loadtest.config import Settings, namespace
+    from loadtest.exit_codes import UsageError
+    from loadtest.user_classes import settings_per_class
+    from loadtest.users import TableUser
+
+    scope: dict = {"TableUser": TableUser}
+    exec(f"class OrdersUser(TableUser):\n    {attributes}\n", scope)
+    with pytest.raises(UsageError) as refused:
+        settings_per_class(Settings.from_options(namespace()), [scope["OrdersUser"]])
+    assert named in str(refused.value), str(refused.value)
 
 
 FAILING_TASK = """

@@ -256,3 +256,83 @@ def test_emulator_slowed_names_the_kind_rows_rates_and_what_is_still_the_designs
 )
 def test_no_emulator_slowed_unless_azurite_the_table_grew_and_the_generator_kept_up(case):
     assert "EMULATOR_SLOWED" not in kinds(slowing(**case))
+
+
+def throttled(reasons: dict[str, int], **info):
+    """A steady PUT load on 'hot' with 4 throttled attempts in second 1, told apart by ``reasons``."""
+    seconds = steady(10, seconds=12)
+    seconds[1] += [{"op": "insert", "op_class": "PUT", "throttled": 4, "attempts": 5}]
+    results = build(recorded(seconds), run_info(**info))
+    for row in results.rows():
+        row.throttled_by = dict(reasons)
+    return assess(results)
+
+
+def test_the_accounts_findings_get_the_accounts_remedies_and_a_partitions_keep_theirs():
+    """The issue: the account over its limit was told to spread the load over more PartitionKeys."""
+    (account,) = [f for f in judged(steady(100), partition_target=1000, account_target=50).findings if f.partition is None]
+    assert account.kind == "HOT" and account.message.startswith("account:")
+    assert "more storage accounts" in account.remedy and "40,000 requests/s" in account.remedy
+    assert "--account-target" in account.remedy and "20,000 entities/s per account" in account.remedy
+    (partition,) = judged(steady(100), partition_target=50).findings
+    assert "finer keys" in partition.remedy and "storage accounts" not in partition.remedy
+    by_account = next(f for f in throttled({"account": 4}).findings if f.kind == "THROTTLED")
+    by_partition = next(f for f in throttled({"partition": 4}).findings if f.kind == "THROTTLED")
+    both = next(f for f in throttled({"partition": 3, "account": 1}).findings if f.kind == "THROTTLED")
+    assert "more storage accounts" in by_account.remedy and "more PartitionKeys" not in by_account.remedy
+    assert "more PartitionKeys" in by_partition.remedy and "storage accounts" not in by_partition.remedy
+    assert "more PartitionKeys" in both.remedy and "more storage accounts" in both.remedy
+
+
+def test_a_simulations_unserved_remedy_is_its_own_answer_not_to_run_a_simulation():
+    (unserved,) = [f for f in open_loop(served=100, unsent=300, simulated=True).findings if f.kind == "UNSERVED"]
+    assert "loadtest simulate" not in unserved.remedy and "simulation's answer" in unserved.remedy
+    assert "finer PartitionKeys" in unserved.remedy
+    refused_by_the_account = open_loop(served=100, unsent=300, simulated=True)
+    for row in refused_by_the_account.rows():
+        row.throttled_by = {"account": 5}
+    (by_account,) = [f for f in assess(refused_by_the_account).findings if f.kind == "UNSERVED"]
+    assert "more storage accounts" in by_account.remedy and "finer PartitionKeys (" not in by_account.remedy
+    (measured,) = [f for f in open_loop(served=100, unsent=300).findings if f.kind == "UNSERVED"]
+    assert "loadtest simulate" in measured.remedy  # a measured run can still ask the model
+
+
+EMULATED = {"emulate_throttling": True, "emulator_partition_rate": 300.0, "emulator_account_rate": 20000.0}
+
+
+def test_throttled_names_the_budget_that_judged_it_and_the_level_the_target_it_judges():
+    """The issue: through the emulator at a 300/s budget, COOL (against 2,000/s) stood beside THROTTLED unexplained."""
+    results = throttled({"partition": 4}, emulator=True, settings=EMULATED)
+    found = {f.kind: f for f in results.findings}
+    budget = "4 the partition over its target (the throttling emulator's 300 entities/s per-partition budget)"
+    assert budget in found["THROTTLED"].message
+    said = "this level is against the 2,000/s partition target, THROTTLED against the throttling emulator's 300 entities/s"
+    assert said in found["COOL"].message
+    on_azure = {f.kind: f for f in throttled({"partition": 4}).findings}
+    assert "4 the partition over its target (Azure's 2,000/s partition target)" in on_azure["THROTTLED"].message
+    assert "THROTTLED against" not in on_azure["COOL"].message  # no budget but the target: nothing to tell apart
+    simulated = {f.kind: f for f in throttled({"account": 4}, simulated=True, settings=EMULATED).findings}
+    assert "4 the account over its limit (the simulation's 20,000 entities/s account budget)" in simulated["THROTTLED"].message
+
+
+def test_the_findings_name_the_window_the_run_averaged_its_peaks_over():
+    results = judged({t: [{"entities": 100}] for t in range(8)}, partition_target=50)
+    assert results.run.peak_window_s == 8 and "(8-second moving average)" in results.findings[0].message
+    short = assess(build(recorded(steady(100, seconds=15), steady_from=10), run_info(partition_target=50)))
+    assert short.run.peak_window_s == 5 and "(5-second moving average)" in short.findings[0].message
+
+
+@pytest.mark.parametrize(("steady_from", "raised"), [(9, True), (7, False), (30, True)], ids=["9-of-15", "7-of-15", "never"])
+def test_a_ramp_that_takes_most_of_the_run_is_a_finding_naming_what_the_figures_cover(steady_from, raised):
+    """The issue: compare -t 15s -u 20 at -r 2 ramped for 9 of its 15 s, and nothing said so."""
+    results = assess(build(recorded(steady(100, seconds=15), steady_from=steady_from), run_info(users=20, duration_s=15)))
+    ramp = [f for f in results.findings if f.kind == "RAMP_DOMINATES"]
+    assert bool(ramp) == raised
+    if raised and steady_from < 15:
+        assert ramp[0].message.startswith(
+            "the users' ramp took 9 of the 15 s they ran (20 users), over 50%: the means cover the last 6 s"
+        )
+        assert "the highest 6-second moving average" in ramp[0].message and "-r" in ramp[0].remedy
+    elif raised:
+        assert "the ramp never finished in the 15 s the run lasted" in ramp[0].message
+    assert (exit_code(results, checks_for(("ramp_dominates",)))[0] == 3) == raised  # --fail-on ramp_dominates

@@ -10,10 +10,11 @@ from synthetic import recorded
 
 from loadtest.exit_codes import EXIT_RUN_FAILED
 from loadtest.integrity import Ledger, verify
+from loadtest.results import SEVERITY, FindingKind
 from loadtest.service_errors import ServiceError
 from loadtest.summary import build
-from loadtest.verdict import exit_code
-from loadtest.wrapup import finish
+from loadtest.verdict import assess, exit_code
+from loadtest.wrapup import console_lines, finish
 
 
 def measured():
@@ -61,3 +62,38 @@ def test_results_that_cannot_be_written_at_all_are_said_so(target, tmp_path):
     blocked.write_text("not a folder")
     assert not finish(measured(), blocked, target=target, started=time.time())
     assert blocked.read_text() == "not a folder"
+
+
+def many_throttled(partitions: int = 8):
+    """Each partition read and written at 10 entities/s, both op classes throttled; the account over its target."""
+    seconds = {
+        t: [
+            {"partition": f"p{i}", "op": op, "op_class": op_class, "entities": 10, "throttled": 2, "attempts": 3}
+            for i in range(partitions)
+            for op, op_class in (("read", "GET"), ("insert", "PUT"))
+        ]
+        for t in range(12)
+    }
+    return assess(build(recorded(seconds), run_info(account_target=50)))
+
+
+def test_the_console_lists_the_heaviest_findings_first_one_throttled_line_a_partition_and_counts_the_rest():
+    """The issue: the account over its limit was line 16 of 48, under a THROTTLED line per partition and op class."""
+    results = many_throttled()
+    kinds = [f.kind for f in results.findings]
+    assert kinds.count("THROTTLED") == 16 and kinds.index("HOT") > 0  # the verdict's own list is kept as it was
+    lines = console_lines(results, shown=6)
+    assert lines[0].split()[:2] == ["HOT", "account:"], lines
+    throttled = [line for line in lines if line.split()[0] == "THROTTLED"]
+    assert len(throttled) == 5 and len({line.split("'")[1] for line in throttled}) == 5  # one line a partition
+    assert "GET and PUT on 'p0': 48 throttled attempts (GET 24, PUT 24; 503 ServerBusy" in throttled[0]
+    every = console_lines(results, shown=10**6)  # 1 HOT, 8 THROTTLED (one a partition), and the rest
+    assert len(every) == len(results.findings) - 8 and lines[-1] == f"  … and {len(every) - 6} more findings in the report"
+
+
+def test_the_console_orders_findings_by_severity():
+    results = many_throttled(partitions=2)
+    lines = console_lines(results, shown=10**6)
+    assert lines and not any(line.startswith("  …") for line in lines)
+    weights = [SEVERITY[FindingKind(line.split()[0])] for line in lines]
+    assert weights == sorted(weights) and len(lines) == len(results.findings) - 2  # 4 THROTTLED in 2 lines

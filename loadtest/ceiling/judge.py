@@ -67,6 +67,7 @@ def step_figures(
         "served_share": round(served / window.offered, 4),
         "entities_per_s": round(total.entities / n, 1),
         "throttled_share": round(total.throttled / max(1, total.attempts), 4),
+        "throttled_by": dict(total.throttled_by),
         "error_share": round((total.failures - throttle_failures) / max(1, total.requests), 4),
         "errors": dict(total.errors),
         "dropped": total.dropped,
@@ -108,12 +109,22 @@ def _mean_of(samples: Mapping[int, Mapping[str, Any]], seconds: set[int], name: 
     return round(mean(read), 1) if read else None
 
 
-def _limit(figures: Mapping[str, Any], broken: Mapping[str, str], emulator: bool) -> tuple[str, str]:
+def _throttled_by(figures: Mapping[str, Any], throttlers: Mapping[str, str]) -> str:
+    """The step's throttled attempts by what judged them (``throttlers``: a reason's budget or target, in words)."""
+    by = sorted(figures.get("throttled_by", {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    said = [f"{n:,} by {throttlers[reason]}" for reason, n in by if reason in throttlers]
+    return f" ({', '.join(said)})" if said else ""
+
+
+def _limit(
+    figures: Mapping[str, Any], broken: Mapping[str, str], emulator: bool, throttlers: Mapping[str, str]
+) -> tuple[str, str]:
     """What limited the search at the step that gave way: (one of ``LIMITS``, why, in words), as measured: the
-    service's answers, a process out of CPU (named, with its figure), the machine's cores, too few lanes in flight."""
+    service's answers (throttled: by which budget or target), a process out of CPU (named, with its figure), the
+    machine's cores, too few lanes in flight."""
     said = f"at {figures['offered_per_s']:,} operations/s offered, " + "; ".join(broken.values())
     if "throttled" in broken:
-        return "throttling", said
+        return "throttling", said + _throttled_by(figures, throttlers)
     if "errors" in broken:
         return "errors", said
     if figures["generator_cpu"] >= GENERATOR_CPU_PERCENT:
@@ -135,16 +146,24 @@ def _limit(figures: Mapping[str, Any], broken: Mapping[str, str], emulator: bool
     return "latency", said
 
 
-def search(plan: Plan, steps: list[dict[str, Any]], *, emulator: bool, stopped: bool) -> dict[str, Any]:
+def search(
+    plan: Plan,
+    steps: list[dict[str, Any]],
+    *,
+    emulator: bool,
+    stopped: bool,
+    throttlers: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The search's outcome from every judged step's figures: the ceiling (the last good step), and what ended it.
 
-    ``stopped``: the test ended before the plan's last step (a step gave way, or someone stopped it)."""
+    ``stopped``: the test ended before the plan's last step (a step gave way, or someone stopped it); ``throttlers``:
+    what judged a throttled attempt, by reason (``bounds.throttler``: the emulator's budget, or Azure's target)."""
     judged = []
     for figures in steps:
         broken = stopped_by(figures, plan)
         judged.append({**figures, "good": not broken, "broken": list(broken.values())})
         if broken:
-            limit, reason = _limit(figures, broken, emulator)
+            limit, reason = _limit(figures, broken, emulator, throttlers or {})
             break
     else:
         limit = ""
@@ -186,8 +205,9 @@ def judged(
     first: float,
     *,
     emulator: bool,
+    throttlers: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The results' search: every step that ran its course (not one cut short by the stop), judged from all counts."""
     whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]
     steps = [step_figures(w, buckets, metrics.latency, metrics.corrected, samples, first) for w in whole]
-    return search(plan, steps, emulator=emulator, stopped=stopped)
+    return search(plan, steps, emulator=emulator, stopped=stopped, throttlers=throttlers)

@@ -18,13 +18,17 @@ from azure.core.exceptions import (
 from azure.storage.blob import ContainerClient, ContentSettings, LinearRetry
 
 from ..exit_codes import RunError
+from ..outputs import RESULTS_FILE, TIMESERIES_FILE
 from ..redact import redact
 from ..target import CONNECT_TIMEOUT_S, blob_account
+from ..wrapup import OUTPUTS
 
-__all__ = ["download_results", "upload_outputs", "upload_place"]
+__all__ = ["RUN_OUTPUTS", "download_results", "upload_outputs", "upload_place"]
 
 log = logging.getLogger("loadtest")
-RESULTS_FILE = "results.json"
+#: A run's own outputs, by name: nothing else in ``--out`` leaves the machine (``--out .`` in a project folder holds
+#: its locust.conf, which may carry a connection string).
+RUN_OUTPUTS = (RESULTS_FILE, TIMESERIES_FILE, *(name for name, _ in OUTPUTS))
 #: The Blob service version asked for: one Azure and Azurite (3.35 and later) both answer; the SDK's newest is ahead of
 #: Azurite's, which refuses it (400 InvalidHeaderValue). Upload, list and download need nothing newer.
 BLOB_API_VERSION = "2025-01-05"
@@ -62,10 +66,11 @@ def upload_place(container: str, run_id: str, engine: str) -> str:
 def upload_outputs(
     out: Path, *, container: str, run_id: str, engine: str, connection_string: str, account_url: str, timeout: float
 ) -> str:
-    """Every output file in ``out`` to ``container/<run_id>/<engine>/`` (the container created if absent); the place."""
+    """The run's outputs in ``out`` (``RUN_OUTPUTS``, by name) to ``container/<run_id>/<engine>/`` (the container
+    created if absent); the place."""
     folder, place = f"{run_id}/{engine}", upload_place(container, run_id, engine)
     client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag="--upload")
-    files = sorted(p for p in Path(out).iterdir() if p.is_file() and not p.name.startswith("."))
+    files = [Path(out) / name for name in RUN_OUTPUTS if (Path(out) / name).is_file()]
     try:
         with client:
             try:

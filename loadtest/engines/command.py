@@ -69,7 +69,7 @@ def merge_command(ns: argparse.Namespace) -> int:
     code, messages = exit_code(merged, checks_for(given["fail_on"]))
     engines = ", ".join(share["engine"] for share in merged.engines)
     lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines}): {out / 'report.html'}"]
-    lines += [f"  {finding.kind:<15} {finding.message}" for finding in merged.findings]
+    lines += wrapup.console_lines(merged)
     lines += [f"  FAILED {message}" for message in messages]
     print("\n".join(lines), flush=True)
     return code

@@ -92,6 +92,8 @@ def merge(sources: Sequence[tuple[str, Results]]) -> Results:
         duration_s=round(metrics.stopped - metrics.started, 1),
         users=sum(r.run.users for r in runs),
         settings=settings,
+        user_classes=_user_classes(runs),
+        interrupted=",".join(sorted({r.run.interrupted for r in runs} - {""})),
     )
     merged = summary.build(metrics, info, samples=_samples(runs), workers=_workers(runs), workload=workload.figures())
     merged.integrity = _integrity(runs)
@@ -101,6 +103,16 @@ def merge(sources: Sequence[tuple[str, Results]]) -> Results:
     merged.engines = _shares(runs, merged)
     metrics.close()
     return merged
+
+
+def _user_classes(runs: Sequence[Results]) -> list[dict[str, Any]]:
+    """Each user class of the engines, its users summed over them (its design as the first engine that ran it)."""
+    classes: dict[str, dict[str, Any]] = {}
+    for results in runs:
+        for one in results.run.user_classes:
+            known = classes.setdefault(one["name"], {**one, "users": 0})
+            known["users"] += one["users"]
+    return list(classes.values())
 
 
 def _samples(runs: Sequence[Results]) -> dict[int, dict[str, Any]]:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from ..buckets import OTHER
 from ..checklist import CHECKLIST
 from ..outputs import write_text
 from ..redact import redact
 from ..results import Results
+from ..results_schema import USER_SETTINGS
+from .badges import badge_css
 from .headline import verdict_sentences
 
 if TYPE_CHECKING:
@@ -19,7 +22,21 @@ if TYPE_CHECKING:
 
 __all__ = ["render", "render_comparison"]
 
-_templates = Environment(loader=PackageLoader("loadtest", "report"), autoescape=select_autoescape(["html", "j2"]))
+
+def _redacted(value: Any) -> Any:
+    """Each value a page shows, redacted before Jinja escapes it (``finalize``): escaped, a SAS's ``&sig=`` reads
+    ``&amp;sig=``, which the patterns do not see."""
+    if isinstance(value, Markup):  # a value marked safe (a chart): it stays so
+        return Markup(redact(str(value)))
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return redact(str(value))
+
+
+_templates = Environment(
+    loader=PackageLoader("loadtest", "report"), autoescape=select_autoescape(["html", "j2"]), finalize=_redacted
+)
+_templates.globals["badge_css"] = badge_css  # every page's finding badges, from the kinds' severities
 
 
 def render(results: Results, out: Path) -> Path:
@@ -36,8 +53,9 @@ def render(results: Results, out: Path) -> Path:
         practices=list(CHECKLIST),
         charts=all_charts(results),
         verdict=verdict_sentences(results),
+        class_settings=USER_SETTINGS,
     )
-    return write_text(Path(out) / "report.html", redact(page))
+    return write_text(Path(out) / "report.html", page)  # every value redacted as rendered (_redacted)
 
 
 def render_comparison(comparison: Comparison, out: Path) -> Path:
@@ -45,4 +63,4 @@ def render_comparison(comparison: Comparison, out: Path) -> Path:
     from .charts import strategy_peaks
 
     page = _templates.get_template("compare.html.j2").render(c=comparison, chart=strategy_peaks(comparison))
-    return write_text(Path(out) / "comparison.html", redact(page))
+    return write_text(Path(out) / "comparison.html", page)

@@ -18,7 +18,9 @@ from matplotlib.figure import Figure
 
 from ..buckets import OTHER
 from ..outages import outages
-from ..results import Results
+from ..results import PEAK_WINDOW_S, Results, peak_words
+from ..verdict import level
+from .badges import colour
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
 # a date in an unknown time zone, and dateutil warns; the labels are categories, so the warning says nothing
@@ -127,7 +129,7 @@ def partition_peaks(results: Results) -> str:
         peak, ratio = row.judged(results.open_loop)
         said = f" {peak:,.0f}/s ({ratio:.0%})" + (f", served {row.peak_eps:,.0f}/s" if results.open_loop else "")
         ax.text(peak, i, said, va="center", fontsize=8)
-    ax.set_xlabel(f"peak entities/s ({results.run.peak_window_s}-second moving average)")
+    ax.set_xlabel(f"peak entities/s ({peak_words(results.run.peak_window_s)})")
     ax.set_title("Each partition's peak against the target")
     ax.invert_yaxis()
     _legend_beside(ax)
@@ -166,13 +168,14 @@ def strategy_peaks(comparison: Comparison) -> str:
     order = {name: i for i, name in enumerate(comparison.ranking)}
     outcomes = sorted(comparison.strategies, key=lambda o: order.get(o.strategy, len(order)))
     fig, ax = _figure((9, max(2.0, 0.5 * len(outcomes) + 1.2)))
-    colors = ["#c62828" if o.ratio > 1 else "#ef6c00" if o.ratio >= 0.8 else "#2e7d32" for o in outcomes]
+    colors = [colour(level(o.ratio)) for o in outcomes]  # each bar its level's badge colour
     ax.barh([o.strategy for o in outcomes], [o.hottest_peak_eps for o in outcomes], color=colors)
     ax.axvline(comparison.partition_target, color="red", linestyle="--", label=f"target {comparison.partition_target:,}/s")
     for i, o in enumerate(outcomes):
         label = f" {o.hottest_peak_eps:,.0f}/s ({o.ratio:.0%}), {o.partitions:,} keys"
         ax.text(o.hottest_peak_eps, i, label, va="center", fontsize=8)
-    ax.set_xlabel("hottest partition's peak entities/s (10-second moving average)")
+    windows = [o.peak_window_s for o in outcomes if o.peak_window_s] or [PEAK_WINDOW_S]  # each run's own window
+    ax.set_xlabel(f"hottest partition's peak entities/s ({peak_words(*windows)})")
     ax.set_title("Hottest partition per strategy (best first)")
     ax.invert_yaxis()
     _legend_beside(ax)

@@ -7,11 +7,14 @@ verdict and the findings follow as its evidence.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..ceiling.limits import LIMITS
 from ..operations import OpClass
 from ..results import FindingKind, Results
 
-__all__ = ["verdict_sentences"]
+__all__ = ["design_words", "verdict_sentences"]
 
 K = FindingKind
 #: Findings that bound the figures, in words (the figures are then lower bounds, or lack seconds).
@@ -22,16 +25,42 @@ BOUNDS = {
     K.WORKER_LOST: "a lost Locust worker",
     K.INCOMPLETE: "a step after the load that failed",
     K.UNSENT: "the share of its schedule the generator could send",
+    K.RAMP_DOMINATES: "a ramp that took most of the run",
 }
 
 
+BUILT_IN = "HotPartitionUser"  # the tool's own user (``users.HotPartitionUser``), which runs the command line's design
+
+
 def _design(results: Results) -> str:
+    """The design that ran: each table user class's (one: its design; several: each with its share of the users),
+    else (a simulation, a results.json before classes were recorded) the run's settings."""
     settings = results.run.settings
-    strategy = str(settings.get("key_strategy", "single"))
     simulated = f"Simulated at {float(settings.get('arrival_rate', 0)):,.0f} operations/s, k" if results.run.simulated else "K"
-    if strategy == "single":
-        return f"{simulated}ey design single (PartitionKey {settings.get('partition_key', '')!r})"
-    return f"{simulated}ey design {strategy} (about {results.keys.get('distinct', 0):,} PartitionKeys touched)"
+    classes = [c for c in results.run.user_classes if c.get("table_user")]
+    if not classes:
+        return f"{simulated}ey design {design_words(settings, results.keys.get('distinct', 0))}"
+    if len(classes) == 1:
+        one = classes[0]
+        whose = "K" if one["name"] == BUILT_IN else f"{one['name']}'s k"  # the tool's own user: the run's settings
+        return f"{whose}ey design {design_words(one['design'], results.keys.get('distinct', 0))}"
+    total = sum(c["users"] for c in results.run.user_classes) or 1
+    each = "; ".join(f"{c['name']} ({c['users'] / total:.0%} of users) {design_words(c['design'])}" for c in classes)
+    return f"{len(classes)} user classes, key designs {each}"
+
+
+def design_words(design: Mapping[str, Any], distinct: int = 0) -> str:
+    """A key design in words: ``single (PartitionKey 'hot')`` or ``hash-prefix:16, zipfian:0.9 skew (about 16
+    PartitionKeys touched)``; the skew when not uniform."""
+    strategy = str(design.get("key_strategy", "single"))
+    skew = str(design.get("skew", "uniform"))
+    words = strategy.partition(":")[0] if strategy.startswith("single") else strategy
+    if skew != "uniform" and not strategy.startswith("single"):
+        words += f", {skew} skew"
+    if strategy.startswith("single"):
+        key = strategy.partition(":")[2] or design.get("partition_key", "")
+        return f"{words} (PartitionKey {key!r})"
+    return f"{words} (about {distinct:,} PartitionKeys touched)" if distinct else words
 
 
 def _peak(results: Results) -> str:
@@ -65,6 +94,9 @@ def verdict_sentences(results: Results) -> list[str]:
     if not results.hottest():
         return ["No table operations were recorded: there is nothing to judge."]
     parts = [_peak(results)]
+    if results.run.interrupted:
+        planned = f" of the {results.run.planned_s:,.0f} s planned" if results.run.planned_s else ""
+        parts.append(f"cut short by {results.run.interrupted} after {results.run.duration_s:,.1f} s{planned}")
     if results.engines:
         names = ", ".join(e["engine"] for e in results.engines)
         parts.append(f"the load of {len(results.engines)} engines ({names}) merged and judged together")

@@ -28,8 +28,9 @@ from ..metrics import PartitionMetrics
 from ..operations import OpClass
 from ..summary import PEAK_WINDOW_S, demand, moving_average_peak, per_partition, series
 from ..verdict import level
+from .badges import badge_css
 
-__all__ = ["TOP_N", "live_view", "register"]
+__all__ = ["TOP_N", "live_view", "page_html", "register"]
 
 TOP_N = 10
 NOW_WINDOW_S = 3  # "now" = the mean of the last complete seconds
@@ -84,6 +85,8 @@ def live_view(
     hottest member, whose peak it shows and names: the target is one partition's, never their sum's. The untracked
     keys folded together (outside the heaviest the metrics keep apart) count as their mean partition."""
     now = time.time() if now is None else now
+    if metrics.stopped:  # a stopped test's chart ends where it stopped: no seconds of zeros drawn after it
+        now = min(now, metrics.stopped)
     last = int(now) - 1  # the last complete second
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
     if not grouped:
@@ -165,6 +168,11 @@ class LiveRun(Protocol):
     out: Path | None
 
 
+def page_html() -> str:
+    """The live page, with the badge of every finding kind (``report.badges``) in its style sheet."""
+    return PAGE.read_text(encoding="utf-8").replace("/* badges */", badge_css())
+
+
 def register(environment: Environment, run: LiveRun) -> None:
     """Add the Partitions tab, the live page and the report route to Locust's web UI (if running)."""
     web_ui = environment.web_ui
@@ -202,7 +210,7 @@ def register(environment: Environment, run: LiveRun) -> None:
 
     @web_ui.app.route("/partition-stress/")
     def _page() -> Response:
-        return Response(PAGE.read_text(encoding="utf-8"), mimetype="text/html")
+        return Response(page_html(), mimetype="text/html")
 
     @web_ui.app.route("/partition-stress/report")
     def _report() -> Response:

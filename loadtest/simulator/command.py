@@ -46,7 +46,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
-    settings = Settings.from_options(ns, offline=True)
+    settings = Settings.from_options(ns, offline=True)  # reads no real-run option's variable (LOCUST_TIMEOUT=0)
     if not 0 < settings.arrival_rate <= MAX_SIMULATED_RATE:
         given = f" {settings.arrival_rate:g}" if settings.arrival_rate else ""
         raise UsageError(
@@ -58,6 +58,9 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
 
 MAX_TICKS = 10**7  # about an hour and a half of computing at the bench's 0.5 ms a tick
 MAX_STATE_BYTES = 2**30  # per-key vectors in memory: beyond a gibibyte, a laptop swaps
+#: Ticks x keys the partition layer computes: every tick is a pass over every key's vectors, about 0.2 us a key for
+#: one operation stream and 0.5 us for the default mix (guid, 100,000 keys): minutes at most, never hours.
+MAX_KEY_TICKS = 2 * 10**9
 _WHAT = "a simulation sends nothing: give the workload, --arrival-rate, the budgets (--emulator-*), -t and --step"
 
 
@@ -81,6 +84,18 @@ def _check_size(settings: Settings, seconds: int, step: float) -> None:
         )
 
 
+def _check_work(settings: Settings, keys: int, seconds: int, step: float) -> None:
+    """The simulation ends in minutes: at most ``MAX_KEY_TICKS`` ticks x keys (the demand's, exactly)."""
+    ticks = round(seconds / step)
+    if ticks * keys > MAX_KEY_TICKS:
+        raise UsageError(
+            f"-t {seconds}s at --step {step:g} ({ticks:,} ticks) x {keys:,} keys (--key-strategy {settings.key_strategy}, "
+            f"--seed-entities {settings.seed_entities:,}): {ticks * keys:,} key-ticks to compute, over {MAX_KEY_TICKS:,} "
+            "(hours of computing); give a larger --step, a shorter -t or fewer keys (fewer --seed-entities, a key "
+            "strategy with fewer keys)"
+        )
+
+
 def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     """Validate, simulate, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     settings = _settings(ns, extra)
@@ -90,8 +105,9 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     budgets = settings.emulator
     assert budgets is not None
     _check_size(settings, seconds, step)
-    out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     demand = demand_of(settings, start=start, seconds=seconds)
+    _check_work(settings, len(demand.keys), seconds, step)
+    out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     simulation = Simulation(
         demand,
         budgets,
@@ -149,6 +165,6 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
 def _say(results: Results, out: Path, messages: list[str]) -> None:
     lines = [f"Simulated {results.simulation['operations']:,} operations in {results.simulation['elapsed_s']:g} s."]
     lines.append(f"Report: {out / 'report.html'}")
-    lines += [f"  {finding.kind:<15} {finding.message}" for finding in results.findings]
+    lines += wrapup.console_lines(results)
     lines += [f"  FAILED {m}" for m in messages]
     print("\n".join(lines), file=sys.stdout, flush=True)
