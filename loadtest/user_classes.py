@@ -44,7 +44,8 @@ def settings_per_class(settings: Settings, user_classes: Sequence[type]) -> list
 
 
 def is_table_user(cls: type) -> bool:
-    """A ``TableUser`` (``users``, which reads this module's judgement through the run): a class with every setting."""
+    """A ``users.TableUser`` subclass, known by its attributes (this module sits below ``users``, which imports the
+    run's lifecycle): every setting and ``own_attributes``."""
     return all(hasattr(cls, name) for name in (*USER_SETTINGS, "own_attributes"))
 
 
@@ -73,7 +74,7 @@ def _unknown(cls: type) -> list[str]:
     """Attributes of the class (and of its own bases, up to the tool's and Locust's) that no one reads: the likely
     misspellings."""
     own = getattr(cls, "own_attributes", ())
-    if isinstance(own, str) or not all(isinstance(name, str) for name in own):
+    if not isinstance(own, (tuple, list, set, frozenset)) or not all(isinstance(name, str) for name in own):
         return [f"{cls.__name__}.own_attributes {own!r}: must be a tuple of attribute names, e.g. ('region',)"]
     known = set(dir(User)) | set(USER_SETTINGS) | {"own_attributes", *own}
     settings_like = (*USER_SETTINGS, *LOCUST_ATTRIBUTES)

@@ -60,14 +60,16 @@ def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_pat
 
 
 def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_what_was_served(loadtest, azurite, tmp_path):
-    """8,000 reads/s on one key: one machine and Azurite serve a third to a half; the design is judged on the 8,000.
+    """20,000 reads/s on one key: more than one Locust process can send (a third of a millisecond of CPU a read) and
+    Azurite serve on any machine of this kind (a fresh clone's once served 6,600 of 8,000); the design is judged on
+    the 20,000.
     What bounded the run is named as measured: a process out of CPU, or the machine's cores, with the figure its
     samples hold (once the cause was found by elimination: 'Azurite, not the design' with Azurite nearly idle)."""
-    rate = ("--arrival-rate", "8000", "-t", "7s", "-u", "64", "-r", "64")
+    rate = ("--arrival-rate", "20000", "-t", "7s", "-u", "64", "-r", "64")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     (row,) = results["partitions"]
     findings = {f["kind"]: f for f in results["findings"]}
-    assert row["partition"] == "hot" and row["offered_peak_eps"] >= 7000, row
+    assert row["partition"] == "hot" and row["offered_peak_eps"] >= 17_500, row
     assert row["mean_eps"] < 0.8 * row["offered_mean_eps"] and row["entities"] == row["requests"] - row["failures"]
     assert row["finding"] == "HOT" and row["offered_ratio"] > 3.4 and row["ratio"] < row["offered_ratio"]
     assert f"demand peak {row['offered_peak_eps']:,.0f} entities/s" in findings["HOT"]["message"]

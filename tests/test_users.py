@@ -157,6 +157,7 @@ def test_a_misspelled_attribute_and_bad_values_are_refused_at_once_by_class_and_
         ("weight = -1", "OrdersUser.weight -1: must be a whole number"),
         ("def on_strat(self):\n        pass", "OrdersUser.on_strat: Locust never calls it (did you mean on_start?)"),
         ("scan_sise = 10", "OrdersUser.scan_sise: not an attribute the tool or Locust reads (did you mean scan_size?)"),
+        ("own_attributes = 3", "OrdersUser.own_attributes 3: must be a tuple of attribute names"),
     ],
 )
 def test_each_class_attribute_is_judged_as_its_option_is(attributes, named):
