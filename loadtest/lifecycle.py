@@ -33,6 +33,7 @@ from .distributed import Cluster
 from .engines.blobs import upload_outputs, upload_place
 from .engines.mergeable import capture
 from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
+from .findings.assess import checks_for, exit_code
 from .in_flight import InFlight
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
@@ -45,7 +46,6 @@ from .results import Results, RunInfo
 from .table import TestTable
 from .target import Target, TargetKind, resolve_target
 from .user_classes import describe, settings_per_class
-from .verdict import checks_for, exit_code
 
 __all__ = ["StressRun", "current_run", "new_run_id", "register"]
 

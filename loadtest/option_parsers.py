@@ -10,13 +10,13 @@ import socket
 from typing import Any
 
 from .arrivals import ARRIVALS
-from .checklist import CHECKLIST
 from .connection_string import check_connection_string
 from .entities import validate_key
 from .exit_codes import UsageError
+from .finding_kinds import FAIL_ON as KIND_FAIL_ON
+from .finding_kinds import FindingKind
 from .parsers import http_url, text
 from .profiles import PROFILES
-from .results import FindingKind
 from .retry import RetryStrategy, parse_retry
 from .skew import parse_skew
 from .transports.base import TRANSPORTS
@@ -39,14 +39,8 @@ __all__ = [
     "table",
 ]
 
-# --fail-on's kinds: the design's figures, and the docs' checklist
-FAIL_ON = (
-    *(
-        FindingKind[k]
-        for k in ("HOT", "WARM", "THROTTLED", "ERRORS", "EMULATOR_BOUND", "EMULATOR_SLOWED", "OUTAGE", "UNSENT", "RAMP_DOMINATES")
-    ),
-    *CHECKLIST,
-)
+#: --fail-on's kinds: those the findings' declaration marks (``findings.kinds.KINDS``)
+FAIL_ON = KIND_FAIL_ON
 
 
 def fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:

@@ -11,12 +11,12 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass, field
-from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any
 
 from .buckets import COUNTERS, OTHER
 from .engines.mergeable import Mergeable, OtherVersion
+from .finding_kinds import SEVERITY, FindingKind, Severity
 from .operations import OpClass
 from .outputs import write_text
 from .results_schema import (
@@ -72,84 +72,6 @@ TIMESERIES_FIELDS = (
     "max_ms",
     "users",
 )
-
-
-class FindingKind(StrEnum):
-    HOT = "HOT"
-    WARM = "WARM"
-    COOL = "COOL"
-    THROTTLED = "THROTTLED"
-    ERRORS = "ERRORS"
-    EMULATOR_BOUND = "EMULATOR_BOUND"
-    GENERATOR_BOUND = "GENERATOR_BOUND"
-    WORKER_LOST = "WORKER_LOST"
-    LOST_WRITES = "LOST_WRITES"
-    TARGET_LOST = "TARGET_LOST"
-    INCOMPLETE = "INCOMPLETE"
-    UNSERVED = "UNSERVED"  # open loop: a partition served under 95 % of its demand
-    UNSENT = "UNSENT"  # open loop: the generator sent under 98 % of its schedule (too little concurrency, or CPU)
-    OUTAGE = "OUTAGE"  # a partition (or the whole target) completed nothing for whole seconds while operations waited
-    EMULATOR_SLOWED = "EMULATOR_SLOWED"  # Azurite's queries slowed as the table grew (it scans it; Azure indexes keys)
-    CEILING = "CEILING"  # a ceiling search's outcome: the sustained ceiling and what limited it
-    # the docs' performance checklist (checklist.py)
-    SCANS = "SCANS"
-    LOW_QUERY_DENSITY = "LOW_QUERY_DENSITY"
-    NO_PROJECTION = "NO_PROJECTION"
-    UNBATCHED_WRITES = "UNBATCHED_WRITES"
-    READ_BEFORE_WRITE = "READ_BEFORE_WRITE"
-    APPEND_ONLY = "APPEND_ONLY"
-    PREPEND_ONLY = "PREPEND_ONLY"
-    RAMP_DOMINATES = "RAMP_DOMINATES"  # the users' ramp took over half the run: its means and peaks cover a short window
-
-
-class Severity(IntEnum):
-    """How much a finding weighs, heaviest first: the console lists findings in this order, and every page gives each
-    severity its badge colour (``report.badges``)."""
-
-    FAILED = 0  # the run, its data or its operations failed: figures are missing or wrong
-    OVER = 1  # a target passed, or the service refused or could not serve the load
-    BOUND = 2  # something other than the design bounded the figures (the emulator, the generator, the ramp)
-    NEAR = 3  # near a target
-    OUTCOME = 4  # what a search found
-    ADVICE = 5  # the docs' performance checklist: the design could do better
-    CLEAR = 6  # under every target
-
-
-S = Severity
-#: Each finding kind's severity: declared once, beside the kinds (a kind without one fails the import).
-SEVERITY: dict[FindingKind, Severity] = {
-    FindingKind.TARGET_LOST: S.FAILED,
-    FindingKind.INCOMPLETE: S.FAILED,
-    FindingKind.LOST_WRITES: S.FAILED,
-    FindingKind.WORKER_LOST: S.FAILED,
-    FindingKind.ERRORS: S.FAILED,
-    FindingKind.HOT: S.OVER,
-    FindingKind.THROTTLED: S.OVER,
-    FindingKind.UNSERVED: S.OVER,
-    FindingKind.OUTAGE: S.OVER,
-    FindingKind.EMULATOR_BOUND: S.BOUND,
-    FindingKind.GENERATOR_BOUND: S.BOUND,
-    FindingKind.UNSENT: S.BOUND,
-    FindingKind.EMULATOR_SLOWED: S.BOUND,
-    FindingKind.RAMP_DOMINATES: S.BOUND,
-    FindingKind.WARM: S.NEAR,
-    FindingKind.CEILING: S.OUTCOME,
-    **dict.fromkeys(
-        (
-            FindingKind.SCANS,
-            FindingKind.LOW_QUERY_DENSITY,
-            FindingKind.NO_PROJECTION,
-            FindingKind.UNBATCHED_WRITES,
-            FindingKind.READ_BEFORE_WRITE,
-            FindingKind.APPEND_ONLY,
-            FindingKind.PREPEND_ONLY,
-        ),
-        S.ADVICE,
-    ),
-    FindingKind.COOL: S.CLEAR,
-}
-if set(SEVERITY) != set(FindingKind):  # a new kind needs its severity here: its badge and its place in the console
-    raise ImportError(f"finding kinds without a severity: {sorted(set(FindingKind) - set(SEVERITY))}")
 
 
 def peak_words(*windows: int) -> str:

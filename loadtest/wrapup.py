@@ -17,11 +17,12 @@ from typing import Any
 from . import serverlogs
 from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
+from .findings.assess import assess
+from .findings.throttling import throttled_message
 from .redact import redact
 from .results import SEVERITY, Finding, FindingKind, Results
 from .service_errors import ServiceError
 from .target import Target
-from .verdict import assess, throttled_message
 
 __all__ = ["CONSOLE_FINDINGS", "console_lines", "finish"]
 

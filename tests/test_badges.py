@@ -8,11 +8,11 @@ from helpers import run_info
 from synthetic import recorded
 
 from loadtest.compare import Comparison, StrategyOutcome
+from loadtest.findings.assess import assess
 from loadtest.report import render, render_comparison
 from loadtest.report.live import page_html
 from loadtest.results import Finding, FindingKind
 from loadtest.summary import build
-from loadtest.verdict import assess
 
 #: Each badge's background, the page's background behind it (the first ancestor that paints one), and its text colour.
 READ_BADGES = """

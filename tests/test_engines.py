@@ -26,13 +26,13 @@ from loadtest.engines.blobs import BLOB_API_VERSION, RUN_OUTPUTS
 from loadtest.engines.merge import merge
 from loadtest.engines.mergeable import capture
 from loadtest.entities import EntityShape
+from loadtest.findings.assess import assess
 from loadtest.keys import key_strategy
 from loadtest.metrics import ms_at, new_histogram
 from loadtest.redact import AZURITE_KEY
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
 from loadtest.table import SEEDING_PARTITION, TestTable
-from loadtest.verdict import assess
 
 START = 1_000_000.0
 DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}

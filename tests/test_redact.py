@@ -3,10 +3,10 @@
 from helpers import run_info
 from synthetic import recorded
 
+from loadtest.findings.assess import assess
 from loadtest.redact import AZURITE_KEY, public_url, redact
 from loadtest.report import render
 from loadtest.summary import build
-from loadtest.verdict import assess
 
 
 def test_redact_removes_keys_and_signatures():

@@ -11,10 +11,10 @@ from browser import chromium_page
 from helpers import ROOT, run_info
 from synthetic import recorded
 
-from loadtest.checklist import CHECKLIST
+from loadtest.finding_kinds import CHECKLIST
+from loadtest.findings.assess import assess
 from loadtest.report import render
 from loadtest.summary import build
-from loadtest.verdict import assess
 
 
 def test_report_renders_every_chart_inline_and_every_finding(tmp_path):

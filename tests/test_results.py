@@ -20,11 +20,11 @@ from loadtest.buckets import OTHER
 from loadtest.ceiling.plan import Plan, StepWindow
 from loadtest.engines.merge import merge
 from loadtest.engines.mergeable import Mergeable, capture
+from loadtest.findings.assess import assess
 from loadtest.integrity import Ledger, verify
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
 from loadtest.summary import build, moving_average_peak
-from loadtest.verdict import assess
 
 
 def test_moving_average_peak_is_the_best_10_second_window():

@@ -6,9 +6,9 @@ import pytest
 from helpers import run_info
 from synthetic import environment, fire, recorded
 
+from loadtest.findings.assess import assess
 from loadtest.report import render
 from loadtest.summary import build
-from loadtest.verdict import assess
 
 START = 1_000_000.0
 

@@ -9,11 +9,11 @@ from helpers import results_of, run_info
 from synthetic import recorded
 
 from loadtest.exit_codes import EXIT_RUN_FAILED
+from loadtest.findings.assess import assess, exit_code
 from loadtest.integrity import Ledger, verify
 from loadtest.results import SEVERITY, FindingKind
 from loadtest.service_errors import ServiceError
 from loadtest.summary import build
-from loadtest.verdict import assess, exit_code
 from loadtest.wrapup import console_lines, finish
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from .. import wrapup
 from ..exit_codes import UsageError
+from ..findings.assess import checks_for, exit_code
 from ..options import MERGE_OPTIONS
 from ..outputs import RESULTS_FILE, check_out
 from ..results import Results
-from ..verdict import checks_for, exit_code
 from .blobs import download_results
 from .merge import merge
 

@@ -9,7 +9,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from ..buckets import OTHER
-from ..checklist import CHECKLIST
+from ..finding_kinds import CHECKLIST
 from ..outputs import write_text
 from ..redact import redact
 from ..results import Results

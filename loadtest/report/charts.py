@@ -17,9 +17,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..buckets import OTHER
-from ..outages import outages
+from ..findings.levels import level
+from ..findings.outages import outages
 from ..results import PEAK_WINDOW_S, Results, peak_words
-from ..verdict import level
 from .badges import colour
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as

@@ -11,22 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..ceiling.limits import LIMITS
+from ..finding_kinds import BOUNDS
 from ..operations import OpClass
-from ..results import FindingKind, Results
+from ..results import Results
 
 __all__ = ["design_words", "verdict_sentences"]
-
-K = FindingKind
-#: Findings that bound the figures, in words (the figures are then lower bounds, or lack seconds).
-BOUNDS = {
-    K.EMULATOR_BOUND: "the emulator's own capacity",
-    K.GENERATOR_BOUND: "the load generator's CPU",
-    K.TARGET_LOST: "a target that stopped answering",
-    K.WORKER_LOST: "a lost Locust worker",
-    K.INCOMPLETE: "a step after the load that failed",
-    K.UNSENT: "the share of its schedule the generator could send",
-    K.RAMP_DOMINATES: "a ramp that took most of the run",
-}
 
 
 BUILT_IN = "HotPartitionUser"  # the tool's own user (``users.HotPartitionUser``), which runs the command line's design

@@ -24,10 +24,10 @@ from locust.env import Environment
 from ..buckets import OTHER
 from ..config import Settings
 from ..distributed import Cluster
+from ..findings.levels import level
 from ..metrics import PartitionMetrics
 from ..operations import OpClass
 from ..summary import PEAK_WINDOW_S, demand, moving_average_peak, per_partition, series
-from ..verdict import level
 from .badges import badge_css
 
 __all__ = ["TOP_N", "live_view", "page_html", "register"]

@@ -16,11 +16,11 @@ from pathlib import Path
 from .. import summary, wrapup
 from ..config import Settings
 from ..exit_codes import UsageError
+from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
 from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, REAL_RUN_ONLY, SIMULATE_OPTIONS
 from ..outputs import check_out, new_run_id
 from ..results import Results, RunInfo
-from ..verdict import checks_for, exit_code
 from .demand import demand_of
 from .engine import TRACKED, Simulation, state_bytes
 

@@ -14,10 +14,10 @@ from helpers import ROOT, SHORT, run_info, tables
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.bounds import target_lost
 from loadtest.exit_codes import UsageError
+from loadtest.findings.assess import assess, exit_code
 from loadtest.outputs import check_out, write_text
 from loadtest.results import AccountRow, FindingKind, Results
 from loadtest.service_errors import CONNECTION_ERROR
-from loadtest.verdict import assess, exit_code
 
 
 def second(t: int, requests: int, unanswered: int = 0, other: int = 0) -> dict:

@@ -16,8 +16,9 @@ from locust.env import Environment
 from locust.event import Events
 from synthetic import Clock
 
-from loadtest import checklist
-from loadtest.checklist import CHECKLIST, LOW_DENSITY
+from loadtest.finding_kinds import CHECKLIST
+from loadtest.findings import checklist
+from loadtest.findings.checklist import LOW_DENSITY
 from loadtest.keys import key_strategy
 from loadtest.request_profile import RequestProfile
 from loadtest.results import AccountRow, Results

@@ -12,11 +12,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .bounds import target_lost
-from .buckets import OTHER
-from .operations import OpClass
-from .results import Results
-from .service_errors import THROTTLING_CODES, UNANSWERED
+from ..bounds import target_lost
+from ..buckets import OTHER
+from ..operations import OpClass
+from ..results import Results
+from ..service_errors import THROTTLING_CODES, UNANSWERED
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 

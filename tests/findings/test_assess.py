@@ -3,9 +3,10 @@ from helpers import run_info
 from synthetic import recorded
 
 from loadtest.bounds import saturation
+from loadtest.findings.assess import FindingCheck, assess, checks_for, exit_code
+from loadtest.findings.levels import level
 from loadtest.results import Results
 from loadtest.summary import build
-from loadtest.verdict import FindingCheck, assess, checks_for, exit_code, level
 
 
 def steady(entities_per_second: int, op_class: str = "PUT", seconds: int = 12, **event):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .results import Finding, FindingKind, Results
+from ..finding_kinds import CHECKLIST, K
+from ..results import Finding, FindingKind, Results
 
 __all__ = ["CHECKLIST", "LOW_DENSITY", "findings"]
 
-K = FindingKind
 MIN_EVIDENCE = 20  # operations a rule needs before it speaks
 SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
 LOW_DENSITY = 0.10  # rows returned / rows scanned, per request name
@@ -23,23 +23,6 @@ PROJECTION_BYTES = 512  # ... of entities at least this big (as seeded): $select
 BATCHABLE_SHARE = 0.5  # single writes that one client sent to one partition within a second, with others
 READ_BEFORE_WRITE_SHARE = 0.10  # inserts and unconditional updates of an entity the client had just read
 EDGE_SHARE = 0.5  # new keys past (or before) every key written a while before: append-only (prepend-only)
-
-CHECKLIST: dict[FindingKind, str] = {
-    K.SCANS: "Use point queries (PartitionKey and RowKey) for most reads and table or partition range queries "
-    "sparingly: denormalize or keep an index entity so that the application reads what it needs by key.",
-    K.LOW_QUERY_DENSITY: "Make the query scan what it returns: put what it filters on into the PartitionKey or RowKey "
-    "(or an index entity), so the key conditions select the rows instead of a property filter.",
-    K.NO_PROJECTION: "Ask only for the properties the application uses ($select, select= in azure-data-tables): "
-    "the service sends less and the client parses less.",
-    K.UNBATCHED_WRITES: "Send writes to one partition together as an entity group transaction (up to 100 operations, "
-    "4 MiB, one PartitionKey): one request instead of many.",
-    K.READ_BEFORE_WRITE: "Write with an upsert (insert-or-merge, insert-or-replace) instead of reading first to decide "
-    "between insert and update: one request instead of two.",
-    K.APPEND_ONLY: "Avoid increasing keys (timestamps, counters): they always land on the last range partition. "
-    "Prefix them with a hash, or put the seconds first (ssyyyyMMdd…).",
-    K.PREPEND_ONLY: "Avoid decreasing keys (reverse timestamps): they always land on the first range partition. "
-    "Prefix them with a hash, or put the seconds first.",
-}
 
 
 def findings(results: Results) -> list[Finding]:

@@ -3,10 +3,10 @@
 from helpers import run_info
 from synthetic import recorded
 
+from loadtest.findings.assess import assess, checks_for, exit_code
+from loadtest.findings.outages import outages
 from loadtest.option_parsers import fail_on
-from loadtest.outages import outages
 from loadtest.summary import build
-from loadtest.verdict import assess, checks_for, exit_code
 
 
 def served(partitions=("hot",), per_second=20, ms=5.0):

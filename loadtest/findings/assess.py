@@ -1,0 +1,68 @@
+"""Findings from the results, one detector per family, and the checks that turn ``--fail-on`` into an exit code.
+
+Each finding carries the docs' remedy in one sentence (``finding_kinds.KINDS``). Each check's ``fails(results)`` returns a
+message or ``None``; all are collected and the run exits once. A new kind: its declaration in ``kinds``, its
+detector in its family's module (or a new family here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
+from ..finding_kinds import RUN_FAILURES
+from ..results import Finding, FindingKind, Results
+from . import checklist
+from .capacity import capacity
+from .ceiling import ceiling
+from .demand import demand
+from .levels import levels
+from .losses import losses
+from .throttling import failures
+
+__all__ = ["DETECTORS", "FindingCheck", "assess", "checks_for", "exit_code"]
+
+#: The families' detectors, in the order their findings are listed (results.json, the report).
+DETECTORS: tuple[Callable[[Results], list[Finding]], ...] = (
+    levels,
+    demand,
+    failures,
+    capacity,
+    losses,
+    ceiling,
+    checklist.findings,
+)
+
+
+def assess(results: Results) -> Results:
+    """Set each row's finding and the results' findings list; returns ``results``."""
+    results.findings = [found for detect in DETECTORS for found in detect(results)]
+    return results
+
+
+@dataclass(frozen=True)
+class FindingCheck:
+    """Fails when a finding of ``kind`` occurred (``--fail-on kind``)."""
+
+    kind: FindingKind
+
+    def fails(self, results: Results) -> str | None:
+        hits = [f for f in results.findings if f.kind == self.kind]
+        if not hits:
+            return None
+        return f"--fail-on {self.kind.lower()}: {len(hits)} {self.kind} finding(s); first: {hits[0].message}"
+
+
+def checks_for(fail_on: tuple[FindingKind, ...]) -> list[FindingCheck]:
+    return [FindingCheck(FindingKind(kind.upper())) for kind in fail_on]
+
+
+def exit_code(results: Results, checks: list[FindingCheck]) -> tuple[int, list[str]]:
+    """Exit 1 when the run itself failed (its target lost, a step missing); else run every check, exit 3 if any
+    failed, with all their messages."""
+    messages = [m for m in (check.fails(results) for check in checks) if m]
+    failures = [f.message for f in results.findings if f.kind in RUN_FAILURES]
+    if failures:
+        return EXIT_RUN_FAILED, failures + messages
+    return (EXIT_CHECK_FAILED if messages else EXIT_OK), messages

@@ -1,0 +1,87 @@
+"""What bounded the figures besides the design, as measured: a load-generating process or a server out of CPU, an
+emulator saturated or slowed as its table grew, a ramp that took most of the run (``bounds`` measures them)."""
+
+from __future__ import annotations
+
+from ..bounds import (
+    GENERATOR_CPU_PERCENT,
+    RAMP_SHARE,
+    Slowdown,
+    emulator_slowed,
+    generator_bound,
+    ramp_dominates,
+    saturation,
+    servers_bound,
+)
+from ..finding_kinds import K
+from ..results import Finding, Results, peak_words
+from .common import REMEDIES, finding
+
+__all__ = ["capacity"]
+
+
+def capacity(results: Results) -> list[Finding]:
+    """GENERATOR_BOUND, EMULATOR_BOUND, EMULATOR_SLOWED, RAMP_DOMINATES."""
+    findings: list[Finding] = []
+    for which, average, pegged, seconds in generator_bound(results):
+        findings.append(
+            finding(
+                K.GENERATOR_BOUND,
+                (
+                    f"{which} used {average:.0f}% of a core on average in the steady phase, at or above "
+                    f"{GENERATOR_CPU_PERCENT:.0f}% in {pegged} of {seconds} seconds: served figures are limited by the client"
+                ),
+            )
+        )
+    for which, average, pegged, seconds in servers_bound(results):
+        findings.append(
+            finding(
+                K.EMULATOR_BOUND,
+                (
+                    f"{which} used {average:.0f}% of a core on average in the steady phase, at or above "
+                    f"{GENERATOR_CPU_PERCENT:.0f}% in {pegged} of {seconds} seconds: served figures are its ceiling, not "
+                    "the design's"
+                ),
+            )
+        )
+    if results.run.emulator:
+        reason = None if any("servers_cpu" in s for s in results.load) else saturation(results)
+        if reason:  # a target the tool did not start: its CPU unread, the saturation is seen in the figures alone
+            findings.append(finding(K.EMULATOR_BOUND, f"the emulator saturated (its CPU was not read here): {reason}"))
+        findings += [_slowed(slowdown) for slowdown in emulator_slowed(results)]
+    findings += _ramp(results)
+    return findings
+
+
+def _ramp(results: Results) -> list[Finding]:
+    """The users' ramp took over ``RAMP_SHARE`` of the run: what the means and peaks cover instead."""
+    ramp = ramp_dominates(results)
+    if ramp is None:
+        return []
+    users, average = f"{results.run.users:,} users" if results.run.users else "the users", peak_words(results.run.peak_window_s)
+    if ramp.steady_s:
+        said = (
+            f"the users' ramp took {ramp.ramp_s:.0f} of the {ramp.ran_s:.0f} s they ran ({users}), over {RAMP_SHARE:.0%}: "
+            f"the means cover the last {ramp.steady_s} s and the peaks are the highest {average}"
+        )
+    else:
+        said = (
+            f"the ramp never finished in the {ramp.ran_s:.0f} s the run lasted (no second had all {users} running): "
+            f"the means cover the ramp and the peaks are the highest {average}"
+        )
+    return [finding(K.RAMP_DOMINATES, said)]
+
+
+def _slowed(slow: Slowdown) -> Finding:
+    (t0, t1), (t2, t3), (rate0, rate1), (ms0, ms1), (rows0, rows1) = slow.then, slow.now, slow.rate, slow.latency_ms, slow.rows
+    message = (
+        f"{slow.op_class} served {rate0:,.0f} entities/s in the steady phase's first third ({t0}-{t1 + 1} s) and "
+        f"{rate1:,.0f}/s in its last ({t2}-{t3 + 1} s), {1 - rate1 / rate0:.0%} less, while median latency rose from "
+        f"{ms0:,.1f} to {ms1:,.1f} ms and the generator kept up: the table grew from {rows0:,} to {rows1:,} rows, and "
+        "Azurite filters the whole table for every query (Azure seeks on PartitionKey and RowKey). The served rates "
+        "fell with the emulator, not the design: the demand offered, and the ratios against the targets in the first "
+        "third, are still the design's"
+    )
+    return Finding(
+        kind=K.EMULATOR_SLOWED, partition=None, op_class=slow.op_class, message=message, remedy=REMEDIES[K.EMULATOR_SLOWED]
+    )

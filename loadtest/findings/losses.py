@@ -1,0 +1,85 @@
+"""What the run lost: a Locust worker, seconds of a partition or of the target (outages), the target itself, a step
+after the load, acknowledged writes."""
+
+from __future__ import annotations
+
+from ..bounds import target_lost
+from ..finding_kinds import K
+from ..results import Finding, Results
+from .common import REMEDIES, finding
+from .outages import Outage, outages
+
+__all__ = ["losses"]
+
+OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
+
+
+def losses(results: Results) -> list[Finding]:
+    """WORKER_LOST, OUTAGE, TARGET_LOST, INCOMPLETE, LOST_WRITES."""
+    findings: list[Finding] = []
+    for lost in results.workers.get("lost", []):
+        since = lost.get("last_report_s")
+        findings.append(
+            finding(
+                K.WORKER_LOST,
+                (
+                    f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
+                    + (
+                        f" (last report at {since} s): seconds from {since} s on lack its share"
+                        if since is not None
+                        else ": it never reported, so the whole run lacks its share"
+                    )
+                ),
+            )
+        )
+    findings += _outages(results)
+    lost = target_lost(results)
+    if lost:
+        since, failed = lost
+        findings.append(
+            finding(
+                K.TARGET_LOST,
+                f"the target stopped answering at {since} s: every one of the {failed:,} operations from then to the end "
+                "failed without an answer (refused, reset or timed out)",
+            )
+        )
+    for step in results.incomplete:
+        findings.append(finding(K.INCOMPLETE, f"{step['step']} failed at {step['at_s']} s: {step['error']}"))
+    integrity = results.integrity
+    if integrity.get("lost"):
+        findings.append(
+            finding(
+                K.LOST_WRITES,
+                (
+                    f"{integrity['lost']:,} of {integrity['acknowledged_writes']:,} acknowledged writes are not in the table as "
+                    f"acknowledged, e.g. {integrity['lost_examples'][:2]}"
+                ),
+            )
+        )
+    return findings
+
+
+def _outages(results: Results) -> list[Finding]:
+    """Outages of one cause in one finding (a split's partitions, those out while the whole target was), over their
+    seconds together; the first ``OUTAGES_LISTED`` by name, the rest counted."""
+    groups: dict[tuple, list[Outage]] = {}
+    for outage in outages(results):
+        groups.setdefault(outage.shared, []).append(outage)
+    findings, spans = [], [(min(o.start for o in g), max(o.end for o in g)) for g in groups.values()]
+    for (start, end), group in list(zip(spans, groups.values(), strict=True))[:OUTAGES_LISTED]:
+        first = group[0]
+        names = ", ".join(repr(o.partition) for o in group[:3]) + (f" and {len(group) - 3} more" if len(group) > 3 else "")
+        who = f"partition {names}" if len(group) == 1 else f"{len(group)} partitions ({names})"
+        longest = max(o.longest_ms for o in group) / 1000.0  # none when only refusals came back (or nothing was timed)
+        message = (
+            f"{who} completed nothing for {end - start + 1} s, from {start} s to {end + 1} s: "
+            f"{sum(o.failed for o in group):,} attempts timed out, went unanswered or were refused meanwhile"
+            + (f", the longest operation took {longest:.1f} s" if longest >= 0.1 else "")
+            + f"; cause: {first.cause}"
+        )
+        partition = first.partition if len(group) == 1 else None
+        findings.append(Finding(kind=K.OUTAGE, partition=partition, op_class=None, message=message, remedy=REMEDIES[K.OUTAGE]))
+    if len(groups) > OUTAGES_LISTED:
+        rest = spans[OUTAGES_LISTED:]
+        findings.append(finding(K.OUTAGE, f"{len(rest)} more outages from {rest[0][0]} s to {rest[-1][1] + 1} s: see the charts"))
+    return findings
