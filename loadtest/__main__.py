@@ -2,6 +2,6 @@
 
 import sys
 
-from loadtest.cli import main
+from loadtest.entry import main
 
 sys.exit(main())

@@ -37,7 +37,7 @@ from .options import (
     SERVE_OPTIONS,
     SIMULATE_OPTIONS,
 )
-from .outputs import check_out, new_run_id
+from .outputs import RESULTS_FILE, check_out, new_run_id
 
 __all__ = ["main"]
 
@@ -246,7 +246,7 @@ def report(ns: argparse.Namespace) -> int:
     from .results import Results
 
     path = Path(REPORT_OPTIONS[0].value(ns))
-    results_file = path / "results.json" if path.is_dir() else path
+    results_file = path / RESULTS_FILE if path.is_dir() else path
     if not results_file.is_file():
         raise UsageError(f"{ns.path}: no results.json there; give a run's folder (reports/<run-id>) or its results.json")
     try:

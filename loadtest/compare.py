@@ -20,6 +20,7 @@ from .connection_string import CONNECTION_STRING_ENV
 from .exit_codes import RunError, UsageError
 from .keys import key_strategy
 from .options import REAL_RUN_ONLY
+from .outputs import COMPARISON_FILE, RESULTS_FILE
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]
@@ -74,7 +75,7 @@ def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
     outcome = StrategyOutcome(
         strategy=spec, run_dir=str(run_dir), exit_code=exit_code, inferred=INFERRED.get(spec.partition(":")[0], "")
     )
-    path = run_dir / "results.json"
+    path = run_dir / RESULTS_FILE
     if not path.exists():
         return outcome
     results = Results.load_file(path)
@@ -155,7 +156,7 @@ def compare(
             raise UsageError(f"compare: the {spec} run refused its options (exit 2); see above")
         outcomes.append(summarise(spec, run_dir, done.returncode))
     hidden = {"key_strategy", "table", "out", *(REAL_RUN_ONLY if simulate else ())}  # a simulation has no client, no table
-    measured = [Path(o.run_dir) / "results.json" for o in outcomes if (Path(o.run_dir) / "results.json").exists()]
+    measured = [Path(o.run_dir) / RESULTS_FILE for o in outcomes if (Path(o.run_dir) / RESULTS_FILE).exists()]
     first = Results.load_file(measured[0]) if measured else None
     comparison = Comparison(
         strategies=outcomes,
@@ -165,5 +166,5 @@ def compare(
     )
     comparison.ranking, comparison.recommendation = rank(outcomes)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "comparison.json").write_text(comparison.to_json(), encoding="utf-8")
+    (out / COMPARISON_FILE).write_text(comparison.to_json(), encoding="utf-8")
     return comparison

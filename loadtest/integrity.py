@@ -16,9 +16,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from locust.env import Environment
+if TYPE_CHECKING:  # the type alone: ``loadtest report`` and ``merge`` import this module without Locust and gevent
+    from locust.env import Environment
 
 __all__ = ["Ledger", "user_row_prefix", "verify"]
 

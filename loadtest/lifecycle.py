@@ -37,7 +37,7 @@ from .findings.assess import checks_for, exit_code
 from .in_flight import InFlight
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
-from .outputs import check_out, new_run_id
+from .outputs import REPORT_FILE, check_out, new_run_id
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import public_url, redact, redact_every_handler
 from .report import live
@@ -316,7 +316,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=_upload(run)):
         return
     run.out, run.results = out, results
-    log.info("Report: %s", out / "report.html")  # each test's, as it stops: a web UI runs several per process
+    log.info("Report: %s", out / REPORT_FILE)  # each test's, as it stops: a web UI runs several per process
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     run.started = 0.0
@@ -377,7 +377,7 @@ def _on_quit(run: StressRun) -> None:
     """The last lines a user sees: where the report is, the findings, the verdict."""
     if run.results is None or run.out is None:
         return
-    lines = [f"\nReport: {run.out / 'report.html'}"]
+    lines = [f"\nReport: {run.out / REPORT_FILE}"]
     lines += wrapup.console_lines(run.results)
     lines.extend(f"  FAILED {m}" for m in run.messages)
     print("\n".join(lines), flush=True)

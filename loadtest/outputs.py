@@ -16,12 +16,28 @@ from pathlib import Path
 
 from .exit_codes import UsageError
 
-__all__ = ["RESULTS_FILE", "TIMESERIES_FILE", "check_out", "new_run_id", "write_text"]
+__all__ = [
+    "COMPARISON_FILE",
+    "COMPARISON_PAGE",
+    "REPORT_FILE",
+    "RESULTS_FILE",
+    "SERVER_LOGS_FILE",
+    "TIMESERIES_FILE",
+    "check_out",
+    "new_run_id",
+    "write_text",
+]
 
 #: What marks a folder as holding an earlier run.
 RESULTS_FILE = "results.json"
 #: The per-second series beside it (``Results.write`` writes both).
 TIMESERIES_FILE = "timeseries.csv"
+#: The page rendered from them, and the service's own view of the run (a KQL query of its request logs).
+REPORT_FILE = "report.html"
+SERVER_LOGS_FILE = "server-logs.kql"
+#: ``loadtest compare``'s: the strategies side by side, as data and as a page.
+COMPARISON_FILE = "comparison.json"
+COMPARISON_PAGE = "comparison.html"
 
 
 def new_run_id() -> str:

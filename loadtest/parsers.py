@@ -10,14 +10,13 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from locust.util.timespan import parse_timespan
-
 from .entities import MAX_PROPERTIES
 from .exit_codes import UsageError
 from .operations import MIX_OPERATIONS
 from .redact import redact
 
 __all__ = [
+    "parse_timespan",
     "MAX_PROPERTY_NAME",
     "MAX_WEIGHT",
     "Parse",
@@ -99,6 +98,22 @@ share = number("a share from 0 to 1", lambda n: 0 <= n <= 1)
 def optional(parse: Parse) -> Parse:
     """Blank means "not given" (``None``): the default comes from elsewhere (a profile)."""
     return lambda flag, value: None if value in (None, "") else parse(flag, value)
+
+
+#: Locust's time spans (``locust.util.timespan``), read here without importing Locust: importing it patches the
+#: process with gevent, which ``loadtest report``, ``merge`` and ``emulator`` must not be (a test holds the two alike).
+_TIMESPAN = re.compile(r"(?:(?P<hours>\d+?)h)?(?:(?P<minutes>\d+?)m)?(?:(?P<seconds>\d+?)s)?")
+
+
+def parse_timespan(text: str) -> int:
+    """Seconds of ``20``, ``20s``, ``3m``, ``2h``, ``1h20m``, ``3h30m10s``, as Locust reads them; ``ValueError`` else."""
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    parts = _TIMESPAN.fullmatch(text) if text else None
+    spans = {name: int(value) for name, value in parts.groupdict().items() if value} if parts else {}
+    if not spans:
+        raise ValueError(f"not a time span: {text!r}")
+    return spans.get("hours", 0) * 3600 + spans.get("minutes", 0) * 60 + spans.get("seconds", 0)
 
 
 def parse_duration(text: str, flag: str, *, maximum: int) -> int:

@@ -18,7 +18,7 @@ from .buckets import COUNTERS, OTHER
 from .engines.mergeable import Mergeable, OtherVersion
 from .finding_kinds import SEVERITY, FindingKind, Severity
 from .operations import OpClass
-from .outputs import write_text
+from .outputs import RESULTS_FILE, TIMESERIES_FILE, write_text
 from .results_schema import (
     Arrivals,
     Ceiling,
@@ -203,7 +203,7 @@ class Results:
 
     def write(self, out: Path) -> None:
         """results.json and timeseries.csv (one row per second x partition x op class), each written whole."""
-        write_text(out / "results.json", self.to_json())
+        write_text(out / RESULTS_FILE, self.to_json())
         table = io.StringIO()
         writer = csv.DictWriter(table, fieldnames=TIMESERIES_FIELDS)
         writer.writeheader()
@@ -212,7 +212,7 @@ class Results:
                 name: ";".join(f"{k}:{n}" for k, n in sorted(row.get(name, {}).items())) for name in ("errors", "throttled_by")
             }
             writer.writerow({**row, **counted})
-        write_text(out / "timeseries.csv", table.getvalue())
+        write_text(out / TIMESERIES_FILE, table.getvalue())
 
     # --- questions the verdict, the report and compare ask -----------------------------------
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from .outputs import write_text
+from .outputs import SERVER_LOGS_FILE, write_text
 from .results import Results, RunInfo
 
 __all__ = ["FILE", "query", "request_id_prefix", "write"]
 
-FILE = "server-logs.kql"
+FILE = SERVER_LOGS_FILE
 #: The logs arrive minutes late and clocks differ: the window around the run that the query reads.
 MARGIN = timedelta(minutes=5)
 

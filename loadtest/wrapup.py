@@ -19,6 +19,7 @@ from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
 from .findings.assess import assess
 from .findings.throttling import throttled_message
+from .outputs import REPORT_FILE, SERVER_LOGS_FILE
 from .redact import redact
 from .results import SEVERITY, Finding, FindingKind, Results
 from .service_errors import ServiceError
@@ -40,8 +41,8 @@ def _render(results: Results, out: Path) -> None:
 
 #: The outputs written beside results.json and timeseries.csv, each on its own.
 OUTPUTS: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = (
-    ("server-logs.kql", serverlogs.write),
-    ("report.html", _render),
+    (SERVER_LOGS_FILE, serverlogs.write),
+    (REPORT_FILE, _render),
 )
 
 

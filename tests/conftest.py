@@ -3,15 +3,19 @@ user runs it (the helpers themselves are in ``helpers``)."""
 
 from __future__ import annotations
 
-import socket
-from pathlib import Path
+from gevent import monkey
 
-import pytest
-from helpers import ARTIFACTS, SHORT, run_loadtest
+monkey.patch_all()  # first, as Locust does on import: the tests run Locust in-process, and ssl must not be imported before
 
-from loadtest.azurite import EmbeddedAzurite
-from loadtest.table import TestTable
-from loadtest.target import Target, resolve_target
+import socket  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from helpers import ARTIFACTS, SHORT, run_loadtest  # noqa: E402
+
+from loadtest.azurite import EmbeddedAzurite  # noqa: E402
+from loadtest.table import TestTable  # noqa: E402
+from loadtest.target import Target, resolve_target  # noqa: E402
 
 
 @pytest.fixture(scope="session")

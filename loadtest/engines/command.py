@@ -11,7 +11,7 @@ from .. import wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options import MERGE_OPTIONS
-from ..outputs import RESULTS_FILE, check_out
+from ..outputs import REPORT_FILE, RESULTS_FILE, check_out
 from ..results import Results
 from .blobs import download_results
 from .merge import merge
@@ -68,7 +68,7 @@ def merge_command(ns: argparse.Namespace) -> int:
         return 1
     code, messages = exit_code(merged, checks_for(given["fail_on"]))
     engines = ", ".join(share["engine"] for share in merged.engines)
-    lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines}): {out / 'report.html'}"]
+    lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines}): {out / REPORT_FILE}"]
     lines += wrapup.console_lines(merged)
     lines += [f"  FAILED {message}" for message in messages]
     print("\n".join(lines), flush=True)

@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from ..buckets import OTHER
 from ..finding_kinds import CHECKLIST
-from ..outputs import write_text
+from ..outputs import COMPARISON_PAGE, REPORT_FILE, write_text
 from ..redact import redact
 from ..results import Results
 from ..results_schema import USER_SETTINGS
@@ -55,7 +55,7 @@ def render(results: Results, out: Path) -> Path:
         verdict=verdict_sentences(results),
         class_settings=USER_SETTINGS,
     )
-    return write_text(Path(out) / "report.html", page)  # every value redacted as rendered (_redacted)
+    return write_text(Path(out) / REPORT_FILE, page)  # every value redacted as rendered (_redacted)
 
 
 def render_comparison(comparison: Comparison, out: Path) -> Path:
@@ -63,4 +63,4 @@ def render_comparison(comparison: Comparison, out: Path) -> Path:
     from .charts import strategy_peaks
 
     page = _templates.get_template("compare.html.j2").render(c=comparison, chart=strategy_peaks(comparison))
-    return write_text(Path(out) / "comparison.html", page)
+    return write_text(Path(out) / COMPARISON_PAGE, page)

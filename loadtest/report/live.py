@@ -27,6 +27,7 @@ from ..distributed import Cluster
 from ..findings.levels import level
 from ..metrics import PartitionMetrics
 from ..operations import OpClass
+from ..outputs import REPORT_FILE
 from ..summary import PEAK_WINDOW_S, demand, moving_average_peak, per_partition, series
 from .badges import badge_css
 
@@ -184,7 +185,7 @@ def register(environment: Environment, run: LiveRun) -> None:
         settings = run.settings
         data = live_view(run.metrics, target=settings.partition_target, open_loop=settings.arrival_rate > 0)
         data["state"] = environment.runner.state if environment.runner else "stopped"
-        data["report"] = "/partition-stress/report" if run.out and (run.out / "report.html").exists() else None
+        data["report"] = "/partition-stress/report" if run.out and (run.out / REPORT_FILE).exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())
         return data
 
@@ -214,7 +215,7 @@ def register(environment: Environment, run: LiveRun) -> None:
 
     @web_ui.app.route("/partition-stress/report")
     def _report() -> Response:
-        path = run.out / "report.html" if run.out else None
+        path = run.out / REPORT_FILE if run.out else None
         if path is None or not path.exists():
             return Response("No report yet: it is written when a test stops.", status=404, mimetype="text/plain")
         return Response(path.read_text(encoding="utf-8"), mimetype="text/html")

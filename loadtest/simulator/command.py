@@ -19,7 +19,7 @@ from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
 from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, REAL_RUN_ONLY, SIMULATE_OPTIONS
-from ..outputs import check_out, new_run_id
+from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
 from .demand import demand_of
 from .engine import TRACKED, Simulation, state_bytes
@@ -164,7 +164,7 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
 
 def _say(results: Results, out: Path, messages: list[str]) -> None:
     lines = [f"Simulated {results.simulation['operations']:,} operations in {results.simulation['elapsed_s']:g} s."]
-    lines.append(f"Report: {out / 'report.html'}")
+    lines.append(f"Report: {out / REPORT_FILE}")
     lines += wrapup.console_lines(results)
     lines += [f"  FAILED {m}" for m in messages]
     print("\n".join(lines), file=sys.stdout, flush=True)
