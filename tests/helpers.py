@@ -252,3 +252,11 @@ def in_process(monkeypatch, *args: str, env: dict[str, str] | None = None) -> tu
         except Launched:
             code = "launched"
     return code, stdout.getvalue(), stderr.getvalue()
+
+
+def docs_example(page: str, name: str) -> str:
+    """The Python example marked ``<!-- example: NAME -->`` on a docs page (``how-to/own-locustfile.md``), verbatim."""
+    text = (ROOT / "docs" / page).read_text()
+    marker = f"<!-- example: {name} -->\n```python\n"
+    assert text.count(marker) == 1, f"docs/{page}: no single example {name!r}"
+    return text.split(marker, 1)[1].split("```", 1)[0]

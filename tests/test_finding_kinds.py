@@ -1,5 +1,6 @@
-"""Each finding kind declared once: everything that lists kinds reads the one declaration, and the README's tables
-say what it says (a kind added without its row, or a row left behind, fails here)."""
+"""Each finding kind declared once: everything that lists kinds reads the one declaration, and the docs' tables
+say what it says (a kind added without its row, or a row left behind, fails here; the findings reference is generated
+from the declaration, and tests/test_docs.py fails when the committed page drifts from it)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,18 @@ from loadtest.finding_kinds import BOUNDS, CHECKLIST, FAIL_ON, KINDS, RUN_FAILUR
 from loadtest.option_parsers import FAIL_ON as FAIL_ON_OPTION
 from loadtest.report.badges import BADGES
 
+DOCS = ROOT / "docs" / "reference"
 
-def _readme_findings_table() -> dict[str, str]:
-    """The README's findings table: kind -> its 'means' cell (a row may name several kinds)."""
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("| finding | means | what to do |", 1)[1].split("\n\n", 1)[0]
+
+def _docs_findings_table() -> dict[str, str]:
+    """The findings reference's table (docs/reference/findings.md): kind -> its 'means' cell."""
+    page = (DOCS / "findings.md").read_text()
+    table = page.split("| finding | severity | means |", 1)[1].split("\n\n", 1)[0]
     rows: dict[str, str] = {}
     for line in table.splitlines()[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
         for kind in re.findall(r"[A-Z_]{3,}", cells[0]):
-            rows[kind] = cells[1]
+            rows[kind] = cells[2]
     return rows
 
 
@@ -35,10 +38,11 @@ def test_every_kind_is_declared_whole_and_every_list_of_kinds_is_derived_from_it
         assert declared.severity in BADGES, kind  # a badge on every page
 
 
-def test_the_readmes_findings_table_and_fail_on_row_name_every_kind_the_declaration_has():
-    rows = _readme_findings_table()
+def test_the_docs_findings_table_and_fail_on_row_name_every_kind_the_declaration_has():
+    rows = _docs_findings_table()
     assert set(rows) == {k.value for k in FindingKind}, set(rows) ^ {k.value for k in FindingKind}
-    readme = (ROOT / "README.md").read_text()
-    fail_on_row = next(line for line in readme.splitlines() if line.startswith("| `--fail-on` |"))
+    assert all(rows[k.value] for k in FindingKind), rows
+    options = (DOCS / "options.md").read_text()  # the run's options explained, written by hand
+    fail_on_row = next(line for line in options.splitlines() if line.startswith("| `--fail-on` |"))
     listed = re.search(r"any of `([a-z_,]+)`", fail_on_row).group(1).split(",")
     assert listed == [k.lower() for k in FAIL_ON if not KINDS[k].practice], listed

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 from browser import chromium_page
-from helpers import ROOT, locust_headless, run_locustfile, tables
+from helpers import docs_example, locust_headless, run_locustfile, tables
 
 
 def readme_example() -> str:
-    """The README's custom-user example, verbatim."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("- **Your own workload**", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    return textwrap.dedent(block)
+    """The docs' custom-user example (how-to/own-locustfile.md, which the README's tour repeats), verbatim."""
+    return docs_example("how-to/own-locustfile.md", "OrdersUser")
 
 
 def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp_path):

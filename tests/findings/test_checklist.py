@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import ROOT, run_info, run_locustfile
+from helpers import docs_example, run_info, run_locustfile
 from locust.env import Environment
 from locust.event import Events
 from synthetic import Clock
@@ -113,13 +113,12 @@ def test_a_workload_that_keeps_the_practices_raises_no_checklist_finding(good, k
 
 
 def readme_worked_example() -> str:
-    """The README's worked example of the application's own queries, verbatim."""
-    readme = (ROOT / "README.md").read_text()
-    return readme.split("## Your application's own queries and operations", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    """The docs' worked example of the application's own queries (how-to/own-locustfile.md), verbatim."""
+    return docs_example("how-to/own-locustfile.md", "OrderHistoryUser")
 
 
 def test_the_readmes_own_query_at_one_percent_density_is_low_query_density(azurite, tmp_path):
-    """The issue's case, from the README: the user's own query reports rows returned and estimated rows scanned."""
+    """The issue's case, from the docs: the user's own query reports rows returned and estimated rows scanned."""
     source = readme_worked_example()
     assert "self.table.query(" in source and "n ge @least" in source
     results = run_file(source, azurite, tmp_path)
