@@ -13,8 +13,7 @@ from .arrivals import ARRIVALS
 from .connection_string import check_connection_string
 from .entities import validate_key
 from .exit_codes import UsageError
-from .finding_kinds import FAIL_ON as KIND_FAIL_ON
-from .finding_kinds import FindingKind
+from .finding_kinds import FAIL_ON, FindingKind  # --fail-on takes the kinds the declaration marks
 from .parsers import http_url, text
 from .profiles import PROFILES
 from .retry import RetryStrategy, parse_retry
@@ -38,9 +37,6 @@ __all__ = [
     "skew",
     "table",
 ]
-
-#: --fail-on's kinds: those the findings' declaration marks (``findings.kinds.KINDS``)
-FAIL_ON = KIND_FAIL_ON
 
 
 def fail_on(flag: str, value: Any) -> tuple[FindingKind, ...]:

@@ -49,6 +49,7 @@ __all__ = [
     "COMPARE_OPTIONS",
     "EMULATOR_OPTIONS",
     "MAX_DURATION_S",
+    "OPTION_BY_DEST",
     "MAX_USERS",
     "MAX_USER_ARRIVAL_RATE",
     "MERGE_OPTIONS",
@@ -385,6 +386,9 @@ OPTIONS: tuple[Option, ...] = (
         whole(minimum=1, maximum=MAX_IN_FLIGHT, unit=" (each holds a connection and a greenlet: add workers beyond)"),
     ),
 )
+
+#: Every stress-test option (and the ceiling search's) by its dest: what a class attribute or a form field names.
+OPTION_BY_DEST: dict[str, Option] = {opt.dest: opt for opt in (*OPTIONS, *CEILING_OPTIONS)}
 
 #: The web UI's start form, as a user thinks: target and key design, workload, load shape, then what applies only
 #: sometimes (the ceiling search's steps with its shape; the emulator's budgets with --emulate-throttling), outputs last.

@@ -16,7 +16,7 @@ from typing import Any
 
 from .buckets import COUNTERS, OTHER
 from .engines.mergeable import Mergeable, OtherVersion
-from .finding_kinds import SEVERITY, FindingKind, Severity
+from .finding_kinds import FindingKind
 from .operations import OpClass
 from .outputs import RESULTS_FILE, TIMESERIES_FILE, write_text
 from .results_schema import (
@@ -49,8 +49,6 @@ __all__ = [
     "Results",
     "RunInfo",
     "SCHEMA_VERSION",
-    "SEVERITY",
-    "Severity",
     "peak_words",
 ]
 

@@ -19,13 +19,12 @@ from .config import USER_SETTINGS, Settings
 from .exit_codes import UsageError
 from .keys import key_strategy, row_key_maker
 from .operations import OPERATIONS
-from .options import OPTIONS
+from .options import OPTION_BY_DEST
 from .parsers import show_mix
 
 __all__ = ["ClassDesign", "describe", "is_table_user", "settings_per_class"]
 
 ClassDesign = dict[str, Any]  # results.json's ``run.user_classes[i]`` (``results_schema.UserClass``)
-_OPTION = {opt.dest: opt for opt in OPTIONS}
 #: Locust's own attributes a class sets as data (its methods and hooks are known by name too).
 LOCUST_ATTRIBUTES = ("weight", "fixed_count", "wait_time", "host", "tasks", "abstract")
 #: Methods whose near-misses Locust would silently never call (``on_strat``).
@@ -111,7 +110,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 def _setting(cls: str, name: str, value: Any, settings: Settings, given: dict[str, Any]) -> str | None:
     """One setting attribute judged as its option is (its parser, then its key strategy's keys), named
     ``Class.attribute``; ``None`` if right."""
-    where, option = f"{cls}.{name}", _OPTION[name]
+    where, option = f"{cls}.{name}", OPTION_BY_DEST[name]
     types = _TYPES.get(name, (str,))
     if not isinstance(value, types) or isinstance(value, bool):
         example = {"mix": '{"read": 80, "upsert": 20}', "batch_mix": '{"upsert": 100}'}.get(name, repr(option.default))

@@ -23,8 +23,7 @@ from .ceiling.plan import Plan
 from .ceiling.shape import CeilingShape
 from .config import Settings, check_open_loop
 from .exit_codes import ToolError, UsageError
-from .option import Option
-from .options import CEILING_OPTIONS, FORM_FIXED, FORM_GROUPS, FORM_HELP, OPTIONS
+from .options import CEILING_OPTIONS, FORM_FIXED, FORM_GROUPS, FORM_HELP, OPTION_BY_DEST
 from .redact import redact
 from .user_classes import settings_per_class
 
@@ -35,7 +34,7 @@ HELP_PAGE = "/partition-stress/options"
 #: The form's label splits every digit from the character before it (``max_p99``: "Max P9 9"); a word joiner between
 #: them keeps "Max P99" whole. Locust hands the field back under that name, joiners and all.
 _JOINER = "\u2060"
-_BY_DEST: dict[str, Option] = {opt.dest: opt for opt in OPTIONS + CEILING_OPTIONS}
+_CEILING = {opt.dest for opt in CEILING_OPTIONS}
 
 
 def field_name(dest: str) -> str:
@@ -58,8 +57,8 @@ def form_fields(
             field = locust_fields.get(dest)
             if field is None or not _applies(dest, settings, ceiling):
                 continue
-            value = shown[dest] if dest in shown else _BY_DEST[dest].value(given)
-            opt = _BY_DEST[dest]
+            value = shown[dest] if dest in shown else OPTION_BY_DEST[dest].value(given)
+            opt = OPTION_BY_DEST[dest]
             default = bool(value) if opt.is_switch else ("" if value is None else str(value))
             fields[field_name(dest)] = {**field, "default_value": default, "help_text": FORM_HELP.get(dest, opt.help)}
     return fields
@@ -68,7 +67,7 @@ def form_fields(
 def _applies(dest: str, settings: Settings, ceiling: bool) -> bool:
     if dest.startswith("emulator_"):
         return settings.emulate_throttling
-    if dest in {opt.dest for opt in CEILING_OPTIONS}:
+    if dest in _CEILING:
         return ceiling
     return dest not in FORM_FIXED
 
@@ -77,7 +76,7 @@ def _submitted(options: argparse.Namespace, form: dict[str, str]) -> argparse.Na
     """The options as Locust's ``/swarm`` will set them from the form (a copy: nothing is changed here)."""
     submitted = argparse.Namespace(**vars(options))
     for name, value in form.items():
-        opt = _BY_DEST.get(_dest(name))
+        opt = OPTION_BY_DEST.get(_dest(name))
         if opt is not None:
             setattr(submitted, opt.dest, value == "true" if opt.is_switch else value)
     return submitted
@@ -87,11 +86,9 @@ def check_start(environment: Environment, settings: Settings, form: dict[str, st
     """The options a start form gives, checked by the run's rules; ``UsageError`` naming the first broken one."""
     submitted = _submitted(environment.parsed_options, form)
     for dest in FORM_FIXED:
-        name, now = field_name(dest), getattr(settings, dest)
-        if name in form and _BY_DEST[dest].parse(_BY_DEST[dest].flag, form[name]) != now:
-            raise UsageError(
-                f"{_BY_DEST[dest].flag} {form[name]}: fixed when the process started ({now:g}); restart the run to change it"
-            )
+        name, now, opt = field_name(dest), getattr(settings, dest), OPTION_BY_DEST[dest]
+        if name in form and opt.parse(opt.flag, form[name]) != now:
+            raise UsageError(f"{opt.flag} {form[name]}: fixed when the process started ({now:g}); restart the run to change it")
     new = Settings.from_options(submitted)
     settings_per_class(new, environment.user_classes)  # the classes' attributes over the form's values
     users = form.get("user_count", "")
@@ -119,7 +116,7 @@ def register(environment: Environment, settings: Callable[[], Settings]) -> None
         locust_template_args()
         fields = web_ui.template_args.get("extra_options") or {}
         ours = form_fields(fields, settings(), ceiling=ceiling(), given=environment.parsed_options)
-        others = {name: field for name, field in fields.items() if name not in _BY_DEST}
+        others = {name: field for name, field in fields.items() if name not in OPTION_BY_DEST}
         web_ui.template_args["extra_options"] = {**ours, **others}
 
     web_ui.update_template_args = update_template_args
@@ -157,7 +154,7 @@ def help_page(settings: Settings, *, ceiling: bool, given: argparse.Namespace) -
             continue
         rows.append(f"<tr><th colspan='3'>{html.escape(title)}</th></tr>")
         for dest in applying:
-            opt = _BY_DEST[dest]
+            opt = OPTION_BY_DEST[dest]
             value = shown[dest] if dest in shown else opt.value(given)
             rows.append(
                 f"<tr id='{dest}'><td><code>{html.escape(opt.flag)}</code></td><td>{html.escape(opt.help)}</td>"

@@ -17,11 +17,12 @@ from typing import Any
 from . import serverlogs
 from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
+from .finding_kinds import SEVERITY
 from .findings.assess import assess
 from .findings.throttling import throttled_message
 from .outputs import REPORT_FILE, SERVER_LOGS_FILE
 from .redact import redact
-from .results import SEVERITY, Finding, FindingKind, Results
+from .results import Finding, FindingKind, Results
 from .service_errors import ServiceError
 from .target import Target
 

@@ -9,9 +9,10 @@ from helpers import results_of, run_info
 from synthetic import recorded
 
 from loadtest.exit_codes import EXIT_RUN_FAILED
+from loadtest.finding_kinds import SEVERITY
 from loadtest.findings.assess import assess, exit_code
 from loadtest.integrity import Ledger, verify
-from loadtest.results import SEVERITY, FindingKind
+from loadtest.results import FindingKind
 from loadtest.service_errors import ServiceError
 from loadtest.summary import build
 from loadtest.wrapup import console_lines, finish

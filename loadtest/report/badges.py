@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from markupsafe import Markup
 
-from ..results import SEVERITY, FindingKind, Severity
+from ..finding_kinds import SEVERITY, FindingKind, Severity
 
 __all__ = ["BADGES", "badge_css", "colour"]
 
