@@ -124,7 +124,7 @@ def _batch(args: argparse.Namespace, base: str, payload: str, user: int, n: int)
 def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
     from loadtest.azurite import EmbeddedAzurite
     from loadtest.entities import EntityShape
-    from loadtest.keys import key_strategy
+    from loadtest.key_specs import key_strategy
     from loadtest.table import TestTable
     from loadtest.target import resolve_target
 
@@ -223,7 +223,7 @@ def seeding(args: argparse.Namespace) -> dict[str, float]:
     """``TestTable.seed`` of ``--seed-rows`` 1-KiB entities under one PartitionKey into a fresh Azurite."""
     from loadtest.azurite import EmbeddedAzurite
     from loadtest.entities import EntityShape
-    from loadtest.keys import key_strategy
+    from loadtest.key_specs import key_strategy
     from loadtest.table import TestTable
     from loadtest.target import resolve_target
 

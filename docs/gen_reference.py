@@ -1,9 +1,9 @@
 """The reference pages' generated parts, made from the declarations so that the docs cannot say otherwise.
 
 Each page holds hand-written prose around blocks between ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``;
-this script rewrites the blocks: the options of every command (``loadtest.cli``'s parser over ``loadtest.options``),
+this script rewrites the blocks: the options of every command (``loadtest.cli``'s parser over ``loadtest.options``' declarations),
 the finding kinds (``loadtest.finding_kinds.KINDS``), the exit codes (``loadtest.exit_codes``) and the fields of
-results.json (``loadtest.results`` and ``loadtest.results_schema``). ``tests/test_docs.py`` fails when a committed page
+results.json (``loadtest.results`` and the ``*_schema`` modules). ``tests/test_docs.py`` fails when a committed page
 differs from what this writes.
 
     .venv/bin/python docs/gen_reference.py          # rewrite the pages
@@ -23,10 +23,13 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from loadtest import exit_codes, options
+from loadtest import exit_codes
 from loadtest.cli import _parser
-from loadtest.finding_kinds import KINDS, Severity
-from loadtest.option import Option
+from loadtest.finding_kinds import KINDS
+from loadtest.finding_names import Severity
+from loadtest.options.commands import COMMANDS
+from loadtest.options.option import Option
+from loadtest.options.stress import OPTIONS
 from loadtest.results import Results
 
 DOCS = Path(__file__).resolve().parent
@@ -42,12 +45,10 @@ def _cell(text: str) -> str:
 
 
 def _declared() -> list[Option]:
-    """Every Option the options module declares, in its tuples or alone (``DURATION``)."""
+    """Every Option a command registers, as the options wing declares them (``commands.COMMANDS``)."""
     found: list[Option] = []
-    for value in vars(options).values():
-        for opt in value if isinstance(value, tuple) else (value,):
-            if isinstance(opt, Option) and opt not in found:
-                found.append(opt)
+    for groups in COMMANDS.values():
+        found += [opt for _, options in groups for opt in options if opt not in found]
     return found
 
 
@@ -57,7 +58,7 @@ def _option_of(action: argparse.Action, declared: list[Option]) -> Option:
     flags = tuple(action.option_strings) or (action.dest,)
     matches = [opt for opt in declared if opt.flags == flags and given.startswith(opt.help)]
     if not matches:
-        raise LookupError(f"{'/'.join(flags)}: not declared in loadtest.options")
+        raise LookupError(f"{'/'.join(flags)}: not declared in loadtest.options.commands.COMMANDS")
     return max(matches, key=lambda opt: len(opt.help))
 
 
@@ -85,7 +86,7 @@ def options_block() -> str:
     """Each command's options as its parser has them, grouped as its ``--help`` groups them; the stress test's
     options (``OPTIONS``) once, at the end, and each command that takes them says which."""
     declared = _declared()
-    stress = {opt.flag for opt in options.OPTIONS}
+    stress = {opt.flag for opt in OPTIONS}
     commands = _parser()._subparsers._group_actions[0]  # noqa: SLF001
     lines: list[str] = []
     for name, sub in commands.choices.items():
@@ -97,7 +98,7 @@ def options_block() -> str:
                 continue
             opts = [_option_of(action, declared) for action in actions]
             if {opt.flag for opt in opts} <= stress and group.title not in ("the run", "the engines"):
-                left_out = [opt.flag for opt in options.OPTIONS if opt.flag not in {o.flag for o in opts}]
+                left_out = [opt.flag for opt in OPTIONS if opt.flag not in {o.flag for o in opts}]
                 but = f", except {', '.join(f'`{flag}`' for flag in left_out)}" if left_out else ""
                 lines += [f"And [the stress test's options](#the-stress-tests-options){but}.", ""]
                 continue
@@ -108,7 +109,7 @@ def options_block() -> str:
         "`loadtest run`, `loadtest ceiling`, `locust -f` with the tool's locustfile and the web UI's form take these; "
         "each is also a `LOCUST_<OPTION>` variable and a `locust.conf` line.",
         "",
-        *_option_rows(list(options.OPTIONS)),
+        *_option_rows(list(OPTIONS)),
     ]
     return "\n".join(lines)
 

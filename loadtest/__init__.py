@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .ceiling.shape import CeilingShape
-    from .config import Settings
-    from .lifecycle import StressRun, current_run, register
+    from .lifecycle import register
+    from .options.settings import Settings
     from .session import TableSession
+    from .stress_run import StressRun, current_run
     from .users import HotPartitionUser, TableUser
 
 __version__ = "0.1.0"
@@ -29,11 +30,11 @@ __version__ = "0.1.0"
 _FACE = {
     "CeilingShape": "ceiling.shape",
     "HotPartitionUser": "users",
-    "Settings": "config",
-    "StressRun": "lifecycle",
+    "Settings": "options.settings",
+    "StressRun": "stress_run",
     "TableSession": "session",
     "TableUser": "users",
-    "current_run": "lifecycle",
+    "current_run": "stress_run",
     "register": "lifecycle",
 }
 

@@ -17,33 +17,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .config import Settings, check_open_loop
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
-from .option import add_options
-from .options import (
-    CEILING_OPTIONS,
-    CLEANUP_OPTIONS,
-    COMPARE_OPTIONS,
-    DURATION,
-    EMULATOR_OPTIONS,
-    MAX_USERS,
-    MERGE_OPTIONS,
-    OPTIONS,
-    REAL_RUN_ONLY,
-    REPORT_OPTIONS,
-    RUN_OPTIONS,
-    RUNNER_OPTIONS,
-    SERVE_OPTIONS,
-    SIMULATE_OPTIONS,
-)
+from .options.commands import COMMANDS, COMPARE_OPTIONS, REPORT_OPTIONS, RUN_OPTIONS, RUNNER_OPTIONS, SEARCH_SETS, SERVE_OPTIONS
+from .options.limits import MAX_USERS
+from .options.option import add_options
+from .options.settings import Settings
+from .options.stress import CEILING_OPTIONS, EMULATOR_OPTIONS, OPTIONS
 from .outputs import RESULTS_FILE, check_out, new_run_id
 
 __all__ = ["main"]
 
 #: Every flag of the tool's options, whichever command has it.
-TOOL_FLAGS = {flag for options in (OPTIONS, CEILING_OPTIONS, COMPARE_OPTIONS, MERGE_OPTIONS, SIMULATE_OPTIONS, RUNNER_OPTIONS)
-              for opt in options for flag in opt.flags}  # fmt: skip
+TOOL_FLAGS = {flag for groups in COMMANDS.values() for _, options in groups for opt in options for flag in opt.flags}
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 CEILING_LOCUSTFILE = LOCUSTFILE.with_name("ceiling_locustfile.py")  # the same user under the ceiling search's shape
 
@@ -59,45 +45,35 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="loadtest", description="Stress-test Azure Table Storage partitions with Locust.")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    run = commands.add_parser(
+    commands.add_parser(
         "run",
         help="stress-test one PartitionKey and write a hot-partition report",
         description="The docs' partition stress test: create a test table, seed it, load one partition, "
         "compare GET/PUT entities/s with the target. Unknown options go to Locust.",
     )
-    add_options(run, RUN_OPTIONS + RUNNER_OPTIONS, "how Locust runs")
-    add_options(run, OPTIONS)
-    ceiling = commands.add_parser(
+    commands.add_parser(
         "ceiling",
         help="step the offered load up until the partition gives way: its sustained ceiling and what limited it",
         description="Open-loop steps of offered load on one workload and key design, each --step-time long, until a step "
         "serves under 95%% of what it offered, throttles over 1%% of its attempts or its corrected p99 passes --max-p99. "
         "Each user offers a fixed share; the steps add users. Unknown options go to Locust.",
     )
-    add_options(ceiling, RUNNER_OPTIONS, "how Locust runs")
-    add_options(ceiling, OPTIONS)
-    add_options(ceiling, CEILING_OPTIONS, "the steps")
-    simulate = commands.add_parser(
+    commands.add_parser(
         "simulate",
         help="the same workload at any --arrival-rate through the partition layer's model: a verdict in seconds",
         description="Runs the workload (key strategy, skew, mix, retries) in virtual time through the throttling "
         "emulator's model (--emulator-* budgets), per tick over every key: no table, no requests. Writes the outputs of "
         "a run (results.json, timeseries.csv, report.html), marked simulated; --fail-on gates CI on it.",
     )
-    add_options(simulate, (DURATION, *SIMULATE_OPTIONS), "the simulation")
-    add_options(simulate, tuple(opt for opt in OPTIONS if opt.dest not in REAL_RUN_ONLY))
-    compare = commands.add_parser(
+    commands.add_parser(
         "compare",
         help="run the same workload once per PartitionKey strategy and rank them",
         description="Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "
         "option given here, and writes comparison.html. Use --rate for the same offered load in each run; with "
         "--simulate, `loadtest simulate` instead (give --arrival-rate).",
     )
-    add_options(compare, COMPARE_OPTIONS, "the comparison")
-    emulator = commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
-    add_options(emulator, SERVE_OPTIONS, "where it listens")
-    add_options(emulator, EMULATOR_OPTIONS, "its budgets")
-    merge = commands.add_parser(
+    commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
+    commands.add_parser(
         "merge",
         help="merge the results of a run's engines (--run-id) into one run's results and report",
         description="Engines of one run (Azure Load Testing's, several machines) each wrote their own results; merged, "
@@ -105,17 +81,17 @@ def _parser() -> argparse.ArgumentParser:
         "merged histograms. Give their folders or results.json files, or --from-container C --run-id ID for what they "
         "uploaded with --upload C.",
     )
-    add_options(merge, MERGE_OPTIONS, "the engines")
-    cleanup = commands.add_parser(
+    commands.add_parser(
         "cleanup",
         help="remove the shared table a --run-id run left (once all its engines are done)",
         description="Engines of one run (--run-id) share a table and none deletes it. This deletes it, named from the "
         "run id (or --table, as the run was given it), when every row in it is the run's; beside other rows, it removes "
         "only the run's. A table without the run's rows is never touched.",
     )
-    add_options(cleanup, CLEANUP_OPTIONS, "the run")
-    report = commands.add_parser("report", help="re-render report.html from a run's results.json")
-    add_options(report, REPORT_OPTIONS, "the run")
+    commands.add_parser("report", help="re-render report.html from a run's results.json")
+    for command, groups in COMMANDS.items():
+        for title, options in groups:
+            add_options(commands.choices[command], options, title)
     commands.add_parser(
         "locustfile",
         help='print the path of the locustfile this package carries: locust -f "$(loadtest locustfile)"',
@@ -169,9 +145,7 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     """Validate everything (one line, exit 2 on bad input), then hand over to Locust: nothing is sent before."""
     for opt in (RUN_OPTIONS if ns.command == "run" else ()) + RUNNER_OPTIONS:
         setattr(ns, opt.dest, opt.value(ns))
-    settings = Settings.from_options(ns)  # every rule checked before anything starts
-    if ns.command == "run":
-        check_open_loop(settings.arrival_rate, ns.users)
+    settings = Settings.from_options(ns, users=ns.users if ns.command == "run" else 0)  # every rule, before anything starts
     if ns.command == "ceiling":
         _check_search(ns, settings, extra)
     if settings.out:
@@ -190,16 +164,12 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     sys.exit(EXIT_OK)  # main() exits itself; this is never reached
 
 
-#: Locust's options a ceiling search sets itself (its shape: users from each step's load, time from the steps).
-SHAPE_SETS = ("-u", "--users", "-r", "--spawn-rate", "--hatch-rate", "-t", "--run-time")
-
-
 def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) -> None:
     """The search's own rules: its plan, and no other offered load, users or time beside its steps."""
     from .ceiling.plan import Plan
 
     for arg in extra:
-        if arg.split("=", 1)[0] in SHAPE_SETS:
+        if arg.split("=", 1)[0] in SEARCH_SETS:
             flag = arg.split("=", 1)[0]
             raise UsageError(
                 f"{flag}: the ceiling search sets the users itself (each step's load over each user's rate) and runs "

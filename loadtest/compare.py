@@ -18,8 +18,8 @@ from typing import Any
 
 from .connection_string import CONNECTION_STRING_ENV
 from .exit_codes import RunError, UsageError
-from .keys import key_strategy
-from .options import REAL_RUN_ONLY
+from .key_specs import key_strategy
+from .options.commands import REAL_RUN_ONLY
 from .outputs import COMPARISON_FILE, RESULTS_FILE
 from .results import Results
 

@@ -7,19 +7,20 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 from azure.core.credentials import AzureNamedKeyCredential, AzureSasCredential
 
 from .exit_codes import UsageError
-from .parsers import http_url
-from .redact import AZURITE_ACCOUNT, AZURITE_KEY
+from .redact import AZURITE_ACCOUNT, AZURITE_KEY, redact
 
 __all__ = [
     "CONNECTION_STRING_ENV",
     "FROM_FLAG_ENV",
     "SECRET_ON_COMMAND_LINE",
     "CONNECTION_STRING_FORMS",
+    "http_url",
     "blob_endpoint",
     "canonical_connection_string",
     "check_connection_string",
@@ -44,6 +45,29 @@ FROM_FLAG_ENV = "PARTITION_STRESS_CONNECTION_STRING_FROM_FLAG"  # loadtest run p
 SECRET_ON_COMMAND_LINE = (
     f"--connection-string on the command line is visible to other local users (ps); set ${CONNECTION_STRING_ENV} instead"
 )
+
+
+def http_url(flag: str, value: Any, *, example: str, query: bool = False) -> str:
+    """An http(s) URL with a host (and a valid port); ``query``: it may carry one (a SAS). Shown redacted."""
+    url = ("" if value is None else str(value)).strip()
+    try:
+        parts = urlsplit(url)
+        ok = (
+            parts.scheme in ("http", "https")
+            and bool(parts.hostname)
+            and parts.port != 0  # .port raises ValueError when out of range or not a number
+            and "@" not in parts.netloc
+            and not parts.fragment
+            and (query or not parts.query)
+            and not re.search(r"[\s\x00-\x1f\x7f]", url)
+        )
+    except ValueError:  # an invalid IPv6 address, a port out of range
+        ok = False
+    if not ok:
+        shown = redact(url)[:120]
+        rule = "an http(s) URL with a host" + ("" if query else ", no query")
+        raise UsageError(f"{flag} {shown!r}: must be {rule}; valid: a URL like {example}")
+    return url
 
 
 def parse_connection_string(

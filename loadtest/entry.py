@@ -1,10 +1,9 @@
 """The ``loadtest`` command's entry point (and ``python -m loadtest``'s).
 
-The commands that load Locust or run on gevent — ``run`` and ``ceiling`` (Locust's runner), ``simulate`` and
-``merge`` (the metrics' counts, a Locust listener, until the summary takes plain counts), ``emulator`` (the relay
-serves each connection on a greenlet) — get gevent's patches first thing, before anything imports sockets or ssl, as
-Locust does on import (patching ssl after it was imported may recurse). The others (``report``, ``compare``,
-``cleanup``, ``locustfile``) stay free of gevent and Locust.
+The commands that load Locust — ``run`` and ``ceiling`` (Locust's runner) — get gevent's patches first thing, before
+anything imports sockets or ssl, as Locust does on import (patching ssl after it was imported may recurse). The others
+stay free of Locust and patch nothing: ``report``, ``merge``, ``simulate``, ``compare``, ``cleanup`` and ``locustfile``
+load neither Locust nor gevent; ``emulator`` serves on gevent's own sockets, unpatched.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import sys
 
 __all__ = ["GEVENT_COMMANDS", "main"]
 
-GEVENT_COMMANDS = ("run", "ceiling", "simulate", "merge", "emulator")
+GEVENT_COMMANDS = ("run", "ceiling")
 
 
 def main() -> int:

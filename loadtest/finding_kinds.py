@@ -2,14 +2,15 @@
 takes it and whether it fails the run. The console's order, the pages' badges, ``--fail-on``'s valid values, the
 headline's bounds, the checklist's practices and the docs' tables all read this one table.
 
-Nothing is imported here: the results' form, the detectors (the ``findings`` wing) and the edge (``--fail-on``) all
-stand above it. A new kind is its declaration here and its detector in the wing.
+Only the kinds' names and the form of a declaration are imported (``finding_names``), and the checklist's kinds
+(``checklist_kinds``): the results' form, the detectors (the ``findings`` wing) and the edge (``--fail-on``) all stand
+above it. A new kind is its name there, its declaration here (or with the checklist's) and its detector in the wing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from .checklist_kinds import CHECKLIST_KINDS
+from .finding_names import FindingKind, Kind, Severity
 
 __all__ = [
     "BOUNDS",
@@ -18,69 +19,7 @@ __all__ = [
     "KINDS",
     "RUN_FAILURES",
     "SEVERITY",
-    "FindingKind",
-    "Kind",
-    "Severity",
 ]
-
-
-class FindingKind(StrEnum):
-    HOT = "HOT"
-    WARM = "WARM"
-    COOL = "COOL"
-    THROTTLED = "THROTTLED"
-    ERRORS = "ERRORS"
-    EMULATOR_BOUND = "EMULATOR_BOUND"
-    GENERATOR_BOUND = "GENERATOR_BOUND"
-    WORKER_LOST = "WORKER_LOST"
-    LOST_WRITES = "LOST_WRITES"
-    TARGET_LOST = "TARGET_LOST"
-    INCOMPLETE = "INCOMPLETE"
-    UNSERVED = "UNSERVED"
-    UNSENT = "UNSENT"
-    OUTAGE = "OUTAGE"
-    EMULATOR_SLOWED = "EMULATOR_SLOWED"
-    CEILING = "CEILING"
-    SCANS = "SCANS"
-    LOW_QUERY_DENSITY = "LOW_QUERY_DENSITY"
-    NO_PROJECTION = "NO_PROJECTION"
-    UNBATCHED_WRITES = "UNBATCHED_WRITES"
-    READ_BEFORE_WRITE = "READ_BEFORE_WRITE"
-    APPEND_ONLY = "APPEND_ONLY"
-    PREPEND_ONLY = "PREPEND_ONLY"
-    RAMP_DOMINATES = "RAMP_DOMINATES"
-
-
-class Severity(IntEnum):
-    """How much a finding weighs, heaviest first: the console lists findings in this order, and every page gives each
-    severity its badge colour (``report.badges``)."""
-
-    FAILED = 0  # the run, its data or its operations failed: figures are missing or wrong
-    OVER = 1  # a target passed, or the service refused or could not serve the load
-    BOUND = 2  # something other than the design bounded the figures (the emulator, the generator, the ramp)
-    NEAR = 3  # near a target
-    OUTCOME = 4  # what a search found
-    ADVICE = 5  # the docs' performance checklist: the design could do better
-    CLEAR = 6  # under every target
-
-
-@dataclass(frozen=True, kw_only=True)
-class Kind:
-    """One finding kind: ``means`` and ``remedy`` as the docs' tables give them (a detector may word a finding's own
-    remedy from the figures it saw); ``account_remedy`` where the account, not a partition, is the scope;
-    ``simulated_remedy`` for a simulation; ``practice``: the docs' checklist item it stands for; ``fail_on``:
-    ``--fail-on`` takes it; ``fails_run``: the run itself failed (exit 1) whatever ``--fail-on`` says; ``bounds``: the
-    figures are lower bounds because of it, in the headline's words."""
-
-    severity: Severity
-    means: str
-    remedy: str
-    account_remedy: str = ""
-    simulated_remedy: str = ""
-    practice: bool = False
-    fail_on: bool = False
-    fails_run: bool = False
-    bounds: str = ""
 
 
 K, S = FindingKind, Severity
@@ -221,6 +160,15 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
         bounds="a ramp that took most of the run",
     ),
+    K.KEY_SKEW: Kind(
+        severity=S.ADVICE,
+        means="the key design spreads the load over several PartitionKeys, but one took a quarter of it or more (and "
+        "three times an even share): the whole table reaches the partition target that many times sooner",
+        remedy="Spread the hot values themselves: suffix each hot key with a few buckets (write sharding: key + '-' + "
+        "hash(RowKey) % N, read across the N), or choose a key whose values carry the load evenly; a hash prefix "
+        "spreads many keys, never one hot value.",
+        fail_on=True,
+    ),
     K.UNSERVED: Kind(
         severity=S.OVER,
         means="an open loop (or a simulation) served under 95 % of a partition's demand in the steady phase; the "
@@ -244,67 +192,7 @@ KINDS: dict[FindingKind, Kind] = {
         means="loadtest ceiling's outcome: the sustained ceiling against the partition target, and what limited it",
         remedy="The limit's remedy (throttling: the design's; the generator, the emulator, the machine: measure beyond them).",
     ),
-    # the docs' performance checklist (checklist.py), each kind the practice it stands for
-    K.SCANS: Kind(
-        severity=S.ADVICE,
-        means='more than 10 % of GET requests were partition range or full table scans ("point queries mostly, table '
-        'queries sparingly")',
-        remedy="Use point queries (PartitionKey and RowKey) for most reads and table or partition range queries "
-        "sparingly: denormalize or keep an index entity so that the application reads what it needs by key.",
-        practice=True,
-        fail_on=True,
-    ),
-    K.LOW_QUERY_DENSITY: Kind(
-        severity=S.ADVICE,
-        means="a request name returned under 10 % of the entities it scanned",
-        remedy="Make the query scan what it returns: put what it filters on into the PartitionKey or RowKey (or an index "
-        "entity), so the key conditions select the rows instead of a property filter.",
-        practice=True,
-        fail_on=True,
-    ),
-    K.NO_PROJECTION: Kind(
-        severity=S.ADVICE,
-        means="half of the GET requests or more read whole entities (no $select) of 512 bytes or more",
-        remedy="Ask only for the properties the application uses ($select, select= in azure-data-tables): the service "
-        "sends less and the client parses less.",
-        practice=True,
-        fail_on=True,
-    ),
-    K.UNBATCHED_WRITES: Kind(
-        severity=S.ADVICE,
-        means="half of the single writes or more went from one client to one partition in a second that took 10 or "
-        "more (one batch would carry them); closed loop only: in an open loop a user is a lane the schedule fills",
-        remedy="Send writes to one partition together as an entity group transaction (up to 100 operations, 4 MiB, one "
-        "PartitionKey): one request instead of many.",
-        practice=True,
-        fail_on=True,
-    ),
-    K.READ_BEFORE_WRITE: Kind(
-        severity=S.ADVICE,
-        means="10 % or more of inserts and unconditional updates wrote an entity the same client had just read",
-        remedy="Write with an upsert (insert-or-merge, insert-or-replace) instead of reading first to decide between "
-        "insert and update: one request instead of two.",
-        practice=True,
-        fail_on=True,
-    ),
-    K.APPEND_ONLY: Kind(
-        severity=S.ADVICE,
-        means="half or more of the writes that may create an entity used a PartitionKey after every key written more "
-        "than 64 writes earlier",
-        remedy="Avoid increasing keys (timestamps, counters): they always land on the last range partition. Prefix them "
-        "with a hash, or put the seconds first (ssyyyyMMdd…).",
-        practice=True,
-        fail_on=True,
-    ),
-    K.PREPEND_ONLY: Kind(
-        severity=S.ADVICE,
-        means="half or more of the writes that may create an entity used a PartitionKey before every key written more "
-        "than 64 writes earlier",
-        remedy="Avoid decreasing keys (reverse timestamps): they always land on the first range partition. Prefix them "
-        "with a hash, or put the seconds first.",
-        practice=True,
-        fail_on=True,
-    ),
+    **CHECKLIST_KINDS,  # the docs' performance checklist's, declared in ``checklist_kinds``
 }
 if set(KINDS) != set(FindingKind):  # a new kind is declared here, whole, or the import fails
     raise ImportError(f"finding kinds without a declaration: {sorted(set(FindingKind) - set(KINDS))}")

@@ -27,7 +27,7 @@ from gevent.lock import Semaphore
 from locust.env import Environment
 from locust.exception import RescheduleTask, RescheduleTaskImmediately, StopUser
 
-from .options import DEFAULT_MAX_IN_FLIGHT
+from .options.limits import DEFAULT_MAX_IN_FLIGHT
 from .session import TableSession
 
 __all__ = ["INTERRUPTED_FINISH_S", "InFlight", "Lanes"]

@@ -1,34 +1,21 @@
-"""PartitionKey designs (the key strategies) and the RowKeys of seeded and new entities; the keys' own rules,
-checked on the client (Azurite does not enforce Azure's), are ``entities.validate_key``."""
+"""PartitionKey designs (the key strategies) and the RowKeys of seeded entities. Their forms on the command line are
+read by ``key_specs``; the keys' own rules, checked on the client (Azurite does not enforce Azure's), are
+``entities.validate_key``."""
 
 from __future__ import annotations
 
 import random
-import re
 import time
 import uuid
-from collections.abc import Callable
-from itertools import count
 from typing import Any
 
 import numpy as np
 
-from .entities import MAX_KEY_BYTES, validate_key
+from .entities import validate_key
 from .exit_codes import UsageError
-from .key_templates import MAX_TEMPLATE_KEYS, template_keys
 from .skew import Skew, parse_skew
 
-__all__ = [
-    "MAX_KEY_BYTES",
-    "MAX_TEMPLATE_KEYS",
-    "ROW_KEY_STRATEGIES",
-    "STRATEGIES",
-    "KeyStrategy",
-    "key_strategy",
-    "row_key",
-    "row_key_maker",
-    "validate_key",
-]
+__all__ = ["AppendOnly", "Guid", "HashPrefix", "KeySet", "KeyStrategy", "PrependOnly", "Single", "Timestamp", "row_key"]
 
 
 def row_key(index: int) -> str:
@@ -260,76 +247,3 @@ def _by_key(keys: list[str], probabilities: np.ndarray) -> tuple[list[str], np.n
     """Probabilities per distinct key, keys sorted (indices that make the same key add up)."""
     unique, inverse = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
     return list(unique), np.bincount(inverse, weights=probabilities, minlength=len(unique))
-
-
-STRATEGIES = tuple("single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT".split())
-ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
-_PER_ENTITY = ("guid", "append-only", "prepend-only", "timestamp")
-
-
-def key_strategy(
-    spec: str,
-    *,
-    default_key: str = "hot",
-    seed: int | str | None = None,
-    skew: str = "uniform",
-    stream: int | str = 0,
-    rows: str = "",
-) -> KeyStrategy:
-    """Parse ``--key-strategy`` whole (every key it makes is checked): an error names the flag and the strategies.
-    ``rows``: a prefix before every seeded RowKey (a run's own, in a reused table)."""
-    try:
-        return _strategy(str(spec), default_key, {"seed": seed, "skew": skew, "stream": stream, "rows": rows})
-    except UsageError as err:
-        raise UsageError(f"--key-strategy {spec!r}: {err}; valid: {', '.join(STRATEGIES)}") from None
-
-
-def _strategy(spec: str, default_key: str, kw: dict[str, Any]) -> KeyStrategy:
-    name, _, param = spec.strip().partition(":")
-    if name == "single":
-        return Single(spec, param or default_key, **kw)
-    if name in ("set", "hash-prefix"):
-        most = 1000 if name == "hash-prefix" else 1_000_000
-        if not re.fullmatch(r"[0-9]{1,7}", param) or not 1 <= int(param) <= most:
-            raise UsageError(f"{name}:N takes N from 1 to {most}")
-        if name == "set":
-            return KeySet(spec, [f"k{i:07d}" for i in range(int(param))], **kw)
-        return HashPrefix(spec, [f"{i:03d}" for i in range(int(param))], **kw)
-    if name == "template":
-        return KeySet(spec, template_keys(param), **kw)
-    if name in _PER_ENTITY:
-        return _per_entity(spec, name, param, kw)
-    raise UsageError("unknown strategy")
-
-
-def _per_entity(spec: str, name: str, param: str, kw: dict[str, Any]) -> KeyStrategy:
-    """A key per entity: the forms ``--key-strategy`` and ``--row-key-strategy`` share."""
-    if name == "timestamp":
-        if not param:
-            raise UsageError("timestamp:FORMAT needs a format, e.g. timestamp:ssyyyyMMddHHmm")
-        return Timestamp(spec, param, **kw)
-    if param:
-        raise UsageError(f"{name} takes no parameter")
-    return {"guid": Guid, "append-only": AppendOnly, "prepend-only": PrependOnly}[name](spec, **kw)
-
-
-def row_key_maker(spec: str, *, prefix: str = "", rows: str = "", seed: int | str | None = None) -> Callable[[], str]:
-    """RowKeys for new entities, unique per maker: ``sequential`` (prefix + counter) or a key strategy's form.
-
-    ``prefix`` keeps one maker's keys apart from another's; ``rows`` (a run's own prefix in a reused
-    table) goes first, so every RowKey the run writes starts with it.
-    """
-    counter = count(1)
-    name, _, param = str(spec).strip().partition(":")
-    if name == "sequential" and not param:
-        return lambda: f"{rows}{prefix}{next(counter):010d}"
-    try:
-        if name not in _PER_ENTITY:
-            raise UsageError("unknown strategy")
-        strategy = _per_entity(spec, name, param, {"seed": seed})
-        if isinstance(strategy, Timestamp):  # many entities a second: keep them apart, in time order
-            validate_key(f"{rows}{strategy.key_at(0)}-{prefix}{0:010d}", "a RowKey it makes")
-            return lambda: f"{rows}{strategy.new_partition()}-{prefix}{next(counter):010d}"
-    except UsageError as err:
-        raise UsageError(f"--row-key-strategy {spec!r}: {err}; valid: {', '.join(ROW_KEY_STRATEGIES)}") from None
-    return (lambda: rows + strategy.new_partition()) if rows else strategy.new_partition

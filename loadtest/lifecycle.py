@@ -12,95 +12,38 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from itertools import count
-from pathlib import Path
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import gevent
 from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 from locust.stats import CSV_STATS_INTERVAL_SEC
 
-from . import summary, webui, wrapup
+from . import webui, wrapup
 from .ceiling.shape import CeilingShape
-from .config import Settings, check_open_loop, namespace
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
-from .engines.blobs import upload_outputs, upload_place
-from .engines.mergeable import capture
-from .exit_codes import EXIT_OK, EXIT_RUN_FAILED, ToolError, error_line
+from .exit_codes import EXIT_RUN_FAILED, ToolError, error_line
 from .findings.assess import checks_for, exit_code
-from .in_flight import InFlight
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
+from .options.settings import Settings, namespace
 from .outputs import REPORT_FILE, check_out, new_run_id
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import public_url, redact, redact_every_handler
 from .report import live
 from .request_profile import RequestProfile
-from .results import Results, RunInfo
+from .run_results import results_of, upload_of
+from .stress_run import StressRun, set_current_run
 from .table import TestTable
-from .target import Target, TargetKind, resolve_target
-from .user_classes import describe, settings_per_class
+from .target import TargetKind, resolve_target
+from .user_classes import settings_per_class
 
-__all__ = ["StressRun", "current_run", "new_run_id", "register"]
+__all__ = ["register"]
 
 log = logging.getLogger("loadtest")
 STOP_TIMEOUT_S = 10.0
-_RUNS: WeakKeyDictionary[Environment, StressRun] = WeakKeyDictionary()
-
-
-@dataclass(kw_only=True)
-class StressRun:
-    """What this process's stress test works with; users read it through ``current_run``."""
-
-    settings: Settings
-    target: Target
-    table: TestTable
-    metrics: PartitionMetrics
-    ledger: Ledger
-    cluster: Cluster
-    streams: count[int] = field(default_factory=count)  # this process's users, numbered from 0 each test
-    users: int = 0  # the whole run's users at test start: --arrival-rate's share per user
-    run_id: str = field(default_factory=new_run_id)
-    out: Path | None = None
-    started: float = 0.0
-    tests: int = 0
-    results: Results | None = None
-    exit_code: int = EXIT_OK
-    messages: list[str] = field(default_factory=list)
-    interrupted: str = ""  # Ctrl-C or SIGTERM (its name): operations still in flight get a moment, not the stop timeout
-
-    @property
-    def in_flight(self) -> InFlight:
-        """This process's open-loop operations in flight (sampled each second by the cluster)."""
-        return self.cluster.in_flight
-
-    @property
-    def seeded(self) -> int:
-        """Rows seeded under the PartitionKey (RowKeys 0 .. seeded-1)."""
-        return self.table.seeded or self.settings.seed_entities
-
-    def output_dir(self) -> Path:
-        if self.settings.out:
-            base = Path(self.settings.out)
-            return base if self.tests <= 1 else base.with_name(f"{base.name}-{self.tests}")
-        if self.settings.run_id:  # one engine of a shared run: as its upload is laid out
-            return Path("reports") / self.run_id / self.settings.engine
-        return Path("reports") / self.run_id
-
-
-def current_run(environment: Environment) -> StressRun:
-    try:
-        return _RUNS[environment]
-    except KeyError:
-        raise RuntimeError(
-            "no stress test on this environment: import from loadtest in the locustfile, or call loadtest.register(environment)"
-        ) from None
 
 
 def _fail(err: ToolError) -> None:
@@ -127,14 +70,14 @@ def register(environment: Environment) -> StressRun | None:
         gevent.signal_handler(signal.SIGINT, _interrupted)
         return None
     try:
-        settings = Settings.from_options(environment.parsed_options)
+        headless = getattr(environment.parsed_options, "headless", False)  # locust -f -u N: its users are known now
+        users = (getattr(environment.parsed_options, "num_users", 0) or 0) if headless else 0
+        settings = Settings.from_options(environment.parsed_options, users=users)
         settings_per_class(settings, environment.user_classes)  # every class attribute judged before anything is made
         if any(arg.split("=", 1)[0] == "--connection-string" for arg in sys.argv):  # locust -f … --connection-string
             log.warning(SECRET_ON_COMMAND_LINE)
         if settings.out:
             check_out(settings.out, overwrite=settings.overwrite)  # before anything is sent: the figures must land
-        if getattr(environment.parsed_options, "headless", False):  # locust -f -u N: its users are known now
-            check_open_loop(settings.arrival_rate, getattr(environment.parsed_options, "num_users", 0) or 0)
         if isinstance(environment.shape_class, CeilingShape):  # its plan checked before anything is sent
             environment.shape_class.watch(metrics, environment.parsed_options)
         # seeded for every user class's key strategy; stopped or failed, it leaves nothing behind
@@ -146,7 +89,7 @@ def register(environment: Environment) -> StressRun | None:
     cluster.watch(target.servers())  # their CPU read each second beside the generator's: causes measured
     run = StressRun(settings=settings, target=target, table=table, metrics=metrics, ledger=ledger, cluster=cluster)
     run.run_id = settings.run_id or run.run_id
-    _RUNS[environment] = run
+    set_current_run(environment, run)
     for signum in SIGNALS:  # after set-up's own handlers are gone
         gevent.signal_handler(signum, _on_signal, run, environment, signum)
     # shown by Locust (its web UI, /swarm answers, HTML report) unredacted: never a query (a SAS) or user info
@@ -196,15 +139,18 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     )
     cluster.ledger.enabled = settings.verify
     cluster.in_flight.resize(settings.max_in_flight)
-    _RUNS[environment] = StressRun(
-        settings=settings,
-        target=target,
-        table=table,
-        metrics=cluster.metrics,
-        ledger=cluster.ledger,
-        cluster=cluster,
-        run_id=data["run_id"],
-        users=int(data.get("users", 0)),
+    set_current_run(
+        environment,
+        StressRun(
+            settings=settings,
+            target=target,
+            table=table,
+            metrics=cluster.metrics,
+            ledger=cluster.ledger,
+            cluster=cluster,
+            run_id=data["run_id"],
+            users=int(data.get("users", 0)),
+        ),
     )
     log.info("Worker joined the run: table %s, PartitionKey %r", table.name, settings.partition_key)
 
@@ -258,8 +204,10 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
     if run.tests > 1:
         run.run_id = f"{run.settings.run_id}-{run.tests}" if run.settings.run_id else new_run_id()
     try:  # the web UI's start form may have changed settings
-        run.settings = next_settings(run.settings, environment.parsed_options, run.table, environment.user_classes)
-        check_open_loop(run.settings.arrival_rate, run.users)  # locust -f, the web UI: the users are known now
+        # locust -f, the web UI: the users are known now
+        run.settings = next_settings(
+            run.settings, environment.parsed_options, run.table, environment.user_classes, users=run.users
+        )
     except ToolError as err:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)
@@ -280,32 +228,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     if silent:
         log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
     settings = run.settings
-    info = RunInfo(
-        id=run.run_id,
-        started=datetime.fromtimestamp(run.started, UTC).isoformat(timespec="seconds"),
-        duration_s=round(time.time() - run.started, 1),
-        target_kind=run.target.kind,
-        table=run.table.name,
-        seeded=run.seeded,
-        partition_target=settings.partition_target,
-        account_target=settings.account_target,
-        profile=settings.profile,
-        endpoint=redact(run.target.endpoint),
-        emulator=run.target.is_emulator,
-        users=getattr(environment.runner, "target_user_count", 0) or 0,
-        entity_bytes=settings.shape.bytes,
-        settings=settings.public(),
-        interrupted=run.interrupted,
-        planned_s=_planned(environment),
-        user_classes=describe(settings, environment.user_classes, _users_by_class(environment)),
-    )
-    shape = environment.shape_class
-    search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
-    gathered = run.cluster.gathered()
-    results = summary.build(run.metrics, info, **gathered, search=search)
-    if run.target.emulator is not None and results.timeseries:  # the emulator's range splits, on the run's clock
-        results.range_splits = run.target.emulator.splits(results.timeseries[0]["second"] - results.timeseries[0]["t"])
-    results.mergeable = capture(run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine)
+    results = results_of(run, environment)
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))
@@ -313,41 +236,13 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         else None
     )
     out = run.output_dir()
-    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=_upload(run)):
+    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=upload_of(run)):
         return
     run.out, run.results = out, results
     log.info("Report: %s", out / REPORT_FILE)  # each test's, as it stops: a web UI runs several per process
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     run.started = 0.0
-
-
-def _planned(environment: Environment) -> float:
-    """The run's planned duration (``-t``), 0 when it had none (a web UI test runs until stopped)."""
-    return float(getattr(environment.parsed_options, "run_time", 0) or 0)
-
-
-def _users_by_class(environment: Environment) -> dict[str, int]:
-    """The users each class had (Locust's count once spawned, else those running as the test stops)."""
-    runner = environment.runner
-    return dict(getattr(runner, "target_user_classes_count", None) or getattr(runner, "user_classes_count", {}))
-
-
-def _upload(run: StressRun) -> tuple[str, Callable[[Path], object]] | None:
-    """``--upload``: the step that hands the written outputs over to the blob container, and its name."""
-    settings = run.settings
-    if not settings.upload:
-        return None
-    place = upload_place(settings.upload, run.run_id, settings.engine)
-    return f"the upload to {place}", lambda out: upload_outputs(
-        out,
-        container=settings.upload,
-        run_id=run.run_id,
-        engine=settings.engine,
-        connection_string=settings.connection_string,
-        account_url=settings.account_url,
-        timeout=settings.timeout,
-    )
 
 
 def _on_quitting(run: StressRun, environment: Environment) -> None:

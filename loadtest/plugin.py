@@ -13,8 +13,8 @@ from locust.argument_parser import LocustArgumentParser
 from locust.env import Environment
 
 from .lifecycle import register
-from .option import add_options
-from .options import CEILING_OPTIONS, OPTIONS
+from .options.option import add_options
+from .options.stress import CEILING_OPTIONS, OPTIONS
 
 __all__: list[str] = []
 

@@ -18,10 +18,11 @@ from dataclasses import replace
 
 import gevent
 
-from .config import Settings
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
 from .exit_codes import RunError, ToolError
+from .options.settings import Settings
 from .redact import public_url
+from .seeding_claim import seed_once
 from .table import TestTable, run_table_name
 from .target import Target, resolve_target
 from .user_classes import settings_per_class
@@ -157,19 +158,19 @@ def seed(table: TestTable, settings: Sequence[Settings]) -> None:
     for one in {s.seeding: s for s in settings}.values():
         keys = one.keys(rows=table.seeded_prefix)
         if table.seeds:
-            table.seed_once(keys, one.seed_entities, one.shape, seeding=repr(one.seeding), engine=one.engine)
+            seed_once(table, keys, one.seed_entities, one.shape, seeding=repr(one.seeding), engine=one.engine)
         else:
             table.seed(keys, one.seed_entities, one.shape)
 
 
 def next_settings(
-    current: Settings, options: argparse.Namespace, table: TestTable, user_classes: Sequence[type] = ()
+    current: Settings, options: argparse.Namespace, table: TestTable, user_classes: Sequence[type] = (), *, users: int = 0
 ) -> Settings:
-    """The settings of the next test (the web UI's start form may change them); a new PartitionKey or size is
-    seeded first, for every user class. The target and the table stay those the process started with.
+    """The settings of the next test of ``users`` (the web UI's start form may change them); a new PartitionKey or
+    size is seeded first, for every user class. The target and the table stay those the process started with.
     Raises ``UsageError``."""
     new = replace(
-        Settings.from_options(options),
+        Settings.from_options(options, users=users),
         connection_string=current.connection_string,
         account_url=current.account_url,
         table=current.table,

@@ -15,12 +15,13 @@ from __future__ import annotations
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from locust.env import Environment
+from typing import TYPE_CHECKING, Any
 
 from .operations import OPERATIONS, OpClass
 from .redact import redact
+
+if TYPE_CHECKING:  # a listener in a run; ``loadtest merge`` adds engines' profiles without Locust
+    from locust.env import Environment
 
 __all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "RequestProfile"]
 

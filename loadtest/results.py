@@ -15,30 +15,28 @@ from pathlib import Path
 from typing import Any
 
 from .buckets import COUNTERS, OTHER
-from .engines.mergeable import Mergeable, OtherVersion
-from .finding_kinds import FindingKind
+from .ceiling_schema import Ceiling
+from .finding_names import FindingKind
+from .mergeable import Mergeable, OtherVersion
 from .operations import OpClass
 from .outputs import RESULTS_FILE, TIMESERIES_FILE, write_text
 from .results_schema import (
     Arrivals,
-    Ceiling,
     EngineShare,
     IncompleteStep,
     Integrity,
-    KeyRange,
     Keys,
     Latency,
-    LoadSample,
     RangeSplit,
     Retry,
     RunSettings,
     Simulation,
-    TimeseriesRow,
     UserClass,
     Workers,
     Workload,
-    read,
 )
+from .series_schema import KeyRange, LoadSample, TimeseriesRow
+from .typed_reader import read
 
 __all__ = [
     "AccountRow",
@@ -155,7 +153,8 @@ class Results:
     findings: list[Finding] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     attempts: int = 0
-    # the sections kept as JSON objects, each of the form results_schema declares (left empty: not in this run)
+    # the sections kept as JSON objects, of the form results_schema, series_schema and ceiling_schema declare (left
+    # empty: not in this run)
     timeseries: list[TimeseriesRow] = field(default_factory=list)
     load: list[LoadSample] = field(default_factory=list)  # per second: users, generator cpu %
     workers: Workers = field(default_factory=dict)  # distributed runs: reported and lost workers
@@ -187,7 +186,7 @@ class Results:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
         """The results a results.json holds, every field of the form checked against its declared type, every section
-        too (``results_schema``): a ``ValueError`` names the first that is wrong (``results.timeseries[3].requests:
+        too (``typed_reader``): a ``ValueError`` names the first that is wrong (``results.timeseries[3].requests:
         missing``). Fields the form does not declare are read past."""
         return read(cls, data, "results")
 

@@ -1,96 +1,25 @@
-"""From per-second buckets to the run's figures: a pure step (its inputs stay as they were).
+"""From what a run counted to its figures: a pure step (its inputs stay as they were).
 
-Mean entities/s covers the steady phase (the whole seconds after all users started and before
-they stopped; a run without one says so: ``steady_seconds`` 0); peak is the highest ``PEAK_WINDOW_S``-second
-moving average (shorter when the steady phase is: ``peak_window_s``); ratio is peak / target. The live web view
-reads the same series and peaks as the results, from the same functions.
+Mean and peak entities/s over the run's phases (``phases``); ratio is peak / target. The live web view reads the same
+series and peaks as the results, from the same functions.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from .bounds import throttler
 from .buckets import OTHER, Bucket, BucketKey, fold
-from .ceiling.judge import judged
-from .ceiling.plan import Plan, StepWindow
-from .metrics import PartitionMetrics, max_ms, ms_at, new_histogram
+from .counts import RunCounts, max_ms, ms_at, new_histogram
 from .operations import OpClass
-from .results import PEAK_WINDOW_S, AccountRow, PartitionRow, Results, RunInfo
+from .phases import Phases
+from .results import AccountRow, PartitionRow, Results, RunInfo
 
-__all__ = ["PEAK_WINDOW_S", "Phases", "build", "moving_average_peak", "per_partition", "series"]
-
-
-def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> float:
-    """The highest mean over ``window`` consecutive seconds (the whole series if shorter)."""
-    if not values:
-        return 0.0
-    window = min(window, len(values))
-    total = best = sum(values[:window])
-    for i in range(window, len(values)):
-        total += values[i] - values[i - window]
-        best = max(best, total)
-    return best / window
-
-
-@dataclass(frozen=True)
-class Phases:
-    """Every second of the run (``span``), the seconds its means cover (``steady``), and the peak window.
-
-    ``steady`` is the steady phase: the whole seconds with every user running, from the first after spawning completed
-    to the last before the stop (the stop's second is partial; later ones hold only what finished after it, or a
-    worker's clock ahead of the master's). A run with no such second (its ramp never finished, or finished in its
-    last, partial second) has no steady phase (``ramped`` False): its means cover the whole seconds its users ran,
-    ramp included, and the results say so with ``steady_seconds`` 0. ``span`` starts at the run's start or at an
-    earlier bucket (a worker's clock behind the master's): every bucket counts in its own second."""
-
-    span: list[int]
-    steady: list[int]
-    window: int
-    ramped: bool = True
-
-    @classmethod
-    def of(
-        cls,
-        seconds: Iterable[int],
-        started: float | None,
-        steady_from: float | None,
-        stopped: float | None,
-        steady_until: float | None = None,
-    ) -> Phases:
-        """``steady_until``: the steady phase ends earlier than the run (merged engines: when the first stopped)."""
-        seconds = list(seconds)
-        earliest = min(seconds, default=None)
-        start = int(started) if started else (earliest if earliest is not None else 0)
-        first = start if earliest is None else min(start, earliest)
-        last = max(seconds, default=first)
-        if stopped:
-            last = max(last, int(stopped) - 1)
-        span = list(range(first, last + 1))
-        end = int(stopped) if stopped else last + 1  # the first second not wholly before the stop
-        if steady_until:
-            end = min(end, int(steady_until))
-        ran = [s for s in span if start <= s < end] or span  # a run under a second: its one, partial second
-        if steady_from is None and not stopped:  # still running (or a count with no clock): all of it so far
-            return cls(span, ran, max(1, min(PEAK_WINDOW_S, len(ran))))
-        steady = [s for s in ran if s >= math.ceil(steady_from)] if steady_from is not None else []
-        # a run shorter than the window: the peak window is the steady phase, so peak >= mean
-        return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
-
-    def mean(self, values: list[float]) -> float:
-        if not self.steady:
-            return 0.0
-        offset = self.span[0]
-        return round(sum(values[s - offset] for s in self.steady) / len(self.steady), 2)
-
-    def peak(self, values: list[float]) -> float:
-        return round(moving_average_peak(values, self.window), 2)
+__all__ = ["build", "counted", "demand", "per_partition", "series"]
 
 
 def per_partition(buckets: Mapping[BucketKey, Bucket]) -> dict[tuple[str, str], dict[int, Bucket]]:
@@ -310,30 +239,31 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
-def _throttlers(info: RunInfo) -> dict[str, str]:
-    """What judged a throttled attempt, by reason, in words (a ceiling search names it where throttling limited it)."""
-    return {reason: throttler(info, reason) for reason in ("partition", "account")}
+def counted(counts: RunCounts) -> tuple[Phases, dict[BucketKey, Bucket], Counter[tuple[int, str]]]:
+    """The run's phases, its buckets with every key outside the top folded into ``OTHER`` (on a copy), and the
+    entities folded per (second, key range)."""
+    phases = Phases.of(
+        (key[0] for key in counts.buckets), counts.started, counts.steady_from, counts.stopped, counts.steady_until
+    )
+    buckets, folded = fold(counts.buckets, keep=frozenset(counts.top_partitions()), before=phases.span[-1] + 1)
+    return phases, buckets, Counter(counts.ranges) + folded
 
 
 def build(
-    metrics: PartitionMetrics,
+    counts: RunCounts,
     info: RunInfo,
     *,
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
-    search: tuple[Plan, list[StepWindow], bool] | None = None,
 ) -> Results:
-    """The run's results from what the metrics counted, the per-second samples, the workers' record, the workload
-    profile's figures and a ceiling search's steps (``CeilingShape.ran``), judged again now that all counts are in."""
+    """The run's results from what was counted (a run's, the engines' added, a simulation's), the per-second samples,
+    the workers' record and the workload profile's figures. A ceiling search's judgement is the ceiling's own
+    (``ceiling.judge.judged``), added by the run that searched."""
     samples = samples or {}
     rate = float(info.settings.get("arrival_rate", 0) or 0)
-    phases = Phases.of(
-        (key[0] for key in metrics.buckets), metrics.started, metrics.steady_from, metrics.stopped, metrics.steady_until
-    )
+    phases, buckets, ranges = counted(counts)
     first, last = phases.span[0], phases.span[-1]
-    buckets, folded = fold(metrics.buckets, keep=frozenset(metrics.top_partitions()), before=last + 1)  # on a copy
-    ranges = Counter(metrics.ranges) + folded
     rows = partition_rows(buckets, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)
@@ -352,20 +282,17 @@ def build(
         account=account_row(buckets, phases, info.account_target),
         errors=dict(errors),
         attempts=attempts,
-        timeseries=timeseries(buckets, metrics.latency, samples, first),
+        timeseries=timeseries(buckets, counts.latency, samples, first),
         load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
         workers=dict(workers or {}),
         workload=dict(workload or {}),
-        latency=latency_figures(metrics.latency, metrics.first_attempt, metrics.corrected),
+        latency=latency_figures(counts.latency, counts.first_attempt, counts.corrected),
         arrivals=arrival_figures(buckets, phases, rate, str(info.settings.get("arrivals", "")), in_flight_figures(samples, rate)),
-        keys=key_figures(rows, metrics.distinct_partitions()),
+        keys=key_figures(rows, counts.distinct_partitions()),
         retry={
             "strategy": info.settings.get("retry", ""),
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },
-        ceiling=judged(*search, buckets, metrics, samples, first, emulator=info.emulator, throttlers=_throttlers(info))
-        if search
-        else {},
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )

@@ -5,58 +5,37 @@ The tool never writes to a table it did not create unless the user names it with
 own (``rows``), so no row of the user's is changed, and at the end it removes those rows instead
 of the table. Engines of one run (``--run-id``) share a table: whichever creates it, none deletes
 it; the rows are seeded once under the run's prefix (``seeds``), by the engine that claims the
-seeding first, and each engine writes and removes only its own (``rows``). Every step goes to the
-service itself, past any emulator.
+seeding first (``seeding_claim``), and each engine writes and removes only its own (``rows``). Every step goes to the
+service itself, past any emulator; the rows are written by ``seeding``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import secrets
-import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-import gevent
-from azure.core import MatchConditions
-from azure.core.exceptions import (
-    ResourceExistsError,
-    ResourceModifiedError,
-    ResourceNotFoundError,
-    ServiceResponseError,
-)
-from azure.data.tables import TableClient, TableEntity, UpdateMode
-from gevent.pool import Pool
+from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError, ServiceResponseError
+from azure.data.tables import TableClient, TableEntity
 
-from .entities import MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS, EntityShape, batch_bytes, filtered_value
+from .entities import MAX_BATCH_OPERATIONS, EntityShape
 from .exit_codes import RunError
 from .failures import SDK_ERRORS, explain
 from .keys import KeyStrategy
 from .operations import OPERATIONS
-from .retry import parse_retry
+from .seeding import batch_client, write_seeded
 from .service_errors import ServiceError
 from .target import Target
-from .transports.rest import RestTransport
 
-if TYPE_CHECKING:
-    from rich.progress import Progress
-
-__all__ = ["SEEDING_PARTITION", "TestTable", "remove_run", "run_prefix", "run_table_name", "unique_table_name"]
+__all__ = ["TestTable", "digest", "remove_run", "run_prefix", "run_table_name", "unique_table_name"]
 
 log = logging.getLogger(__name__)
-SEED_CONCURRENCY = 8  # batches in flight: enough to keep a partition server (or Azurite) busy
-SEED_RETRY = "exponential:5,0.5,0.1,5"  # seeding a real account may meet throttling: wait it out
-UPSERT, DELETE = OPERATIONS["upsert"], OPERATIONS["delete"]
-#: A shared table's seeding records (one per run and seeding): who seeds, and when it is done. '~' sorts after
-#: every key the strategies make.
-SEEDING_PARTITION = "~partition-stress-seeding"
-CLAIM_BEAT_S = 5.0  # the seeding engine touches its record this often
-CLAIM_STALE_S = 30.0  # a record untouched this long is a seeder that died: another engine takes the seeding over
+DELETE = OPERATIONS["delete"]
 
 
 def unique_table_name() -> str:
@@ -66,16 +45,17 @@ def unique_table_name() -> str:
 
 def run_table_name(run_id: str) -> str:
     """The table the engines of ``run_id`` share when no --table is given: the same name on every engine."""
-    return f"pstress{_digest(run_id, 16)}"
+    return f"pstress{digest(run_id, 16)}"
 
 
 def run_prefix(run_id: str) -> str:
     """What every RowKey a ``--run-id`` run writes in its shared table starts with (seeded rows, the engines' own,
     the seeding records): the mark of that run's rows."""
-    return f"ps{_digest(run_id)}-"
+    return f"ps{digest(run_id)}-"
 
 
-def _digest(text: str, size: int = 6) -> str:
+def digest(text: str, size: int = 6) -> str:
+    """A short, stable mark of ``text`` (the same on every engine) for table names and RowKey prefixes."""
     return hashlib.sha256(text.encode()).hexdigest()[:size]
 
 
@@ -156,129 +136,16 @@ class TestTable:
             raise explain(err, self.target) from err
         self.created = False
         self.seeds = run_prefix(run_id)
-        self.rows = f"{self.seeds}e{_digest(engine)}-"  # 'e': never a seeded RowKey's first character (a digit)
-
-    def seed_once(self, keys: KeyStrategy, count: int, shape: EntityShape, *, seeding: str, engine: str) -> int:
-        """In a shared table: seed unless another engine has, or is seeding now (then wait for it). The first to
-        create the seeding's record seeds and marks it done; a record left untouched for ``CLAIM_STALE_S`` (its
-        seeder died) is taken over."""
-        record = {"PartitionKey": SEEDING_PARTITION, "RowKey": f"{self.seeds}{_digest(seeding, 12)}"}
-        with self.target.admin.table(self.name, retries=3) as client:
-            seen: tuple[str, float] | None = None  # the record's etag, and since when
-            while True:
-                try:
-                    client.create_entity({**record, "state": "seeding", "engine": engine, "count": count})
-                    return self._seed_claimed(client, record, keys, count, shape)
-                except ResourceExistsError:
-                    pass  # another engine's claim
-                except SDK_ERRORS as err:
-                    raise explain(err, self.target) from err
-                try:
-                    current = client.get_entity(record["PartitionKey"], record["RowKey"])
-                except ResourceNotFoundError:
-                    continue  # its seeder gave it up meanwhile: claim it
-                except SDK_ERRORS as err:
-                    raise explain(err, self.target) from err
-                if current["state"] == "seeded":
-                    log.info("Seeded once for the run by engine %s: %d entities", current["engine"], current["count"])
-                    self.seeded = int(current["count"])
-                    return self.seeded
-                etag = current.metadata["etag"]
-                if seen is None or seen[0] != etag:
-                    if seen is None:
-                        log.info("Engine %s is seeding the shared table: waiting for it", current["engine"])
-                    seen = (etag, time.monotonic())
-                elif time.monotonic() - seen[1] > CLAIM_STALE_S:
-                    log.warning("Engine %s stopped seeding (its record went stale): taking over", current["engine"])
-                    try:
-                        client.delete_entity(current, etag=etag, match_condition=MatchConditions.IfNotModified)
-                    except (ResourceModifiedError, ResourceNotFoundError):
-                        pass  # another engine took over first
-                    except SDK_ERRORS as err:
-                        raise explain(err, self.target) from err
-                    seen = None
-                    continue
-                gevent.sleep(0.5)
-
-    def _seed_claimed(
-        self, client: TableClient, record: dict[str, str], keys: KeyStrategy, count: int, shape: EntityShape
-    ) -> int:
-        """Seed under a claim this engine holds, touching its record meanwhile; marked seeded once done, removed if
-        the seeding fails or is stopped, so that another engine can claim it."""
-        beat = gevent.spawn(self._beat, client, record)
-        try:
-            seeded = self.seed(keys, count, shape)
-        except BaseException:
-            beat.kill()
-            try:
-                client.delete_entity(record["PartitionKey"], record["RowKey"])
-            except SDK_ERRORS:
-                log.warning("seeding record of %s not removed: other engines wait %.0f s for it", self.name, CLAIM_STALE_S)
-            raise
-        beat.kill()
-        try:
-            client.upsert_entity({**record, "state": "seeded", "count": seeded}, mode=UpdateMode.MERGE)
-        except SDK_ERRORS as err:
-            raise explain(err, self.target) from err
-        return seeded
-
-    @staticmethod
-    def _beat(client: TableClient, record: dict[str, str]) -> None:
-        while True:
-            gevent.sleep(CLAIM_BEAT_S)
-            try:
-                client.upsert_entity({**record, "beat": time.time()}, mode=UpdateMode.MERGE)
-            except SDK_ERRORS as err:
-                log.debug("seeding record not touched: %s", err)
+        self.rows = f"{self.seeds}e{digest(engine)}-"  # 'e': never a seeded RowKey's first character (a digit)
 
     def seed(self, keys: KeyStrategy, count: int, shape: EntityShape, *, progress: bool = True) -> int:
-        """Write the strategy's ``count`` seeded entities: upserts in entity group transactions per PartitionKey,
-        ``SEED_CONCURRENCY`` at a time, through the lean REST client (the cheapest path to the service)."""
-        per_batch = MAX_BATCH_OPERATIONS
-        while per_batch > 1 and batch_bytes(shape, per_batch) > MAX_BATCH_BYTES:
-            per_batch //= 2
-        by_partition: dict[str, list[tuple[str, int]]] = defaultdict(list)
-        for i in range(count):
-            pk, rk = keys.seeded(i, count)
-            by_partition[pk].append((rk, i))
-        batches = [
-            (pk, rows[start : start + per_batch]) for pk, rows in by_partition.items() for start in range(0, len(rows), per_batch)
-        ]
-        idle: list[RestTransport] = []  # one keep-alive connection per greenlet, reused batch after batch
-        made: list[RestTransport] = []
+        """Write the strategy's ``count`` seeded entities (``seeding``), counting them in ``seeded`` as they are
+        acknowledged."""
         self.seeded = 0
-
-        def write(batch: tuple[str, list[tuple[str, int]]]) -> int:
-            pk, rows = batch
-            if not idle:
-                made.append(self._seeding_client())
-                idle.append(made[-1])
-            client = idle.pop()
-            client.batch([(UPSERT, shape.entity(pk, rk, filtered_value(i))) for rk, i in rows])
-            idle.append(client)
-            return len(rows)
-
-        pool = Pool(SEED_CONCURRENCY)
-        writes = pool.imap_unordered(write, batches)
-        try:
-            with _Progress(progress, count, _which(keys)) as advance:
-                for written in writes:
-                    self.seeded += written
-                    advance(written)
-        except ServiceError as err:
-            raise explain(err, self.target) from err
-        finally:
-            # stopped (Ctrl-C) or failed: no batch goes on writing to a table about to be dropped. The feeder first,
-            # or it hands the freed slots new batches, which then meet the dropped table
-            writes.kill()
-            pool.kill()
-            for client in made:
-                client.close()
+        with closing(write_seeded(self.target, self.name, keys, count, shape, progress=progress)) as writes:
+            for written in writes:
+                self.seeded += written
         return self.seeded
-
-    def _seeding_client(self, admin: Target | None = None) -> RestTransport:
-        target = admin or self.target.admin
-        return RestTransport(target=target, table=self.name, retry=parse_retry(SEED_RETRY), seed=None, hooks=_Quiet())
 
     def count(self, partition_key: str | None = None) -> int:
         """Entities in the table (or one partition), read back through the service."""
@@ -329,7 +196,7 @@ class TestTable:
                 for pk, rks in by_partition.items()
                 for start in range(0, len(rks), MAX_BATCH_OPERATIONS)
             ]
-            client = self._seeding_client(admin)
+            client = batch_client(admin, self.name)
             try:
                 for batch in batches:
                     client.batch(batch)
@@ -373,47 +240,3 @@ def remove_run(target: Target, run_id: str, *, table: str = "") -> str:
     except SDK_ERRORS as err:
         raise explain(err, target) from err
     return f"Deleted table {name}, the shared table of run {run_id}"
-
-
-class _Quiet:
-    """Seeding's attempt hooks: nothing is counted (seeding is not the load)."""
-
-    def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
-        pass
-
-    def on_backoff(self, seconds: float) -> None:
-        pass
-
-
-def _which(keys: KeyStrategy) -> str:
-    """The seeded keys as a log names them: the PartitionKey itself when there are few (a new test's seeding says
-    which key it is for)."""
-    partitions = keys.keys()
-    if partitions is None:
-        return f"a PartitionKey per entity ({keys.spec})"
-    if len(partitions) <= 3:
-        return "PartitionKey" + ("s " if len(partitions) > 1 else " ") + ", ".join(map(repr, partitions))
-    return f"{len(partitions):,} PartitionKeys ({keys.spec})"
-
-
-class _Progress:
-    """A rich progress bar on a terminal, one log line elsewhere."""
-
-    def __init__(self, enabled: bool, total: int, partition_key: str) -> None:
-        self.enabled, self.total, self.partition_key = enabled, total, partition_key
-        self.bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[int], None]:
-        log.info("Seeding %d entities under %s", self.total, self.partition_key)
-        if self.enabled and sys.stderr.isatty() and not os.environ.get("CI"):
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            task = self.bar.add_task(f"seeding {self.partition_key}", total=self.total)
-            return lambda n: self.bar.advance(task, n)
-        return lambda n: None
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar:
-            self.bar.stop()

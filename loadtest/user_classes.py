@@ -15,12 +15,12 @@ from typing import Any
 
 from locust import User
 
-from .config import USER_SETTINGS, Settings
 from .exit_codes import UsageError
-from .keys import key_strategy, row_key_maker
+from .key_specs import key_strategy, row_key_maker
 from .operations import OPERATIONS
-from .options import OPTION_BY_DEST
-from .parsers import show_mix
+from .options.settings import USER_SETTINGS, Settings
+from .options.stress import OPTION_BY_DEST
+from .options.values import show_mix
 
 __all__ = ["ClassDesign", "describe", "is_table_user", "settings_per_class"]
 

@@ -21,9 +21,10 @@ from locust.env import Environment
 
 from .ceiling.plan import Plan
 from .ceiling.shape import CeilingShape
-from .config import Settings, check_open_loop
 from .exit_codes import ToolError, UsageError
-from .options import CEILING_OPTIONS, FORM_FIXED, FORM_GROUPS, FORM_HELP, OPTION_BY_DEST
+from .options.form import FORM_FIXED, FORM_GROUPS, FORM_HELP
+from .options.settings import Settings
+from .options.stress import CEILING_OPTIONS, OPTION_BY_DEST
 from .redact import redact
 from .user_classes import settings_per_class
 
@@ -89,11 +90,9 @@ def check_start(environment: Environment, settings: Settings, form: dict[str, st
         name, now, opt = field_name(dest), getattr(settings, dest), OPTION_BY_DEST[dest]
         if name in form and opt.parse(opt.flag, form[name]) != now:
             raise UsageError(f"{opt.flag} {form[name]}: fixed when the process started ({now:g}); restart the run to change it")
-    new = Settings.from_options(submitted)
-    settings_per_class(new, environment.user_classes)  # the classes' attributes over the form's values
     users = form.get("user_count", "")
-    if not ceiling and users.isdigit():
-        check_open_loop(new.arrival_rate, int(users))
+    new = Settings.from_options(submitted, users=int(users) if not ceiling and users.isdigit() else 0)
+    settings_per_class(new, environment.user_classes)  # the classes' attributes over the form's values
     if ceiling:
         Plan.from_options(submitted)
     return submitted

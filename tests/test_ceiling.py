@@ -19,8 +19,8 @@ from loadtest.buckets import Bucket
 from loadtest.ceiling.judge import search, step_figures, stopped_by
 from loadtest.ceiling.plan import Plan, StepWindow
 from loadtest.child_process import free_port
+from loadtest.counts import new_histogram
 from loadtest.exit_codes import UsageError
-from loadtest.metrics import new_histogram
 
 BUDGET = 300  # entities/s per PartitionKey: the emulator's, the figure the search must find
 BURST = 0.5  # seconds of budget each bucket holds: batches arriving together fit; a step over the budget soon throttles
@@ -220,11 +220,12 @@ def never_above_the_budget(results: dict) -> None:
 
 @pytest.fixture(scope="module")
 def one_key_report(tmp_path_factory):
-    """One key's search: its folder (report.html beside results.json)."""
+    """One key's search: its folder (report.html beside results.json). Its first step is 7 % under the budget, good
+    with room to spare (runs served 300 and 320/s, the burst covering the excess, and 340/s gave way)."""
     from helpers import run_loadtest
 
     out = tmp_path_factory.mktemp("one-key")
-    ceiling_search(run_loadtest, out, "--ceiling-start", "26", "--ceiling-step", "2", "--ceiling-max", "36")
+    ceiling_search(run_loadtest, out, "--ceiling-start", "28", "--ceiling-step", "2", "--ceiling-max", "36")
     return out
 
 
@@ -253,8 +254,8 @@ def test_sixteen_hashed_keys_under_the_same_budget_reach_at_least_four_times_one
     spread = ceiling_search(
         loadtest,
         tmp_path,
-        *("--key-strategy", "hash-prefix:16", "--ceiling-start", "80", "--ceiling-step", "80", "--ceiling-max", "160"),
-    )
+        *("--key-strategy", "hash-prefix:16", "--ceiling-start", "160", "--ceiling-step", "80", "--ceiling-max", "160"),
+    )  # one step, 1,600 entities/s (about 100/s a key, a third of each key's budget): a ceiling of at least 4x
     single = one_key["ceiling"]["ceiling"]["entities_per_s"]
     assert spread["ceiling"]["ceiling"]["entities_per_s"] >= 4 * single, spread["ceiling"]["steps"]
     assert len(spread["ceiling"]["ceiling"]["partitions"]) == 16

@@ -7,7 +7,7 @@ import json
 import pytest
 from helpers import WORKLOAD
 
-from loadtest.keys import key_strategy
+from loadtest.key_specs import key_strategy
 from loadtest.table import TestTable
 
 

@@ -18,10 +18,12 @@ from helpers import ROOT, docs_example, in_process
 sys.path.insert(0, str(ROOT / "docs"))
 import gen_reference  # noqa: E402
 
-from loadtest import cli, exit_codes, options  # noqa: E402
-from loadtest.config import Settings, namespace  # noqa: E402
-from loadtest.finding_kinds import KINDS, FindingKind  # noqa: E402
-from loadtest.option import Option  # noqa: E402
+from loadtest import cli, exit_codes  # noqa: E402
+from loadtest.finding_kinds import KINDS  # noqa: E402
+from loadtest.finding_names import FindingKind  # noqa: E402
+from loadtest.options.commands import COMMANDS, COMPARE_OPTIONS  # noqa: E402
+from loadtest.options.option import Option  # noqa: E402
+from loadtest.options.settings import Settings, namespace  # noqa: E402
 from loadtest.user_classes import is_table_user, settings_per_class  # noqa: E402
 
 DOCS = ROOT / "docs"
@@ -52,9 +54,8 @@ def test_a_declaration_changed_without_its_page_is_drift(monkeypatch):
         patch.setitem(KINDS, FindingKind.HOT, replace(KINDS[FindingKind.HOT], means="something else"))
         assert _drifted() == ["findings.md"]
     with monkeypatch.context() as patch:
-        added = (*options.OPTIONS, Option(("--brand-new",), "an option nobody documented", 7))
-        patch.setattr(options, "OPTIONS", added)
-        patch.setattr(cli, "OPTIONS", added)
+        added = Option(("--brand-new",), "an option nobody documented", 7, commands=frozenset({"run"}))
+        patch.setitem(COMMANDS, "run", (*COMMANDS["run"], ("new", (added,))))
         assert _drifted() == ["options.md"]
     with monkeypatch.context() as patch:
         patch.setattr(exit_codes, "EXIT_NEW", 4, raising=False)
@@ -218,7 +219,7 @@ def _check_command(monkeypatch, line: str) -> None:
     parser = cli._parser()  # noqa: SLF001
     ns, extra = parser.parse_known_args(args)
     if command == "compare":
-        given = {opt.dest: opt.value(ns) for opt in options.COMPARE_OPTIONS}
+        given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS}
         for strategy in given["strategies"].split(","):
             each = "simulate" if given["simulate"] else "run"
             given_env = [f"{name}={value}" for name, value in env.items()]

@@ -23,7 +23,7 @@ from loadtest.emulator.budgets import Budget, Budgets
 from loadtest.emulator.relay import Relay
 from loadtest.emulator.throttle import Throttle, charge_of
 from loadtest.entities import EntityShape
-from loadtest.keys import key_strategy
+from loadtest.key_specs import key_strategy
 from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT
 from loadtest.retry import parse_retry

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from azure.data.tables import TableClient
@@ -19,20 +18,19 @@ from helpers import ROOT, SHORT, in_process, results_of, run_info
 from synthetic import recorded
 
 from loadtest import summary
-from loadtest import table as table_module
 from loadtest.azurite import azurite_connection_string
 from loadtest.child_process import free_port
+from loadtest.counts import ms_at, new_histogram
 from loadtest.engines.blobs import BLOB_API_VERSION, RUN_OUTPUTS
 from loadtest.engines.merge import merge
-from loadtest.engines.mergeable import capture
-from loadtest.entities import EntityShape
 from loadtest.findings.assess import assess
-from loadtest.keys import key_strategy
-from loadtest.metrics import ms_at, new_histogram
+from loadtest.key_specs import key_strategy
+from loadtest.mergeable import capture
 from loadtest.redact import AZURITE_KEY
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
-from loadtest.table import SEEDING_PARTITION, TestTable
+from loadtest.seeding_claim import SEEDING_PARTITION
+from loadtest.table import TestTable
 
 START = 1_000_000.0
 DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}
@@ -356,28 +354,6 @@ def test_a_table_connection_string_without_a_blob_endpoint_cannot_upload(monkeyp
     env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
     code, _, err = in_process(monkeypatch, "run", "--upload", "runs", env=env)
     assert code == 2 and "names no blob endpoint: add BlobEndpoint=" in err and AZURITE_KEY not in err, err
-
-
-def test_a_seeding_left_by_an_engine_that_died_is_taken_over(target, monkeypatch):
-    """An engine claimed the seeding and died (its record never touched again): the next engine waits until the record
-    is stale, then seeds the rows itself."""
-    monkeypatch.setattr(table_module, "CLAIM_STALE_S", 1.0)
-    table = TestTable.named(target, "pstressstale" + str(os.getpid()))
-    table.share("stale-run", "e2")
-    seeds = key_strategy("single", default_key="hot", rows=table.seeded_prefix)
-    seeding = "one seeding"
-    record = {"PartitionKey": SEEDING_PARTITION, "RowKey": f"{table.seeds}{table_module._digest(seeding, 12)}"}
-    try:
-        with TableClient.from_connection_string(target.connection_string, table.name) as client:
-            client.create_entity({**record, "state": "seeding", "engine": "e1", "count": 50})
-        started = time.monotonic()
-        assert table.seed_once(seeds, 50, EntityShape.for_size(200), seeding=seeding, engine="e2") == 50
-        assert time.monotonic() - started >= 1.0
-        assert table.count("hot") == 50
-        with TableClient.from_connection_string(target.connection_string, table.name) as client:
-            assert client.get_entity(record["PartitionKey"], record["RowKey"])["engine"] == "e2"
-    finally:
-        TestTable(target=target, name=table.name, created=True).drop()
 
 
 def test_merge_from_a_container_without_the_run_or_unreachable_is_one_line(azurite, blob_service, monkeypatch, tmp_path):

@@ -1,26 +1,84 @@
-"""The command's entry: gevent patched first for the commands that load Locust or run on gevent, never late."""
+"""The command's entry: gevent patched first for the commands that run Locust, and only for them: ``report``,
+``merge`` and ``simulate`` run with Locust and gevent blocked from import, ``emulator`` without Locust and without
+gevent's monkey-patching (its relay uses gevent's sockets as they are)."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
 from helpers import ROOT
+from test_results import engine_results
 
-from loadtest.entry import GEVENT_COMMANDS
+from loadtest.child_process import free_port
+
+BLOCKED = """
+import importlib.abc, sys
+
+blocked = tuple(sys.argv[1].split(","))
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "locust" or name.startswith(("locust.", *blocked)):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, Block())
+from loadtest.entry import main
+
+sys.argv = ["loadtest", *sys.argv[2:]]
+sys.exit(main())
+"""
 
 
-def test_a_command_that_loads_locust_patches_gevent_before_ssl_is_imported(tmp_path):
-    """``simulate`` loads the metrics (a Locust listener) after the options (which import the SDK, and ssl): without
-    the entry's patches first, Locust patched ssl late and warned (a RecursionError waiting on a real account)."""
-    assert "simulate" in GEVENT_COMMANDS and "report" not in GEVENT_COMMANDS
-    done = subprocess.run(
-        [sys.executable, "-m", "loadtest", "simulate", "--arrival-rate", "50", "-t", "5s", "--out", str(tmp_path / "s")],
+def _command(blocked: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKED, blocked, *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "MonkeyPatchWarning" not in done.stderr and "Monkey-patching" not in done.stderr, done.stderr
+
+
+def test_report_merge_and_simulate_run_with_locust_and_gevent_blocked_from_import(tmp_path):
+    """They once loaded Locust (a duration parser, the metrics' listener, the request profile's type) and with it
+    gevent's patches: ``merge`` and ``simulate`` now read plain counts."""
+    for name in ("a", "b"):
+        engine_results(name).write(tmp_path / name)
+    merged = _command("gevent", "merge", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert (tmp_path / "merged" / "report.html").is_file()
+    shown = _command("gevent", "report", str(tmp_path / "merged"))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    simulated = _command("gevent", "simulate", "--arrival-rate", "50", "-t", "5s", "--out", str(tmp_path / "s"))
+    assert simulated.returncode == 0, simulated.stdout + simulated.stderr
+    for done in (merged, shown, simulated):
+        assert "blocked" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_emulator_serves_without_locust_or_monkey_patching(tmp_path):
+    """A request relayed to an upstream that is not there: its connection closed, as a dead service's would be;
+    served on gevent's own sockets with ``gevent.monkey`` blocked from import."""
+    port, dead = free_port(), free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED, "gevent.monkey", "emulator", "--upstream", f"http://127.0.0.1:{dead}"]
+        + ["--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert f"emulator: http://127.0.0.1:{port}" in child.stdout.readline()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            client.sendall(b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            assert client.recv(1024) == b""  # closed: the upstream could not be reached
+        assert child.poll() is None  # still serving
+    finally:
+        child.terminate()
+        _, stderr = child.communicate(timeout=30)
+    assert "blocked" not in stderr and "Traceback" not in stderr, stderr

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import ROOT
 
-from loadtest.finding_kinds import BOUNDS, CHECKLIST, FAIL_ON, KINDS, RUN_FAILURES, SEVERITY, FindingKind
-from loadtest.option_parsers import FAIL_ON as FAIL_ON_OPTION
+from loadtest.exit_codes import UsageError
+from loadtest.finding_kinds import BOUNDS, CHECKLIST, FAIL_ON, KINDS, RUN_FAILURES, SEVERITY
+from loadtest.finding_names import FindingKind
+from loadtest.options.rules import fail_on
 from loadtest.report.badges import BADGES
 
 DOCS = ROOT / "docs" / "reference"
@@ -29,7 +32,11 @@ def _docs_findings_table() -> dict[str, str]:
 
 def test_every_kind_is_declared_whole_and_every_list_of_kinds_is_derived_from_it():
     assert set(KINDS) == set(FindingKind) == set(SEVERITY)
-    assert FAIL_ON_OPTION == FAIL_ON == tuple(k for k, d in KINDS.items() if d.fail_on)
+    assert FAIL_ON == tuple(k for k, d in KINDS.items() if d.fail_on)
+    assert fail_on("--fail-on", ",".join(FAIL_ON)) == FAIL_ON  # --fail-on takes every one of them, and no other
+    with pytest.raises(UsageError) as refused:
+        fail_on("--fail-on", next(k for k, d in KINDS.items() if not d.fail_on))
+    assert ", ".join(k.lower() for k in FAIL_ON) in str(refused.value)
     assert set(CHECKLIST) == {k for k, d in KINDS.items() if d.practice} and all(CHECKLIST.values())
     assert set(RUN_FAILURES) == {FindingKind.TARGET_LOST, FindingKind.INCOMPLETE}
     assert all(BOUNDS.values()) and set(BOUNDS) <= set(KINDS)

@@ -17,11 +17,12 @@ from locust.env import Environment
 from locust.event import Events
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
-from loadtest import lifecycle
 from loadtest.child_process import free_port
 from loadtest.cli import LOCUSTFILE
-from loadtest.config import namespace
-from loadtest.lifecycle import current_run, register
+from loadtest.lifecycle import register
+from loadtest.options.settings import namespace
+from loadtest.outputs import new_run_id
+from loadtest.stress_run import current_run
 from loadtest.users import HotPartitionUser
 
 
@@ -74,7 +75,7 @@ def test_bad_settings_end_register_in_one_line_before_anything_is_created(enviro
 def test_users_outside_a_registered_environment_say_what_to_do():
     with pytest.raises(RuntimeError, match="import from loadtest in the locustfile"):
         current_run(Environment(events=Events()))
-    assert lifecycle.new_run_id() != lifecycle.new_run_id()
+    assert new_run_id() != new_run_id()
 
 
 def test_no_secret_in_locusts_host_its_page_or_its_swarm_answer(azurite, target, tmp_path, monkeypatch):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import tables
 
-from loadtest.config import Settings, namespace
 from loadtest.exit_codes import RunError
+from loadtest.options.settings import Settings, namespace
 from loadtest.prepare import abandon, next_settings, prepare
 from loadtest.users import TableUser
 

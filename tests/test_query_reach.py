@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from loadtest.buckets import OTHER
-from loadtest.keys import key_strategy
+from loadtest.key_specs import key_strategy
 from loadtest.query_reach import reach_of
 
 

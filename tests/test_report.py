@@ -72,7 +72,8 @@ from loadtest.results import Results
 
 out = Path(sys.argv[1])
 loadtest.report.render(Results.load_file(out / "results.json"), out)
-heavy = sorted(m for m in sys.modules if m.startswith(("azure", "loadtest.azurite", "loadtest.target", "loadtest.table")))
+prefixes = ("azure", "loadtest.azurite", "loadtest.target", "loadtest.table", "loadtest.seeding")
+heavy = sorted(m for m in sys.modules if m.startswith(prefixes))
 print("heavy:", heavy)
 """
 
@@ -88,43 +89,12 @@ def test_the_report_renders_a_saved_run_without_the_sdk_or_process_code(tmp_path
     assert "partitions-table" in (tmp_path / "report.html").read_text()
 
 
-COMMAND_WITHOUT_LOCUST = """
-import importlib.abc, sys
-
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("locust", "gevent"):
-            raise ImportError(f"blocked: {name}")
-        return None
-
-sys.meta_path.insert(0, Block())
-from loadtest.cli import main
-
-sys.exit(main(["report", sys.argv[1]]))
-"""
-
-
-def test_loadtest_report_runs_with_locust_and_gevent_blocked_from_import(tmp_path):
-    """``loadtest report`` re-renders a saved run without Locust, whose import patches the process with gevent (its
-    duration parser once imported Locust for ``locust.util.timespan``, and the integrity ledger for a type)."""
-    seconds = {t: [{"op": "read", "entities": 5}] for t in range(12)}
-    assess(build(recorded(seconds, steady_from=2), run_info())).write(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", COMMAND_WITHOUT_LOCUST, str(tmp_path / "results.json")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "blocked" not in done.stderr and "partitions-table" in (tmp_path / "report.html").read_text()
-
-
 def ceiling_results():
     """A synthetic run of three 5-second steps (10, 20, 25 reads/s on 'hot', the last one throttled) and its search."""
+    from loadtest.ceiling.judge import judged
     from loadtest.ceiling.plan import Plan, StepWindow
-    from loadtest.config import namespace
-    from loadtest.options import CEILING_OPTIONS
+    from loadtest.options.settings import namespace
+    from loadtest.options.stress import CEILING_OPTIONS
 
     rates = {0: 10, 1: 20, 2: 25}
     seconds = {t: [{"op": "read"}] * rates[t // 5] for t in range(15)}
@@ -139,7 +109,10 @@ def ceiling_results():
         )
         for k in range(3)
     ]
-    return assess(build(recorded(seconds, start=start), run_info(partition_target=40), search=(plan, windows, True)))
+    counts, info = recorded(seconds, start=start), run_info(partition_target=40)
+    results = build(counts, info)
+    results.ceiling = judged(plan, windows, True, counts, info)
+    return assess(results)
 
 
 def drawn(monkeypatch, results) -> dict[str, object]:

@@ -15,23 +15,18 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from synthetic import environment, recorded
 
-from loadtest import results_schema
+from loadtest import typed_reader
 from loadtest.buckets import OTHER
+from loadtest.ceiling.judge import judged
 from loadtest.ceiling.plan import Plan, StepWindow
+from loadtest.column_checkers import Wrong
 from loadtest.engines.merge import merge
-from loadtest.engines.mergeable import Mergeable, capture
 from loadtest.findings.assess import assess
 from loadtest.integrity import Ledger, verify
+from loadtest.mergeable import Mergeable, capture
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
-from loadtest.summary import build, moving_average_peak
-
-
-def test_moving_average_peak_is_the_best_10_second_window():
-    series = [0.0] * 5 + [100.0] * 10 + [0.0] * 5 + [1000.0]
-    assert moving_average_peak(series) == (4 * 100.0 + 1000.0) / 10  # the window ending on the spike wins
-    assert moving_average_peak([4.0, 8.0]) == 6.0  # shorter than the window: its mean
-    assert moving_average_peak([]) == 0.0
+from loadtest.summary import build
 
 
 def test_mean_covers_the_steady_phase_and_peak_the_whole_run():
@@ -204,7 +199,7 @@ def every_section() -> dict:
         StepWindow(index=i, offered=100 * (i + 1), users=10, spawn_rate=10, began=START + 2 * i, ended=START + 2 * i + 3)
         for i in range(2)
     ]
-    results.ceiling = build(metrics, run_info(emulator=True), search=(plan, windows, True)).ceiling
+    results.ceiling = judged(plan, windows, True, metrics, run_info(emulator=True))
     metrics.close()
     results.simulation = {
         "model": "the throttling emulator's partition layer",
@@ -339,11 +334,11 @@ def test_every_section_is_checked_on_read_and_the_field_named(section, data):
     text = change.applied(every_section())
     whole = json.loads(text) if change.action != "truncate" else None
     if isinstance(whole, dict) and section in whole:  # the fast test of a whole column agrees with the walk
-        checker = results_schema._checker(get_type_hints(Results, include_extras=True)[section])
+        checker = typed_reader._checker(get_type_hints(Results, include_extras=True)[section])
         try:
             checker.check(whole[section])
             walked = True
-        except results_schema._Wrong:
+        except Wrong:
             walked = False
         assert checker.converts or checker.test([whole[section]]) == walked, change
     try:

@@ -2,7 +2,8 @@ import pytest
 from synthetic import environment
 
 from loadtest.entities import EntityShape, filtered_value
-from loadtest.keys import key_strategy, row_key
+from loadtest.key_specs import key_strategy
+from loadtest.keys import row_key
 from loadtest.metrics import PartitionMetrics
 from loadtest.operations import OPERATIONS
 from loadtest.session import TableSession

@@ -15,11 +15,11 @@ from browser import chromium_page
 from helpers import in_process, run_loadtest
 
 from loadtest.buckets import OTHER
-from loadtest.config import Settings, namespace
 from loadtest.emulator.budgets import Budgets, PartitionLayer
+from loadtest.options.settings import Settings, namespace
 from loadtest.simulator.command import MAX_KEY_TICKS
 from loadtest.simulator.demand import demand_of
-from loadtest.simulator.engine import Simulation
+from loadtest.simulator.simulation import Simulation
 
 #: Each case a real run through the emulator and a simulation on the same options: point reads (one key, a skewed
 #: set, range partitions that split), and each query kind that scans more than one row.
@@ -75,7 +75,8 @@ def _split(results: dict) -> tuple[int, float]:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp_path, artifacts):
+def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp_path, artifacts, monkeypatch):
+    """The simulation in this process: the command as a user runs it, in a child, is the report's test below."""
     options, users = CASES[case]
     real, simulated = tmp_path / "real", tmp_path / "simulated"
     done = run_loadtest(
@@ -83,8 +84,8 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
         azurite.connection_string,
     )  # fmt: skip
     assert done.code == 0, done.output
-    done = run_loadtest("simulate", *COMMON, *options, "--out", str(simulated))
-    assert done.code == 0, done.output
+    code, stdout, stderr = in_process(monkeypatch, "simulate", *COMMON, *options, "--out", str(simulated))
+    assert code == 0, stdout + stderr
     runs = {side: json.loads((folder / "results.json").read_text()) for side, folder in (("real", real), ("sim", simulated))}
     assert runs["sim"]["run"]["simulated"] and runs["sim"]["run"]["target_kind"] == "simulation"
     rows = {side: {r["partition"]: r for r in runs[side]["partitions"] if r["op_class"] == "GET"} for side in runs}

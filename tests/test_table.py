@@ -1,4 +1,4 @@
-"""The test table's lifecycle against a real Azurite: create, seed, count, reuse, drop."""
+"""The test table's lifecycle against a real Azurite: create, count, reuse, drop, and what a run left removed."""
 
 import os
 
@@ -7,25 +7,9 @@ from helpers import in_process, tables
 
 from loadtest.entities import EntityShape
 from loadtest.exit_codes import RunError
-from loadtest.keys import key_strategy
+from loadtest.key_specs import key_strategy
+from loadtest.seeding_claim import seed_once
 from loadtest.table import TestTable, run_prefix, run_table_name
-
-
-def test_seeded_entities_in_the_table_equal_the_requested_count(table):
-    assert table.seed(key_strategy("single"), 1234, EntityShape.for_size(1024), progress=False) == 1234
-    assert table.count("hot") == 1234
-    assert table.count() == 1234
-
-
-def test_large_entities_seed_in_batches_under_4_mib(table):
-    table.seed(key_strategy("single:big"), 130, EntityShape.for_size(200_000, partition_key="big"), progress=False)
-    assert table.count("big") == 130
-
-
-def test_seeding_follows_the_key_strategy(table):
-    table.seed(key_strategy("hash-prefix:8"), 100, EntityShape.for_size(512), progress=False)
-    assert table.count() == 100
-    assert table.count("000") == 13 and table.count("007") == 12
 
 
 def test_the_tool_never_takes_over_an_existing_table_unasked(table, target):
@@ -78,7 +62,7 @@ def _left_by_run(target, run_id: str, *, table: str = "") -> TestTable:
     shared = TestTable.named(target, table or run_table_name(run_id))
     shared.share(run_id, "e1")
     keys = key_strategy("single", default_key="hot", rows=shared.seeded_prefix)
-    shared.seed_once(keys, 30, EntityShape.for_size(200), seeding="s", engine="e1")
+    seed_once(shared, keys, 30, EntityShape.for_size(200), seeding="s", engine="e1")
     return shared
 
 

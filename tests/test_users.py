@@ -157,8 +157,8 @@ def test_a_misspelled_attribute_and_bad_values_are_refused_at_once_by_class_and_
     ],
 )
 def test_each_class_attribute_is_judged_as_its_option_is(attributes, named):
-    from loadtest.config import Settings, namespace
     from loadtest.exit_codes import UsageError
+    from loadtest.options.settings import Settings, namespace
     from loadtest.user_classes import settings_per_class
     from loadtest.users import TableUser
 

@@ -12,10 +12,11 @@ from browser import chromium_page
 from helpers import web_ui_process
 
 from loadtest.child_process import free_port
-from loadtest.config import Settings, namespace
 from loadtest.entities import EntityShape
 from loadtest.exit_codes import UsageError
-from loadtest.options import FORM_FIXED, FORM_GROUPS, OPTIONS
+from loadtest.options.form import FORM_FIXED, FORM_GROUPS
+from loadtest.options.settings import Settings, namespace
+from loadtest.options.stress import OPTIONS
 from loadtest.webui import field_name, form_fields
 
 LABELS = "() => [...document.querySelectorAll('form label')]"

@@ -18,7 +18,7 @@ from loadtest.azurite import azurite_connection_string
 
 ALT = ROOT / "deploy" / "azure-load-testing"
 K8S = ROOT / "deploy" / "kubernetes"
-SHORT = {"LOCUST_USERS": "2", "LOCUST_SPAWN_RATE": "2", "LOCUST_RUN_TIME": "3s", "LOCUST_SEED_ENTITIES": "60"}
+SHORT = {"LOCUST_USERS": "2", "LOCUST_SPAWN_RATE": "2", "LOCUST_RUN_TIME": "2s", "LOCUST_SEED_ENTITIES": "60"}
 
 
 def run(args: list, *, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:

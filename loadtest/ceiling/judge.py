@@ -1,5 +1,5 @@
 """The ceiling search's judgement: what each step of the plan served, the first step that gave way, and what
-limited it. Pure: the shape (``shape``) runs the steps, ``summary`` records the search.
+limited it. Pure: the shape (``shape``) runs the steps; the run that searched adds ``judged`` to its results.
 
 A step is *good* while it serves at least ``MIN_SERVED_SHARE`` of the operations offered, throttles at most
 ``MAX_THROTTLED_SHARE`` of its attempts, fails at most ``MAX_ERROR_SHARE`` of its operations otherwise, and keeps
@@ -16,10 +16,13 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from ..bounds import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
+from ..bounds.cpu import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
+from ..bounds.throttlers import throttler
 from ..buckets import Bucket, BucketKey
-from ..metrics import PartitionMetrics, ms_at, new_histogram
+from ..counts import RunCounts, ms_at, new_histogram
+from ..results import RunInfo
 from ..service_errors import THROTTLING_CODES
+from ..summary import counted
 from .plan import Plan, StepWindow
 
 __all__ = ["judged", "search", "step_figures", "stopped_by"]
@@ -157,7 +160,7 @@ def search(
     """The search's outcome from every judged step's figures: the ceiling (the last good step), and what ended it.
 
     ``stopped``: the test ended before the plan's last step (a step gave way, or someone stopped it); ``throttlers``:
-    what judged a throttled attempt, by reason (``bounds.throttler``: the emulator's budget, or Azure's target)."""
+    what judged a throttled attempt, by reason (``throttlers.throttler``: the emulator's budget, or Azure's target)."""
     judged = []
     for figures in steps:
         broken = stopped_by(figures, plan)
@@ -199,15 +202,14 @@ def judged(
     plan: Plan,
     windows: list[StepWindow],
     stopped: bool,
-    buckets: Mapping[BucketKey, Bucket],
-    metrics: PartitionMetrics,
-    samples: Mapping[int, Mapping[str, Any]],
-    first: float,
-    *,
-    emulator: bool,
-    throttlers: Mapping[str, str] | None = None,
+    counts: RunCounts,
+    info: RunInfo,
+    samples: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The results' search: every step that ran its course (not one cut short by the stop), judged from all counts."""
+    """The results' search (``CeilingShape.ran``'s steps): every step that ran its course (not one cut short by the
+    stop), judged again from all the run's counts, the keys folded as the results fold them."""
+    phases, buckets, _ = counted(counts)
     whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]
-    steps = [step_figures(w, buckets, metrics.latency, metrics.corrected, samples, first) for w in whole]
-    return search(plan, steps, emulator=emulator, stopped=stopped, throttlers=throttlers)
+    steps = [step_figures(w, buckets, counts.latency, counts.corrected, samples or {}, phases.span[0]) for w in whole]
+    throttlers = {reason: throttler(info, reason) for reason in ("partition", "account")}  # named where it limited
+    return search(plan, steps, emulator=info.emulator, stopped=stopped, throttlers=throttlers)

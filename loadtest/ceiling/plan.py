@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..exit_codes import UsageError
-from ..options import CEILING_OPTIONS
+from ..options.stress import CEILING_OPTIONS
 
 __all__ = ["MAX_STEPS", "MAX_USER_RATE", "SETTLE_S", "Plan", "StepWindow"]
 

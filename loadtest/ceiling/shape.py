@@ -19,8 +19,8 @@ import time
 from locust import LoadTestShape
 from locust.runners import WORKER_REPORT_INTERVAL, MasterRunner
 
+from ..counts import RunCounts
 from ..exit_codes import ToolError
-from ..metrics import PartitionMetrics
 from .judge import step_figures, stopped_by
 from .plan import Plan, StepWindow
 
@@ -43,9 +43,9 @@ class CeilingShape(LoadTestShape):
         self.windows: list[StepWindow] = []
         self.judged = 0
         self.gave_way: dict[str, str] = {}
-        self.metrics: PartitionMetrics | None = None  # the run's counts, given by ``watch``
+        self.metrics: RunCounts | None = None  # the run's counts, given by ``watch``
 
-    def watch(self, metrics: PartitionMetrics, options: argparse.Namespace) -> None:
+    def watch(self, metrics: RunCounts, options: argparse.Namespace) -> None:
         """Judge steps from these counts (the stress test's lifecycle hands them over at ``init``, once the plan these
         options make has passed its rules: ``UsageError`` otherwise)."""
         Plan.from_options(options)

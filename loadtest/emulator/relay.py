@@ -7,16 +7,17 @@ returned; a filtered query's key range listed from upstream once the answer has 
 One upstream connection per client connection, Nagle off both ways. SharedKey signs
 neither host nor port, so signatures hold. A request the budgets refuse is answered here as Azure
 answers it; when the upstream cannot be reached, the client's connection is closed, as a dead
-service's would be.
+service's would be. Its sockets are gevent's own, so ``loadtest emulator`` runs without Locust and without
+monkey-patching the interpreter.
 """
 
 from __future__ import annotations
 
-import socket
 from collections import Counter
 from pathlib import Path
 from typing import BinaryIO
 
+from gevent import socket  # cooperative sockets, used as they are: the emulator patches nothing
 from gevent.server import StreamServer
 
 from .budgets import Budgets

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..exit_codes import EXIT_OK, UsageError
-from ..options import CLEANUP_OPTIONS
+from ..options.commands import CLEANUP_OPTIONS
 
 __all__ = ["cleanup_command"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
-from ..options import MERGE_OPTIONS
+from ..options.commands import MERGE_OPTIONS
 from ..outputs import REPORT_FILE, RESULTS_FILE, check_out
 from ..results import Results
 from .blobs import download_results

@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import summary
+from ..counts import RunCounts
 from ..exit_codes import UsageError
-from ..metrics import PartitionMetrics
+from ..mergeable import MERGEABLE_VERSION
 from ..operations import OpClass
 from ..request_profile import RequestProfile
 from ..results import Results
-from .mergeable import MERGEABLE_VERSION
 
 __all__ = ["KEY_DESIGN", "TARGET", "check", "merge"]
 
@@ -68,7 +68,7 @@ def check(sources: Sequence[tuple[str, Results]]) -> None:
 def merge(sources: Sequence[tuple[str, Results]]) -> Results:
     """One run's results from its engines' (``check`` first); its findings are the verdict's to fill in."""
     check(sources)
-    metrics, workload = PartitionMetrics(), RequestProfile()
+    metrics, workload = RunCounts(), RequestProfile()
     for _, results in sources:
         metrics.merge(results.mergeable["metrics"])
         workload.merge(results.mergeable["workload"])

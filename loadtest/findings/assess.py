@@ -19,6 +19,7 @@ from .ceiling import ceiling
 from .demand import demand
 from .levels import levels
 from .losses import losses
+from .spread import spread
 from .throttling import failures
 
 __all__ = ["DETECTORS", "FindingCheck", "assess", "checks_for", "exit_code"]
@@ -26,6 +27,7 @@ __all__ = ["DETECTORS", "FindingCheck", "assess", "checks_for", "exit_code"]
 #: The families' detectors, in the order their findings are listed (results.json, the report).
 DETECTORS: tuple[Callable[[Results], list[Finding]], ...] = (
     levels,
+    spread,
     demand,
     failures,
     capacity,

@@ -1,18 +1,12 @@
 """What bounded the figures besides the design, as measured: a load-generating process or a server out of CPU, an
-emulator saturated or slowed as its table grew, a ramp that took most of the run (``bounds`` measures them)."""
+emulator saturated or slowed as its table grew, a ramp that took most of the run (``cpu_bound``, ``served_pace`` and
+``run_span`` measure them)."""
 
 from __future__ import annotations
 
-from ..bounds import (
-    GENERATOR_CPU_PERCENT,
-    RAMP_SHARE,
-    Slowdown,
-    emulator_slowed,
-    generator_bound,
-    ramp_dominates,
-    saturation,
-    servers_bound,
-)
+from ..bounds.cpu import GENERATOR_CPU_PERCENT, generator_bound, servers_bound
+from ..bounds.run_span import RAMP_SHARE, ramp_dominates
+from ..bounds.served_pace import Slowdown, emulator_slowed, saturation
 from ..finding_kinds import K
 from ..results import Finding, Results, peak_words
 from .common import REMEDIES, finding

@@ -1,9 +1,10 @@
 """An open loop's demand: UNSERVED (a partition served under ``SERVED_SHARE`` of it, and why, as measured) and
-UNSENT (the generator sent under ``bounds.SENT_SHARE`` of its schedule, and why)."""
+UNSENT (the generator sent under ``schedule_sent.SENT_SHARE`` of its schedule, and why)."""
 
 from __future__ import annotations
 
-from ..bounds import SENT_SHARE, concurrency, cpu_read, generator_bound, machine_bound, sent_share, servers_bound
+from ..bounds.cpu import cpu_read, generator_bound, machine_bound, servers_bound
+from ..bounds.schedule import SENT_SHARE, concurrency, sent_share
 from ..buckets import OTHER
 from ..finding_kinds import SIMULATION_ANSWER, SPREAD_ACCOUNTS, K
 from ..operations import OpClass

@@ -3,7 +3,7 @@ the budget that throttled the run named where it is not the target."""
 
 from __future__ import annotations
 
-from ..bounds import throttler
+from ..bounds.throttlers import throttler
 from ..buckets import OTHER
 from ..finding_kinds import K
 from ..operations import OpClass

@@ -3,7 +3,7 @@ after the load, acknowledged writes."""
 
 from __future__ import annotations
 
-from ..bounds import target_lost
+from ..bounds.run_span import target_lost
 from ..finding_kinds import K
 from ..results import Finding, Results
 from .common import REMEDIES, finding

@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..bounds import target_lost
+from ..bounds.run_span import target_lost
 from ..buckets import OTHER
 from ..operations import OpClass
 from ..results import Results

@@ -1,12 +1,12 @@
 """THROTTLED and ERRORS: each partition's and op class's failed attempts, by the service's error code; throttled
-ones by reason, each with the budget or target that judged it (``bounds.throttler``); the users' own tasks' errors."""
+ones by reason, each with the budget or target that judged it (``throttlers.throttler``); the users' own tasks' errors."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
 
-from ..bounds import throttler
+from ..bounds.throttlers import throttler
 from ..finding_kinds import SPREAD_ACCOUNTS, K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
@@ -61,7 +61,7 @@ def throttled_failures(row: PartitionRow) -> int:
 
 def reasons(results: Results, throttled_by: Mapping[str, int]) -> str:
     """The throttled attempts by reason, as the answers told them apart, each with the budget or target that judged
-    it (``bounds.throttler``: the emulator's or a simulation's figure, else Azure's; none for older results)."""
+    it (``throttlers.throttler``: the emulator's or a simulation's figure, else Azure's; none for older results)."""
     if not throttled_by:
         return ""
     words = {

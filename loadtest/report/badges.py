@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 from markupsafe import Markup
 
-from ..finding_kinds import SEVERITY, FindingKind, Severity
+from ..finding_kinds import SEVERITY
+from ..finding_names import FindingKind, Severity
 
 __all__ = ["BADGES", "badge_css", "colour"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ceiling.limits import LIMITS
+from ..ceiling.remedies import LIMITS
 from ..finding_kinds import BOUNDS
 from ..operations import OpClass
 from ..results import Results

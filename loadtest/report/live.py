@@ -22,13 +22,14 @@ from typing import Any, Protocol
 from locust.env import Environment
 
 from ..buckets import OTHER
-from ..config import Settings
+from ..counts import RunCounts
 from ..distributed import Cluster
 from ..findings.levels import level
-from ..metrics import PartitionMetrics
 from ..operations import OpClass
+from ..options.settings import Settings
 from ..outputs import REPORT_FILE
-from ..summary import PEAK_WINDOW_S, demand, moving_average_peak, per_partition, series
+from ..phases import PEAK_WINDOW_S, moving_average_peak
+from ..summary import demand, per_partition, series
 from .badges import badge_css
 
 __all__ = ["TOP_N", "live_view", "page_html", "register"]
@@ -77,7 +78,7 @@ class _Load:
 
 
 def live_view(
-    metrics: PartitionMetrics, *, target: int, now: float | None = None, top_n: int = TOP_N, open_loop: bool = False
+    metrics: RunCounts, *, target: int, now: float | None = None, top_n: int = TOP_N, open_loop: bool = False
 ) -> dict[str, Any]:
     """Per partition: GET/PUT entities/s now, peak 10-s average, ratio and finding; and a chart series. In an open loop
     also the demand now and its peak, which the ratio and finding judge (as the verdict does).
@@ -164,7 +165,7 @@ class LiveRun(Protocol):
     """What the live view reads of the run (``lifecycle.StressRun``): settings and outputs change between tests."""
 
     settings: Settings
-    metrics: PartitionMetrics
+    metrics: RunCounts
     cluster: Cluster
     out: Path | None
 

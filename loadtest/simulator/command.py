@@ -14,21 +14,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import summary, wrapup
-from ..config import Settings
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
-from ..options import DURATION, MAX_SIMULATED_RATE, OPTIONS, REAL_RUN_ONLY, SIMULATE_OPTIONS
+from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, SIMULATION_REFUSES
+from ..options.limits import MAX_SIMULATED_RATE
+from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
 from .demand import demand_of
-from .engine import TRACKED, Simulation, state_bytes
+from .simulation import TRACKED, Simulation, state_bytes
 
 __all__ = ["LEAVES_OUT", "simulate"]
 
-#: Options a real run has and a simulation cannot: it sends nothing, so nothing to connect, spawn or show live.
-RUN_ONLY_FLAGS = ("-u", "--users", "-r", "--spawn-rate", "--web", "--web-host", "--web-port", "--workers", "--processes")
-RUN_ONLY_FLAGS += tuple(flag for opt in OPTIONS if opt.dest in REAL_RUN_ONLY for flag in opt.flags)
 LEAVES_OUT = (
     "latency (no operation is timed); the real partition servers' capacities (the budgets given stand for them); "
     "merges of cold ranges; throttling inside a batch (a batch passes or is refused whole, as in the emulator); "
@@ -40,7 +38,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     """The run's settings for a simulation, every rule checked: one line and exit 2 otherwise, nothing written."""
     for arg in extra:
         flag = arg.split("=", 1)[0]
-        if flag in RUN_ONLY_FLAGS:
+        if flag in SIMULATION_REFUSES:
             raise UsageError(f"{flag}: only a real run has it (loadtest run); {_WHAT}")
         raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest simulate --help)")
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config import Settings
 from ..keys import KeyStrategy
 from ..operations import OPERATIONS, OpClass
+from ..options.settings import Settings
 
 __all__ = ["Demand", "Spread", "Stream", "demand_of"]
 

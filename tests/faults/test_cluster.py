@@ -65,7 +65,10 @@ def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target
         cluster.workers()
         cluster.wait_for("All users spawned")
         table = TestTable(target=target, name=re.search(r"Test table (\w+)", cluster.log("master")).group(1), created=True)
-        time.sleep(2)
+        deadline = time.monotonic() + 30
+        while table.count("hot") <= 10:  # the workers' inserts have landed beside the 10 seeded rows: the load is on
+            assert time.monotonic() < deadline, cluster.log("master")
+            time.sleep(0.1)
         master.send_signal(signal.SIGKILL)
         killed = time.monotonic()
         time.sleep(10 - (time.monotonic() - killed))

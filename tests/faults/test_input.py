@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from loadtest.connection_string import CONNECTION_STRING_ENV
 from loadtest.operations import BATCH_OPERATIONS, MIX_OPERATIONS
-from loadtest.options import OPTIONS
+from loadtest.options.stress import OPTIONS
 from loadtest.redact import AZURITE_KEY
 
 KEY = AZURITE_KEY

@@ -2,7 +2,6 @@ import pytest
 from helpers import run_info
 from synthetic import recorded
 
-from loadtest.bounds import saturation
 from loadtest.findings.assess import FindingCheck, assess, checks_for, exit_code
 from loadtest.findings.levels import level
 from loadtest.results import Results
@@ -72,30 +71,6 @@ def test_fail_on_checks_turn_findings_into_exit_3_with_messages():
     assert FindingCheck("COOL").fails(judged(steady(100), partition_target=50)) is None
 
 
-def saturating(users_by_second, requests_by_second, latency_by_second):
-    seconds = {t: [{"ms": latency_by_second[t]}] * requests_by_second[t] for t in range(len(users_by_second))}
-    metrics = recorded(seconds, steady_from=5)
-    return build(
-        metrics,
-        run_info(emulator=True),
-        samples={1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users_by_second)},
-    )
-
-
-def test_saturation_is_seen_when_users_grow_but_served_load_does_not():
-    users = [2, 4, 6, 8, 10] + [10] * 10
-    full = saturating(users, [100, 130, 140, 140, 140] + [140] * 10, [20, 30, 43, 57, 71] + [71] * 10)
-    assert "requests/s only" in saturation(full)
-    assert "EMULATOR_BOUND" in kinds(assess(full))
-
-
-def test_no_saturation_when_served_load_grows_with_users():
-    users = [2, 4, 6, 8, 10] + [10] * 10
-    scaling = saturating(users, [100, 200, 300, 400, 500] + [500] * 10, [20] * 15)
-    assert saturation(scaling) is None
-    assert "EMULATOR_BOUND" not in kinds(assess(scaling))
-
-
 def test_generator_bound_when_the_client_cpu_is_pegged():
     metrics = recorded(steady(10))
     samples = {1_000_000 + t: {"users": 4, "cpu": 99.0} for t in range(12)}
@@ -146,22 +121,6 @@ def test_an_unserved_demand_names_the_machine_when_its_cores_were_busy_with_each
     (unserved,) = [f for f in results.findings if f.kind == "UNSERVED"]
     said = "the machine's cores were busy (99% of all of them: Azurite 52%, the load generator 45% of a core)"
     assert said in unserved.message and "Azurite ran out" not in unserved.message, unserved.message
-
-
-def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
-    """Served load grew with users; then a worker was lost at 10 s and its users vanished (5 left, as in a ramp)."""
-    users = [2, 4, 6, 8, 10] + [10] * 5 + [5] * 5
-    requests = [100, 200, 300, 400, 500] + [500] * 5 + [500] * 5
-    latency = [20] * 10 + [10] * 5
-    seconds = {t: [{"ms": latency[t]}] * requests[t] for t in range(len(users))}
-    samples = {1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users)}
-    as_ramp = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples)
-    assert saturation(as_ramp) is not None  # read without the loss, the last seconds look like a ramp
-    lost = {"worker": "w1", "index": 1, "lost_at_s": 11.0, "last_report_s": 10.0}
-    workers = {"reported": ["w0", "w1"], "lost": [lost]}
-    after_loss = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples, workers=workers)
-    assert saturation(after_loss) is None
-    assert "EMULATOR_BOUND" not in kinds(assess(after_loss)) and "WORKER_LOST" in kinds(assess(after_loss))
 
 
 def test_the_errors_remedy_says_what_each_code_means_here():

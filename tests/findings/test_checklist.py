@@ -19,7 +19,7 @@ from synthetic import Clock
 from loadtest.finding_kinds import CHECKLIST
 from loadtest.findings import checklist
 from loadtest.findings.checklist import LOW_DENSITY
-from loadtest.keys import key_strategy
+from loadtest.key_specs import key_strategy
 from loadtest.request_profile import RequestProfile
 from loadtest.results import AccountRow, Results
 

@@ -5,7 +5,7 @@ from synthetic import recorded
 
 from loadtest.findings.assess import assess, checks_for, exit_code
 from loadtest.findings.outages import outages
-from loadtest.option_parsers import fail_on
+from loadtest.options.rules import fail_on
 from loadtest.summary import build
 
 

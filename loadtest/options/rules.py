@@ -1,6 +1,6 @@
 """The options whose values follow a rule of their own (a finding kind, a profile, a table name, a client…), each
 a parser ``(flag, value) -> value`` raising a ``UsageError`` that names the flag and the valid values. The
-generic parsers (numbers, switches, mixes, URLs) are in ``parsers.py``; ``options.OPTIONS`` uses both.
+generic parsers (numbers, switches, mixes) are in ``values``; the declarations (``stress``, ``commands``) use both.
 """
 
 from __future__ import annotations
@@ -9,19 +9,19 @@ import re
 import socket
 from typing import Any
 
-from .arrivals import ARRIVALS
-from .connection_string import check_connection_string
-from .entities import validate_key
-from .exit_codes import UsageError
-from .finding_kinds import FAIL_ON, FindingKind  # --fail-on takes the kinds the declaration marks
-from .parsers import http_url, text
-from .profiles import PROFILES
-from .retry import RetryStrategy, parse_retry
-from .skew import parse_skew
-from .transports.base import TRANSPORTS
+from ..arrivals import ARRIVALS
+from ..connection_string import check_connection_string, http_url
+from ..entities import validate_key
+from ..exit_codes import UsageError
+from ..finding_kinds import FAIL_ON  # --fail-on takes the kinds the declaration marks
+from ..finding_names import FindingKind
+from ..profiles import PROFILES
+from ..retry import RetryStrategy, parse_retry
+from ..skew import parse_skew
+from ..transports.base import TRANSPORTS
+from .values import text
 
 __all__ = [
-    "FAIL_ON",
     "account_url",
     "arrivals",
     "client",

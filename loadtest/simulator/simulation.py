@@ -20,19 +20,19 @@ from dataclasses import replace
 import numpy as np
 
 from ..buckets import OTHER, Bucket, BucketKey
+from ..counts import RunCounts
 from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
-from ..metrics import PartitionMetrics
 from ..retry import RetryStrategy
 from .demand import Demand
 
-__all__ = ["TRACKED", "Simulation", "SimulatedMetrics", "state_bytes"]
+__all__ = ["TRACKED", "Simulation", "SimulatedCounts", "state_bytes"]
 
 TRACKED = 10  # keys counted apart, per second (the report shows the ten hottest); the rest add up in OTHER
 #: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``), and of the throttled, the account's.
 COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled", "throttled_account")
 
 
-class SimulatedMetrics(PartitionMetrics):
+class SimulatedCounts(RunCounts):
     """A run's metrics, filled by the simulation: the keys it tracked and how many it touched are known exactly."""
 
     def __init__(self, tracked: list[str], distinct: int) -> None:
@@ -76,7 +76,7 @@ class Simulation:
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
 
-    def run(self) -> SimulatedMetrics:
+    def run(self) -> SimulatedCounts:
         """Every second's buckets, in a run's metrics."""
         keys, streams = self.demand.keys, self.demand.streams
         n_keys, n_streams, retries = len(keys), len(streams), self.retry.retries
@@ -159,7 +159,7 @@ class Simulation:
                 buckets.update(self._second(second, counts, keyed))
                 for values in counts.values():
                     values.fill(0.0)
-        metrics = SimulatedMetrics([keys[i] for i in self.tracked], self._distinct())
+        metrics = SimulatedCounts([keys[i] for i in self.tracked], self._distinct())
         metrics.buckets = buckets
         metrics.started = metrics.steady_from = float(self.start)
         metrics.stopped = float(self.start + self.seconds)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import get_args
 
-from ..results import FindingKind
-from ..results_schema import Limit
+from ..ceiling_schema import Limit
+from ..finding_names import FindingKind
 
 __all__ = ["LIMITS"]
 
 #: What can limit a search, in the order it is blamed (a step that throttled was the service's answer, whatever
-#: else), each with its remedy: a finding's (``verdict.REMEDIES``) or its own words. "": no step gave way.
+#: else), each with its remedy: a finding's (``finding_kinds.KINDS``) or its own words. "": no step gave way.
 LIMITS: dict[Limit, FindingKind | str] = {
     "throttling": FindingKind.HOT,
     "errors": FindingKind.ERRORS,

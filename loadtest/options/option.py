@@ -1,5 +1,5 @@
-"""One command-line option's declaration (flags, help, default, parser) and its registration with argparse and with
-Locust's parser: ``options`` declares every option with it.
+"""One command-line option's declaration (flags, help, default, parser, the commands that take it) and its
+registration with argparse and with Locust's parser: ``stress`` and ``commands`` declare every option with it.
 """
 
 from __future__ import annotations
@@ -7,16 +7,20 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from .exit_codes import UsageError
-from .parsers import Parse, switch, text
+from ..exit_codes import UsageError
+from .values import Parse, switch, text
 
-__all__ = ["SWITCH_WORDS", "Option", "add_options"]
+__all__ = ["REAL_RUN", "STRESS_TEST", "SWITCH_WORDS", "Option", "add_options", "of", "only"]
 
 #: What Locust's parser (configargparse) takes for a switch in ``LOCUST_<OPTION>``, and refuses otherwise, empty too.
 SWITCH_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0")
+#: The commands a stress test's option belongs to: a run, a ceiling search, a simulation (``locust -f`` has the same
+#: through Locust's parser). ``REAL_RUN``: what a simulation has no use for (it sends nothing), so it refuses them.
+STRESS_TEST = frozenset({"run", "ceiling", "simulate"})
+REAL_RUN = frozenset({"run", "ceiling"})
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Option:
     locust: bool = True  # a stress test's option: Locust's parser has it, as ``LOCUST_<OPTION>`` too
     required: bool = False
     many: bool = False  # a positional argument given any number of times
+    commands: frozenset[str] = STRESS_TEST  # the ``loadtest`` commands that take it
 
     @property
     def flag(self) -> str:
@@ -109,3 +114,13 @@ def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...], ti
             # secrets stay out of the web UI's form: its page would carry the value
             kwargs.update(include_in_web_ui=not opt.secret, env_var=opt.locust_env)
         group.add_argument(*opt.flags, **kwargs)
+
+
+def of(command: str, *groups: tuple[Option, ...]) -> tuple[Option, ...]:
+    """The options of ``groups`` that ``loadtest <command>`` takes, in their order."""
+    return tuple(opt for group in groups for opt in group if command in opt.commands)
+
+
+def only(command: str, options: tuple[Option, ...]) -> tuple[Option, ...]:
+    """A command's own options: each taken by that one command."""
+    return tuple(replace(opt, commands=frozenset({command})) for opt in options)

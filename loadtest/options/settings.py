@@ -1,5 +1,5 @@
 """One typed settings object, from the command line, ``locust.conf``, the environment or Locust's
-parsed options: every option of ``options.OPTIONS`` parsed, then the rules that span several
+parsed options: every option of ``stress.OPTIONS`` parsed, then the rules that span several
 options checked, at the edge, before anything is sent to the service.
 """
 
@@ -10,20 +10,22 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .emulator.budgets import Budgets
-from .entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
-from .exit_codes import UsageError
-from .integrity import user_row_prefix
-from .keys import KeyStrategy, key_strategy, row_key_maker
-from .option_parsers import host_engine
-from .options import MAX_USER_ARRIVAL_RATE, OPTIONS, REAL_RUN_ONLY
-from .profiles import PROFILES
-from .redact import redact
-from .results import FindingKind
-from .results_schema import USER_SETTINGS
-from .retry import RetryStrategy
+from ..emulator.budgets import Budgets
+from ..entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
+from ..exit_codes import UsageError
+from ..finding_names import FindingKind
+from ..integrity import user_row_prefix
+from ..key_specs import key_strategy, row_key_maker
+from ..keys import KeyStrategy
+from ..profiles import PROFILES
+from ..redact import redact
+from ..results_schema import USER_SETTINGS
+from ..retry import RetryStrategy
+from .limits import MAX_USER_ARRIVAL_RATE
+from .rules import host_engine
+from .stress import OPTIONS
 
-__all__ = ["USER_SETTINGS", "Settings", "check_open_loop", "namespace"]
+__all__ = ["USER_SETTINGS", "Settings", "namespace"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,12 +84,14 @@ class Settings:
         return f"Settings({self.public()})"
 
     @classmethod
-    def from_options(cls, options: argparse.Namespace, *, offline: bool = False) -> Settings:
-        """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``.
-        ``offline``: nothing will be sent (a simulation), so no secret is read, from the options or the environment,
-        nor a real run's option from the environment."""
+    def from_options(cls, options: argparse.Namespace, *, users: int = 0, offline: bool = False) -> Settings:
+        """Validate parsed options (argparse, Locust, or ``namespace``) into settings; raises ``UsageError``. Every
+        rule that spans options is checked here, the one entry of ``loadtest run``, ``locust -f`` and the web form:
+        ``users``, when known (0: not yet), are held against the open loop's rate. ``offline``: nothing will be sent
+        (a simulation), so no secret is read, from the options or the environment, nor a real run's option from the
+        environment."""
         # offline: the real-run options' variables (LOCUST_TIMEOUT=0, set for the runs beside it) are not its own
-        own = lambda opt: not (offline and opt.dest in REAL_RUN_ONLY)  # noqa: E731
+        own = lambda opt: not (offline and "simulate" not in opt.commands)  # noqa: E731
         v = {opt.dest: "" if offline and opt.secret else opt.value(options, environment=own(opt)) for opt in OPTIONS}
         # the key strategy (every key it makes) with the seed it is used with, and the RowKeys
         key_strategy(v["key_strategy"], default_key=v["partition_key"], seed=v["key_seed"], skew=v["skew"])
@@ -111,13 +115,14 @@ class Settings:
             )
         v["engine"] = v["engine"] or host_engine()
         if v["upload"] and not offline:  # where the outputs go, known before anything is sent
-            from .target import blob_url
+            from ..target import blob_url
 
             blob_url(connection_string=v["connection_string"], account_url=v["account_url"], flag=f"--upload {v['upload']}")
         if v["reuse_table"] and not v["table"]:
             raise UsageError(
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
+        _check_open_loop(v["arrival_rate"], users)
         return cls(**v, shape=shape)
 
     def for_class(self, user_class: type) -> Settings:
@@ -172,7 +177,7 @@ def namespace(**overrides: Any) -> argparse.Namespace:
     return argparse.Namespace(**values)
 
 
-def check_open_loop(arrival_rate: float, users: int) -> None:
+def _check_open_loop(arrival_rate: float, users: int) -> None:
     """``--arrival-rate`` over the run's users: each starts one operation at a time, at most ``MAX_USER_ARRIVAL_RATE``
     a second; a schedule past that only drops slots. ``UsageError`` naming the rule and the users it needs."""
     if arrival_rate and users and arrival_rate > users * MAX_USER_ARRIVAL_RATE:

@@ -8,19 +8,16 @@ import math
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
-from .entities import MAX_PROPERTIES
-from .exit_codes import UsageError
-from .operations import MIX_OPERATIONS
-from .redact import redact
+from ..entities import MAX_PROPERTIES
+from ..exit_codes import UsageError
+from ..operations import MIX_OPERATIONS
 
 __all__ = [
     "parse_timespan",
     "MAX_PROPERTY_NAME",
     "MAX_WEIGHT",
     "Parse",
-    "http_url",
     "mix",
     "non_negative",
     "number",
@@ -141,29 +138,6 @@ def duration(*, maximum: int, minimum: int = 1, why: str = "") -> Parse:
         return seconds
 
     return parse
-
-
-def http_url(flag: str, value: Any, *, example: str, query: bool = False) -> str:
-    """An http(s) URL with a host (and a valid port); ``query``: it may carry one (a SAS). Shown redacted."""
-    url = text(flag, value).strip()
-    try:
-        parts = urlsplit(url)
-        ok = (
-            parts.scheme in ("http", "https")
-            and bool(parts.hostname)
-            and parts.port != 0  # .port raises ValueError when out of range or not a number
-            and "@" not in parts.netloc
-            and not parts.fragment
-            and (query or not parts.query)
-            and not re.search(r"[\s\x00-\x1f\x7f]", url)
-        )
-    except ValueError:  # an invalid IPv6 address, a port out of range
-        ok = False
-    if not ok:
-        shown = redact(url)[:120]
-        rule = "an http(s) URL with a host" + ("" if query else ", no query")
-        raise UsageError(f"{flag} {shown!r}: must be {rule}; valid: a URL like {example}")
-    return url
 
 
 MAX_WEIGHT = 1_000_000  # a mix's weights are relative: larger numbers add nothing

@@ -13,9 +13,9 @@ from helpers import ROOT, SHORT, in_process, results_of
 from locust.argument_parser import parse_options
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
-from loadtest.config import Settings
-from loadtest.option import SWITCH_WORDS
-from loadtest.options import OPTIONS
+from loadtest.options.option import SWITCH_WORDS
+from loadtest.options.settings import Settings
+from loadtest.options.stress import OPTIONS
 
 QUICK = ("-t", "2s", "-u", "1", "--seed-entities", "10")
 
@@ -114,7 +114,7 @@ def test_the_switch_words_the_tool_takes_are_the_ones_locusts_parser_takes(monke
 
 
 def test_skews_help_writes_a_hotspot_as_the_readme_and_the_parser_take_it():
-    from loadtest.options import OPTIONS
+    from loadtest.options.stress import OPTIONS
 
     (skew,) = [opt for opt in OPTIONS if opt.dest == "skew"]
     assert "hotspot:80,20" in skew.help and "%," not in skew.help

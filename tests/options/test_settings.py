@@ -1,14 +1,15 @@
+"""``Settings``: every option parsed, then the rules that span options, whichever way a run starts."""
+
 import argparse
 import re
 
 import pytest
 
-from loadtest.config import Settings, namespace
 from loadtest.connection_string import CONNECTION_STRING_ENV
 from loadtest.exit_codes import UsageError
-from loadtest.option import add_options
-from loadtest.options import MAX_DURATION_S, OPTIONS
-from loadtest.parsers import parse_duration, parse_mix
+from loadtest.options.option import add_options
+from loadtest.options.settings import Settings, namespace
+from loadtest.options.stress import OPTIONS
 
 CONNECTION_STRING = "AccountName=a;AccountKey=c2VjcmV0;EndpointSuffix=core.windows.net"
 
@@ -27,37 +28,6 @@ def test_legacy_profile_is_500_and_5000():
     s = settings(profile="legacy")
     assert (s.partition_target, s.account_target) == (500, 5000)
     assert settings(profile="legacy", partition_target="700").partition_target == 700
-
-
-@pytest.mark.parametrize("text,seconds", [("90", 90), ("90s", 90), ("2m", 120), ("1h30m", 5400)])
-def test_durations_accept_locusts_forms(text, seconds):
-    assert parse_duration(text, "--duration", maximum=MAX_DURATION_S) == seconds
-
-
-@pytest.mark.parametrize("text", ["0", "-5", "0s", "abc", ""])
-def test_zero_negative_or_malformed_durations_are_refused(text):
-    with pytest.raises(UsageError, match="positive time span"):
-        parse_duration(text, "--duration", maximum=MAX_DURATION_S)
-
-
-def test_mix_parses_weights_and_drops_zeros():
-    assert parse_mix("read=60, upsert=40,scan=0") == {"read": 60, "upsert": 40}
-
-
-@pytest.mark.parametrize(
-    "text,rule",
-    [
-        ("read=60,fly=10", "unknown operation 'fly'; valid operations: read, scan, filter-scan, partition-scan"),
-        ("read=0,upsert=0", "at least one operation needs a weight above 0"),
-        ("read", "needs a whole weight from 0 to 1000000"),
-        ("read=-1", "needs a whole weight from 0 to 1000000"),
-        ("read=99999999", "needs a whole weight from 0 to 1000000"),
-        ("read=60,read=40", "'read' is given twice: give each operation once; valid operations: read, scan"),
-    ],
-)
-def test_bad_mixes_are_refused_naming_the_rule(text, rule):
-    with pytest.raises(UsageError, match=re.escape(rule)):
-        parse_mix(text)
 
 
 @pytest.mark.parametrize(

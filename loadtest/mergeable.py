@@ -18,12 +18,14 @@ import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
-from ..operations import OpClass
-from ..results_schema import Check, Counts, Epoch, NameCounts, Sample
+from .operations import OpClass
+from .results_schema import Epoch, NameCounts
+from .series_schema import Counts, Sample
+from .typed_reader import Check
 
 if TYPE_CHECKING:
-    from ..metrics import PartitionMetrics
-    from ..request_profile import RequestProfile
+    from .counts import RunCounts
+    from .request_profile import RequestProfile
 
 __all__ = ["MERGEABLE_VERSION", "Mergeable", "capture"]
 
@@ -32,7 +34,7 @@ MERGEABLE_VERSION = 1
 
 def _histogram(encoded: str) -> bool:
     """Whether ``encoded`` is an HDR histogram that the metrics' own (1 µs to an hour) can add."""
-    from ..metrics import new_histogram  # the metrics' libraries load only when an engine's count is read
+    from .counts import new_histogram  # the counts' libraries load only when an engine's count is read
 
     new_histogram().decode_and_add(encoded)
     return True
@@ -62,7 +64,7 @@ class Clock(TypedDict):
 
 
 class MetricsSnapshot(TypedDict):
-    """``PartitionMetrics.snapshot``: what the metrics' ``merge`` adds."""
+    """``RunCounts.snapshot``: what the metrics' ``merge`` adds."""
 
     buckets: list[tuple[int, str, OpClass, Counts]]  # (wall-clock second, partition, op class, its counts)
     latency: list[tuple[int, OpClass, Histogram]]  # (second, op class, histogram)
@@ -101,7 +103,7 @@ class OtherVersion(TypedDict):
 
 
 def capture(
-    metrics: PartitionMetrics,
+    metrics: RunCounts,
     workload: RequestProfile,
     samples: Mapping[int, Mapping[str, Any]],
     *,

@@ -1,0 +1,68 @@
+"""Which of the run's seconds its figures cover: a ramp that took most of them, an end in which the target no longer
+answered. Pure questions of the results; the ``findings`` wing words the answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..results import Results
+from ..service_errors import UNANSWERED
+
+__all__ = [
+    "LOST_AFTER_S",
+    "RAMP_SHARE",
+    "Ramp",
+    "ramp_dominates",
+    "target_lost",
+]
+
+
+#: Consecutive seconds of nothing but unanswered operations, up to the run's end, that mean the target was lost.
+LOST_AFTER_S = 2
+
+
+def target_lost(results: Results) -> tuple[int, int] | None:
+    """(The second the target stopped answering, operations failed since) when the run ended with at least
+    ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None."""
+    seconds: dict[int, list[int]] = {}
+    for row in results.timeseries:
+        requests, unanswered = seconds.setdefault(row["t"], [0, 0])
+        seconds[row["t"]] = [requests + row["requests"], unanswered + sum(row["errors"].get(code, 0) for code in UNANSWERED)]
+    since, failed, streak = 0, 0, 0
+    for t in sorted(seconds, reverse=True):
+        requests, unanswered = seconds[t]
+        if requests == 0:
+            continue  # nobody sent anything that second (a ramp, a stop): neither lost nor alive
+        if unanswered < requests:
+            break
+        since, failed, streak = t, failed + unanswered, streak + 1
+    return (since, failed) if streak >= LOST_AFTER_S else None
+
+
+#: Of the seconds the users ran, the share their ramp may take: past it the steady phase is too short to judge.
+RAMP_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Ramp:
+    """A ramp that took most of the run: its seconds, the seconds the users ran (ramp included), the steady phase's."""
+
+    ramp_s: float
+    ran_s: float
+    steady_s: int
+
+
+def ramp_dominates(results: Results) -> Ramp | None:
+    """The users' ramp took over ``RAMP_SHARE`` of the seconds they ran (or never finished), so the means and the peak
+    window cover only what was left. None for a simulation (no ramp) and a ceiling search (each step ramps and is
+    judged on its own seconds)."""
+    run = results.run
+    if run.simulated or results.ceiling or not results.partitions:
+        return None
+    steady = run.steady_seconds
+    ran = run.steady_from_s + steady if steady else run.duration_s
+    ramp = run.steady_from_s if steady else ran
+    if ran <= 0 or ramp <= RAMP_SHARE * ran:
+        return None
+    return Ramp(ramp_s=ramp, ran_s=ran, steady_s=steady)

@@ -1,0 +1,120 @@
+"""When the served pace, not the design, gave way: an emulator saturated (served load stopped growing with users
+while latency climbed), or Azurite slowed as its table grew. Pure questions of the results; ``findings.capacity``
+words the answers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import mean, median
+from typing import Any
+
+from ..results import Results
+from .cpu import generator_bound
+
+__all__ = [
+    "LATENCY_ROSE",
+    "ROWS_GREW",
+    "SLOWED_SHARE",
+    "Slowdown",
+    "emulator_slowed",
+    "saturation",
+]
+
+
+def saturation(results: Results) -> str | None:
+    """Why served load stopped growing with users while latency climbed, or ``None``.
+
+    Compares the ramp's seconds at up to half the final users with the steady phase:
+    in a closed loop, requests/s should grow with users; if users doubled or more but
+    requests/s per user fell under 60 % and median latency rose 1.5x, the service was full.
+    Seconds from a worker's loss on are left out (its users vanish: no ramp, no saturation).
+    """
+    # from a lost worker's last report on, users and requests no longer match: those seconds are no evidence
+    losses = [lost.get("last_report_s") or lost["lost_at_s"] for lost in results.workers.get("lost", [])]
+    until = min(losses, default=math.inf)
+    users = {s["t"]: s["users"] for s in results.load if s.get("users") and s["t"] < until}
+    if not users:
+        return None
+    per_second: dict[int, list[float]] = {}
+    for t in (row for row in results.timeseries if row["t"] < until):
+        entry = per_second.setdefault(t["t"], [0, 0.0])
+        entry[0] += t["requests"]
+        entry[1] += t["p50_ms"] * t["requests"]
+    full = max(users.values())
+    steady = [t for t in per_second if t >= results.run.steady_from_s and users.get(t) == full]
+    ramp = [t for t in per_second if 0 < users.get(t, 0) <= full / 2]
+    if not steady or not ramp or full < 2:
+        return None
+
+    def rate_latency(seconds: list[int]) -> tuple[float, float, float]:
+        requests = sum(per_second[t][0] for t in seconds)
+        latency = sum(per_second[t][1] for t in seconds) / max(requests, 1)
+        return requests / len(seconds), latency, mean(users[t] for t in seconds)
+
+    low_rate, low_latency, low_users = rate_latency(ramp)
+    high_rate, high_latency, high_users = rate_latency(steady)
+    if not low_rate or not low_latency:
+        return None
+    scaling = (high_rate / low_rate) / (high_users / low_users)
+    if scaling < 0.6 and high_latency > 1.5 * low_latency:
+        return (
+            f"users grew {high_users / low_users:.1f}x but requests/s only {high_rate / low_rate:.1f}x "
+            f"({low_rate:,.0f} -> {high_rate:,.0f}/s) while median latency rose {high_latency / low_latency:.1f}x "
+            f"({low_latency:.1f} -> {high_latency:.1f} ms)"
+        )
+    return None
+
+
+#: EMULATOR_SLOWED: the last third of the steady phase served under this share of the first third's entities/s...
+SLOWED_SHARE = 0.7
+LATENCY_ROSE = 1.5  # ...while its median latency rose this much or more...
+ROWS_GREW = 1.3  # ...and the table grew by this factor: Azurite's queries slow with the rows it filters
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """An op class whose served rate fell with Azurite as the table grew: its rate, latency and rows, then and now."""
+
+    op_class: str
+    then: tuple[int, int]  # the steady phase's first third (seconds from the start, inclusive)
+    now: tuple[int, int]  # and its last
+    rate: tuple[float, float]  # served entities/s in each
+    latency_ms: tuple[float, float]  # median of the per-second median latencies in each
+    rows: tuple[int, int]  # the table's rows at the end of each: seeded + gained (acknowledged inserts less deletes)
+
+
+def emulator_slowed(results: Results) -> list[Slowdown]:
+    """Each op class whose served entities/s fell by 30 % or more from the first to the last third of the steady
+    phase against Azurite while the generator kept up, its latency rose and the table grew (``SLOWED_SHARE``,
+    ``LATENCY_ROSE``, ``ROWS_GREW``): the emulator slowing, not the design."""
+    if not results.run.emulator or results.run.simulated or generator_bound(results):
+        return []
+    ends = [row["t"] for row in results.timeseries]
+    steady = [t for t in range(math.ceil(results.run.steady_from_s), max(ends, default=0))]  # the last, partial second out
+    if len(steady) < 6:
+        return []
+    third = len(steady) // 3
+    then, now = (steady[0], steady[third - 1]), (steady[-third], steady[-1])
+    gained: dict[int, int] = {}
+    for row in results.timeseries:
+        gained[row["t"]] = gained.get(row["t"], 0) + row.get("rows", 0)
+    rows = tuple(results.run.seeded + sum(n for t, n in gained.items() if t <= end) for _, end in (then, now))
+    if rows[1] < ROWS_GREW * max(rows[0], 1):
+        return []
+    slowed = []
+    for op_class in sorted({row.get("op_class", "") for row in results.timeseries}):
+        own = [row for row in results.timeseries if row.get("op_class", "") == op_class]
+        (rate0, ms0), (rate1, ms1) = _pace(own, then), _pace(own, now)
+        if rate0 and rate1 <= SLOWED_SHARE * rate0 and ms0 and ms1 >= LATENCY_ROSE * ms0:
+            slowed.append(Slowdown(op_class=op_class, then=then, now=now, rate=(rate0, rate1), latency_ms=(ms0, ms1), rows=rows))
+    return slowed
+
+
+def _pace(rows: list[dict[str, Any]], span: tuple[int, int]) -> tuple[float, float]:
+    """Served entities/s over the seconds of ``span`` (inclusive), and the median of their median latencies."""
+    inside = [row for row in rows if span[0] <= row["t"] <= span[1]]
+    latency = {row["t"]: row.get("p50_ms", 0.0) for row in inside if row["requests"]}  # one p50 per second and op class
+    served = sum(row.get("entities", 0) for row in inside) / (span[1] - span[0] + 1)
+    return served, median(latency.values()) if latency else 0.0

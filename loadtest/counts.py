@@ -1,0 +1,166 @@
+"""What a run counted, per second, partition and op class: the buckets, the latency histograms and the key sketches,
+with the operations that add, hand over and compact them. Plain counts, no Locust: the request listener
+(``metrics.PartitionMetrics``) fills them during a run, ``loadtest merge`` adds the engines' and the simulator its
+own, and ``summary.build`` reads them.
+
+Buckets are keyed by (second, partition, op_class); latency goes into one HDR histogram per
+(second, op_class) (microseconds, 2 significant digits), not Locust's rounded buckets.
+
+Many keys, bounded memory: a frequent-items sketch (Apache DataSketches) follows the heaviest
+PartitionKeys and an HLL sketch estimates how many distinct ones the run touched. Seconds
+older than ``COMPACT_AFTER_S`` keep exact buckets only for the current top ``TOP_K`` keys;
+the rest fold into one ``OTHER`` bucket per second. A key hot from the start is never folded,
+so its counts stay exact.
+
+A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
+counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
+An engine's whole count (``snapshot``) goes into its results.json; ``loadtest merge`` adds the
+engines' with the same ``merge``.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import datasketches as ds
+from hdrh.histogram import HdrHistogram
+
+from .buckets import OTHER, Bucket, BucketKey, fold
+
+__all__ = ["COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
+
+LATENCY_MAX_US = 3_600_000_000  # one hour
+TOP_K = 50  # PartitionKeys kept exactly, per second
+COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
+SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(1, LATENCY_MAX_US, 2)
+
+
+def ms_at(hist: HdrHistogram, percentile: float) -> float:
+    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty."""
+    return round(hist.get_value_at_percentile(percentile) / 1000.0, 2) if hist.get_total_count() else 0.0
+
+
+def max_ms(hist: HdrHistogram) -> float:
+    return round(hist.get_max_value() / 1000.0, 2)
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
+
+
+class RunCounts:
+    """What table operations did, per second, partition and op class, and the run's clock."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock  # seconds since the epoch; tests pass their own
+        self.buckets: dict[BucketKey, Bucket] = {}
+        self.latency: dict[tuple[int, str], HdrHistogram] = {}
+        self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
+        self.corrected: dict[tuple[int, str], HdrHistogram] = {}  # per second and op class, open loop: completion - due
+        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
+        self.distinct = ds.hll_union(SKETCH_LG_K)
+        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+        self.folded_before = 0  # seconds before this are compacted
+        self._top: frozenset[str] = frozenset()
+        self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
+        self.started: float | None = None
+        self.steady_from: float | None = None
+        self.stopped: float | None = None
+        self.steady_until: float | None = None  # merged engines: when the first one stopped (the steady phase's end)
+
+    def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
+        if second < self.folded_before and partition not in self._top:
+            partition = OTHER  # a late report for a compacted second
+        key = (second, partition, op_class)
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = Bucket()
+        return bucket
+
+    # --- a worker's counts, to the master ---------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything counted, in the form ``merge`` adds (histograms and sketches in their libraries' own encodings),
+        and the run's clock; nothing is reset (an engine's results.json carries it for ``loadtest merge``)."""
+        distinct = ds.hll_union(SKETCH_LG_K)
+        distinct.update(self.distinct.get_result())
+        distinct.update(self._distinct_here)
+        return {
+            "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
+            "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
+            "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
+            "corrected": [[*key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
+            "heavy": _b64(self.heavy.serialize()),
+            "distinct": _b64(distinct.get_result().serialize_compact()),
+            "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
+            "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
+        }
+
+    def drain(self) -> dict[str, Any]:
+        """Everything since the last drain, as a message; then start afresh (a worker)."""
+        drained = self.snapshot()
+        self.buckets.clear()
+        self.latency.clear()
+        self.first_attempt.clear()
+        self.corrected.clear()
+        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
+        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+        return drained
+
+    def merge(self, data: Mapping[str, Any] | None) -> None:
+        """Add what a worker drained (on the master)."""
+        if not data:
+            return
+        for second, partition, op_class, bucket in data["buckets"]:
+            self._bucket(int(second), partition, op_class).merge(bucket)
+        for second, op_class, encoded in data["latency"]:
+            hist = self.latency.get((int(second), op_class))
+            if hist is None:
+                hist = self.latency[(int(second), op_class)] = new_histogram()
+            hist.decode_and_add(encoded)
+        for op_class, encoded in data.get("first_attempt", ()):
+            self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
+        for second, op_class, encoded in data.get("corrected", ()):
+            self.corrected.setdefault((int(second), op_class), new_histogram()).decode_and_add(encoded)
+        self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
+        self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
+        for second, start, entities in data.get("ranges", ()):
+            self.ranges[(int(second), start)] += entities
+
+    def close(self) -> None:
+        """Free the sketches before the interpreter exits (nanobind reports objects still alive then)."""
+        self.heavy = self.distinct = self._distinct_here = None  # type: ignore[assignment]
+
+    # --- many keys ------------------------------------------------------------------------
+
+    def top_partitions(self, k: int = TOP_K) -> list[str]:
+        """The k heaviest PartitionKeys by entities (the sketch's estimates; exact below its capacity)."""
+        items = self.heavy.get_frequent_items(ds.frequent_items_error_type.NO_FALSE_NEGATIVES)
+        return [item[0] for item in sorted(items, key=lambda item: (-item[1], item[0]))[:k]]
+
+    def distinct_partitions(self) -> float:
+        union = ds.hll_union(SKETCH_LG_K)
+        union.update(self.distinct.get_result())
+        union.update(self._distinct_here)
+        return union.get_result().get_estimate()
+
+    def compact(self, now: float | None = None) -> None:
+        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``."""
+        cutoff = int(self.clock() if now is None else now) - COMPACT_AFTER_S
+        if cutoff <= self.folded_before:
+            return
+        self._top = frozenset(self.top_partitions())
+        stale = [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]
+        others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
+        for key, bucket in others.items():
+            self._bucket(*key).add(bucket)
+        self.ranges.update(folded)
+        self.folded_before = cutoff

@@ -1,0 +1,73 @@
+"""The finding kinds' names (what a finding's ``kind`` holds in results.json, and what ``--fail-on`` names), their
+severities, and the form each kind is declared in (``Kind``).
+
+Each is declared whole in ``finding_kinds.KINDS`` (its meaning, severity, remedy; the import fails without one). The
+names stand alone, at the ground floor, so that the results' form and the edge take them without the declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+__all__ = ["FindingKind", "Kind", "Severity"]
+
+
+class FindingKind(StrEnum):
+    HOT = "HOT"
+    WARM = "WARM"
+    COOL = "COOL"
+    THROTTLED = "THROTTLED"
+    ERRORS = "ERRORS"
+    EMULATOR_BOUND = "EMULATOR_BOUND"
+    GENERATOR_BOUND = "GENERATOR_BOUND"
+    WORKER_LOST = "WORKER_LOST"
+    LOST_WRITES = "LOST_WRITES"
+    TARGET_LOST = "TARGET_LOST"
+    INCOMPLETE = "INCOMPLETE"
+    UNSERVED = "UNSERVED"
+    UNSENT = "UNSENT"
+    OUTAGE = "OUTAGE"
+    EMULATOR_SLOWED = "EMULATOR_SLOWED"
+    CEILING = "CEILING"
+    SCANS = "SCANS"
+    LOW_QUERY_DENSITY = "LOW_QUERY_DENSITY"
+    NO_PROJECTION = "NO_PROJECTION"
+    UNBATCHED_WRITES = "UNBATCHED_WRITES"
+    READ_BEFORE_WRITE = "READ_BEFORE_WRITE"
+    APPEND_ONLY = "APPEND_ONLY"
+    PREPEND_ONLY = "PREPEND_ONLY"
+    RAMP_DOMINATES = "RAMP_DOMINATES"
+    KEY_SKEW = "KEY_SKEW"
+
+
+class Severity(IntEnum):
+    """How much a finding weighs, heaviest first: the console lists findings in this order, and every page gives each
+    severity its badge colour (``report.badges``)."""
+
+    FAILED = 0  # the run, its data or its operations failed: figures are missing or wrong
+    OVER = 1  # a target passed, or the service refused or could not serve the load
+    BOUND = 2  # something other than the design bounded the figures (the emulator, the generator, the ramp)
+    NEAR = 3  # near a target
+    OUTCOME = 4  # what a search found
+    ADVICE = 5  # the docs' performance checklist: the design could do better
+    CLEAR = 6  # under every target
+
+
+@dataclass(frozen=True, kw_only=True)
+class Kind:
+    """One finding kind: ``means`` and ``remedy`` as the docs' tables give them (a detector may word a finding's own
+    remedy from the figures it saw); ``account_remedy`` where the account, not a partition, is the scope;
+    ``simulated_remedy`` for a simulation; ``practice``: the docs' checklist item it stands for; ``fail_on``:
+    ``--fail-on`` takes it; ``fails_run``: the run itself failed (exit 1) whatever ``--fail-on`` says; ``bounds``: the
+    figures are lower bounds because of it, in the headline's words."""
+
+    severity: Severity
+    means: str
+    remedy: str
+    account_remedy: str = ""
+    simulated_remedy: str = ""
+    practice: bool = False
+    fail_on: bool = False
+    fails_run: bool = False
+    bounds: str = ""

@@ -1,0 +1,82 @@
+"""A run's phases: every second it spans, its steady phase (the seconds its means cover) and the window of its peak.
+
+Mean entities/s covers the steady phase (the whole seconds after all users started and before they stopped; a run
+without one says so: ``steady_seconds`` 0); peak is the highest ``PEAK_WINDOW_S``-second moving average (shorter when
+the steady phase is: ``peak_window_s``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .results import PEAK_WINDOW_S
+
+__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak"]
+
+
+def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> float:
+    """The highest mean over ``window`` consecutive seconds (the whole series if shorter)."""
+    if not values:
+        return 0.0
+    window = min(window, len(values))
+    total = best = sum(values[:window])
+    for i in range(window, len(values)):
+        total += values[i] - values[i - window]
+        best = max(best, total)
+    return best / window
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Every second of the run (``span``), the seconds its means cover (``steady``), and the peak window.
+
+    ``steady`` is the steady phase: the whole seconds with every user running, from the first after spawning completed
+    to the last before the stop (the stop's second is partial; later ones hold only what finished after it, or a
+    worker's clock ahead of the master's). A run with no such second (its ramp never finished, or finished in its
+    last, partial second) has no steady phase (``ramped`` False): its means cover the whole seconds its users ran,
+    ramp included, and the results say so with ``steady_seconds`` 0. ``span`` starts at the run's start or at an
+    earlier bucket (a worker's clock behind the master's): every bucket counts in its own second."""
+
+    span: list[int]
+    steady: list[int]
+    window: int
+    ramped: bool = True
+
+    @classmethod
+    def of(
+        cls,
+        seconds: Iterable[int],
+        started: float | None,
+        steady_from: float | None,
+        stopped: float | None,
+        steady_until: float | None = None,
+    ) -> Phases:
+        """``steady_until``: the steady phase ends earlier than the run (merged engines: when the first stopped)."""
+        seconds = list(seconds)
+        earliest = min(seconds, default=None)
+        start = int(started) if started else (earliest if earliest is not None else 0)
+        first = start if earliest is None else min(start, earliest)
+        last = max(seconds, default=first)
+        if stopped:
+            last = max(last, int(stopped) - 1)
+        span = list(range(first, last + 1))
+        end = int(stopped) if stopped else last + 1  # the first second not wholly before the stop
+        if steady_until:
+            end = min(end, int(steady_until))
+        ran = [s for s in span if start <= s < end] or span  # a run under a second: its one, partial second
+        if steady_from is None and not stopped:  # still running (or a count with no clock): all of it so far
+            return cls(span, ran, max(1, min(PEAK_WINDOW_S, len(ran))))
+        steady = [s for s in ran if s >= math.ceil(steady_from)] if steady_from is not None else []
+        # a run shorter than the window: the peak window is the steady phase, so peak >= mean
+        return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
+
+    def mean(self, values: list[float]) -> float:
+        if not self.steady:
+            return 0.0
+        offset = self.span[0]
+        return round(sum(values[s - offset] for s in self.steady) / len(self.steady), 2)
+
+    def peak(self, values: list[float]) -> float:
+        return round(moving_average_peak(values, self.window), 2)

@@ -1,0 +1,84 @@
+"""The served pace giving way: an emulator saturated as users grew (synthetic events), and against a real Azurite
+its queries slowing as the table grows (EMULATOR_SLOWED)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import run_info, run_loadtest
+from synthetic import recorded
+
+from loadtest.azurite import EmbeddedAzurite
+from loadtest.bounds.served_pace import saturation
+from loadtest.findings.assess import assess
+from loadtest.summary import build
+
+
+def kinds(results):
+    return [f.kind for f in results.findings]
+
+
+def saturating(users_by_second, requests_by_second, latency_by_second):
+    seconds = {t: [{"ms": latency_by_second[t]}] * requests_by_second[t] for t in range(len(users_by_second))}
+    metrics = recorded(seconds, steady_from=5)
+    return build(
+        metrics,
+        run_info(emulator=True),
+        samples={1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users_by_second)},
+    )
+
+
+def test_saturation_is_seen_when_users_grow_but_served_load_does_not():
+    users = [2, 4, 6, 8, 10] + [10] * 10
+    full = saturating(users, [100, 130, 140, 140, 140] + [140] * 10, [20, 30, 43, 57, 71] + [71] * 10)
+    assert "requests/s only" in saturation(full)
+    assert "EMULATOR_BOUND" in kinds(assess(full))
+
+
+def test_no_saturation_when_served_load_grows_with_users():
+    users = [2, 4, 6, 8, 10] + [10] * 10
+    scaling = saturating(users, [100, 200, 300, 400, 500] + [500] * 10, [20] * 15)
+    assert saturation(scaling) is None
+    assert "EMULATOR_BOUND" not in kinds(assess(scaling))
+
+
+def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
+    """Served load grew with users; then a worker was lost at 10 s and its users vanished (5 left, as in a ramp)."""
+    users = [2, 4, 6, 8, 10] + [10] * 5 + [5] * 5
+    requests = [100, 200, 300, 400, 500] + [500] * 5 + [500] * 5
+    latency = [20] * 10 + [10] * 5
+    seconds = {t: [{"ms": latency[t]}] * requests[t] for t in range(len(users))}
+    samples = {1_000_000 + t: {"users": u, "cpu": 50.0} for t, u in enumerate(users)}
+    as_ramp = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples)
+    assert saturation(as_ramp) is not None  # read without the loss, the last seconds look like a ramp
+    lost = {"worker": "w1", "index": 1, "lost_at_s": 11.0, "last_report_s": 10.0}
+    workers = {"reported": ["w0", "w1"], "lost": [lost]}
+    after_loss = build(recorded(seconds, steady_from=5), run_info(emulator=True), samples=samples, workers=workers)
+    assert saturation(after_loss) is None
+    assert "EMULATOR_BOUND" not in kinds(assess(after_loss)) and "WORKER_LOST" in kinds(assess(after_loss))
+
+
+@pytest.mark.parametrize(
+    "batch_mix, seconds, grows", [("insert=100", 24, True), ("upsert=100", 10, False)], ids=["table-grows", "table-kept"]
+)
+def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_none(batch_mix, seconds, grows, tmp_path):
+    """30,000 seeded rows, row range scans and batches: batches of new rows grow the table and slow Azurite's scans
+    (it filters the whole table); batches that upsert the seeded rows keep its size and its pace."""
+    out = tmp_path / "out"
+    with EmbeddedAzurite() as azurite:  # a fresh one: Azurite slows with what it holds
+        done = run_loadtest(
+            "run", "-t", f"{seconds}s", "-u", "6", "-r", "6", "--seed-entities", "30000", "--mix", "scan=50,batch=50",
+            "--batch-mix", batch_mix, "--skip-verify", "--out", str(out), "--connection-string", azurite.connection_string,
+        )  # fmt: skip
+    assert done.code == 0, done.output
+    results = json.loads((out / "results.json").read_text())
+    gained = sum(row["rows"] for row in results["timeseries"])
+    slowed = [f for f in results["findings"] if f["kind"] == "EMULATOR_SLOWED"]
+    if grows:
+        assert gained >= 60_000, gained
+        scans = {f["op_class"]: f["message"] for f in slowed}["GET"]  # the scans (its batches may slow too)
+        assert "the table grew from" in scans and "Azurite filters the whole table" in scans, scans
+        assert "still the design's" in scans
+    else:
+        assert gained == 0 and slowed == [], slowed

@@ -1,0 +1,65 @@
+"""A run's counts: a worker's handed to the master exactly once, many keys folded into OTHER with planted hot keys
+exact, the sketches merged."""
+
+import pytest
+from synthetic import Clock, environment, fire
+
+from loadtest.buckets import OTHER
+from loadtest.metrics import PartitionMetrics
+
+
+def test_worker_buckets_merge_on_the_master_exactly_once():
+    clock = Clock()
+    envs = [environment(), environment()]
+    workers = [PartitionMetrics.register(e, clock=clock) for e in envs]
+    master = PartitionMetrics.register(environment(), clock=clock)
+    for n, env in enumerate(envs, start=1):
+        for _ in range(n * 10):
+            fire(env, op="insert", op_class="PUT", entities=1, ms=2.0 * n)
+    for worker in workers:
+        master.merge(worker.drain())
+        # a second report carries nothing already sent
+        again = worker.drain()
+        assert again["buckets"] == [] and again["latency"] == []
+    (bucket,) = master.buckets.values()
+    assert (bucket.requests, bucket.entities) == (30, 30)
+    (hist,) = master.latency.values()
+    assert hist.get_total_count() == 30
+
+
+def test_many_keys_fold_into_other_and_planted_hot_keys_stay_exact():
+    clock = Clock()
+    env = environment()
+    metrics = PartitionMetrics.register(env, clock=clock)
+    metrics.on_test_start()
+    for second in range(20):
+        clock.now = 1_000_000 + second + 0.5
+        for i in range(500):  # 10,000 distinct cold keys, 1 entity each
+            fire(env, partition=f"cold{second * 500 + i}", entities=1)
+        fire(env, partition="hot-a", entities=300)
+        fire(env, partition="hot-b", op="upsert", op_class="PUT", entities=200)
+        metrics.compact()
+    partitions = {key[1] for key in metrics.buckets}
+    assert len(partitions) < 60 * 20 // 20 + 500 * 6  # folded: old seconds keep only top keys and OTHER
+    assert {"hot-a", "hot-b", OTHER} <= partitions
+    metrics.compact(now=clock.now + 100)
+    assert {key[1] for key in metrics.buckets} <= {*metrics.top_partitions(), OTHER}
+    exact = lambda p: sum(b.entities for (_, q, _), b in metrics.buckets.items() if q == p)  # noqa: E731
+    assert (exact("hot-a"), exact("hot-b")) == (300 * 20, 200 * 20)
+    assert sum(b.entities for b in metrics.buckets.values()) == 10_000 + 500 * 20
+    assert metrics.distinct_partitions() == pytest.approx(10_002, rel=0.05)
+    assert metrics.top_partitions(2) == ["hot-a", "hot-b"]
+
+
+def test_worker_sketches_merge_on_the_master():
+    clock = Clock()
+    worker_env = environment()
+    worker = PartitionMetrics.register(worker_env, clock=clock)
+    master = PartitionMetrics.register(environment(), clock=clock)
+    for round_ in range(3):
+        for i in range(100):
+            fire(worker_env, partition=f"k{round_}-{i}")
+        fire(worker_env, partition="hot", entities=1000)
+        master.merge(worker.drain())
+    assert master.top_partitions(1) == ["hot"]
+    assert master.distinct_partitions() == pytest.approx(301, rel=0.05)
