@@ -159,7 +159,7 @@ CLEANUP_OPTIONS: tuple[Option, ...] = tuple(
     for opt in of("cleanup", OPTIONS)
 )
 
-#: Every command's options, as its parser registers them (titled groups) and ``locust -f`` sees none of.
+#: Every command's options, as its parser registers them, in titled groups (``locust -f`` registers ``OPTIONS``).
 COMMANDS: dict[str, tuple[tuple[str, tuple[Option, ...]], ...]] = {
     "run": (("how Locust runs", of("run", RUN_OPTIONS, RUNNER_OPTIONS)), ("partition-stress", OPTIONS)),
     "ceiling": (
