@@ -8,10 +8,11 @@ from gevent import monkey
 monkey.patch_all()  # first, as Locust does on import: the tests run Locust in-process, and ssl must not be imported before
 
 import socket  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-from helpers import ARTIFACTS, SHORT, run_loadtest  # noqa: E402
+from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest  # noqa: E402
 
 from loadtest.azurite import EmbeddedAzurite  # noqa: E402
 from loadtest.table import TestTable  # noqa: E402
@@ -70,8 +71,35 @@ def loadtest():
 @pytest.fixture(scope="session")
 def measured_run(azurite, tmp_path_factory) -> Path:
     """One short run of the default job against the session's Azurite, as a user runs it: its folder, which several
-    tests read (copy it before changing it)."""
+    tests read (copy it before changing it), with Locust's own --csv and --json-file stats as ``locust*`` in it."""
     out = tmp_path_factory.mktemp("measured-run")
-    done = run_loadtest("run", *SHORT, "--out", str(out), "--connection-string", azurite.connection_string)
+    stats = ("--csv", str(out / "locust"), "--json-file", str(out / "locust"))
+    done = run_loadtest("run", *SHORT, *stats, "--out", str(out), "--connection-string", azurite.connection_string)
     assert done.code == 0, done.output
     return out
+
+
+@pytest.fixture(scope="session")
+def logged_azurite(tmp_path_factory):
+    """An Azurite of its own that logs every request's headers (``log``), stopped by PID at the end."""
+    log = tmp_path_factory.mktemp("azurite") / "azurite-debug.log"
+    with EmbeddedAzurite(debug_log=log) as server:
+        server.log = log
+        yield server
+
+
+@pytest.fixture(scope="session")
+def every_operation_run(logged_azurite, tmp_path_factory) -> Callable[[str, str], tuple[Path, Finished]]:
+    """``run(strategy, client)``: one short run of every built-in operation on the logged Azurite, made once per pair
+    for the session (its folder and how it ended): ``test_mix_operations`` reads its books, ``test_serverlogs`` the
+    request ids the same run sent."""
+    runs: dict[tuple[str, str], tuple[Path, Finished]] = {}
+
+    def run(strategy: str, client: str) -> tuple[Path, Finished]:
+        if (strategy, client) not in runs:
+            out = tmp_path_factory.mktemp("every-operation")
+            args = ("--client", client, "--key-strategy", strategy, *EVERY_OPERATION, "--out", str(out))
+            runs[strategy, client] = out, run_loadtest("run", *args, "--connection-string", logged_azurite.connection_string)
+        return runs[strategy, client]
+
+    return run

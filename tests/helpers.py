@@ -28,6 +28,16 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 #: A short run: seconds, users, spawn rate, seeded rows.
 SHORT = ("-t", "2s", "-u", "3", "-r", "3", "--seed-entities", "200")
+#: A short run of every built-in operation (with a --key-strategy and a --client: ``every_operation_run``).
+EVERY_OPERATION = (
+    *("-t", "2s", "-u", "3", "-r", "3", "--seed-entities", "120", "--skew", "zipfian", "--select", "n"),
+    "--mix",
+    "read=10,scan=5,filter-scan=5,partition-scan=5,table-scan=2,insert=10,upsert=10,replace=5,update=5,"
+    "update-etag=5,delete=5,batch=10",
+    *("--batch-size", "8", "--batch-mix", "insert=30,upsert=30,update=20,delete=20", "--scan-size", "20"),
+)
+#: (key strategy, client) of the every-operation runs: each kind of strategy, each client.
+EVERY_OPERATION_RUNS = [("hash-prefix:4", "fast"), ("guid", "fast"), ("template:{event:3}__{day:2}", "sdk")]
 
 
 def results_of(out: Path) -> dict:

@@ -79,17 +79,14 @@ def test_put_entities_equal_the_entities_written_and_the_verdict_follows_the_tar
     assert ("FAILED --fail-on hot" in done.stdout) == (code == 3)
 
 
-def test_results_count_what_locusts_final_stats_and_its_csv_count(loadtest, azurite, tmp_path):
+def test_results_count_what_locusts_final_stats_and_its_csv_count(measured_run):
     """results.json counts every request event Locust's own stats count: per request name and op class, the same as
-    Locust's --json-file (its stats when the process ends) and its --csv. Locust writes the CSV once a second and not
-    at its exit (2.47): the operations that ended after its last tick, one per user as the users stop, were missing
-    there (measured: 27,904 GET in results.json, 27,898 in the CSV; 27,358 and 27,353 again with the --json-file at
-    27,358); the run now lets it write once more when every operation is in."""
-    stats, out = tmp_path / "locust", tmp_path / "out"
-    args = ("--csv", str(stats), "--json-file", str(stats), "--out", str(out))
-    done = loadtest("run", *SHORT, *args, "--connection-string", azurite.connection_string)
-    assert done.code == 0, done.output
-    results = results_of(out)
+    Locust's --json-file (its stats when the process ends) and its --csv (the session's run, given both). Locust writes
+    the CSV once a second and not at its exit (2.47): the operations that ended after its last tick, one per user as the
+    users stop, were missing there (measured: 27,904 GET in results.json, 27,898 in the CSV; 27,358 and 27,353 again
+    with the --json-file at 27,358); the run now lets it write once more when every operation is in."""
+    stats = measured_run / "locust"
+    results = results_of(measured_run)
     final = {entry["name"]: entry["num_requests"] for entry in json.loads(stats.with_suffix(".json").read_text())}
     assert {n["name"]: n["requests"] for n in results["workload"]["names"]} == final and sum(final.values()) > 0
     for op_class in ("GET", "PUT"):
@@ -108,7 +105,9 @@ def test_the_test_table_is_dropped_after_the_run(measured_run, target):
 
 
 def test_default_embedded_run_reports_get_and_put_and_keeps_secrets_out(loadtest, tmp_path):
-    done = loadtest("run", "-t", "4s", "-u", "4", "-r", "4", "--out", str(tmp_path))
+    """The suite's proof of the embedded path end to end (no connection settings: the tool's own Azurite, started,
+    measured and stopped); other runs use the session's Azurite."""
+    done = loadtest("run", "-t", "2s", "-u", "4", "-r", "4", "--out", str(tmp_path))
     assert done.code == 0, done.output
     assert f"Report: {tmp_path / 'report.html'}" in done.stdout
     assert "Target: an embedded Azurite" in done.stderr
@@ -220,10 +219,10 @@ def test_an_option_neither_the_tool_nor_locust_knows_is_one_line_exit_2_and_noth
 
 
 def test_unreachable_endpoint_exits_1_with_one_line(loadtest, azurite):
-    from loadtest.azurite import EmbeddedAzurite
+    from loadtest.azurite import azurite_connection_string
+    from loadtest.child_process import free_port
 
-    with EmbeddedAzurite() as gone:
-        dead = gone.connection_string
+    dead = azurite_connection_string(free_port())  # a loopback port nobody listens on
     done = loadtest("run", *SHORT, "--connection-string", dead)
     assert done.code == 1, done.output
     assert "loadtest: error: cannot reach http://127.0.0.1:" in done.stderr

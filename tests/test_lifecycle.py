@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import urllib.request
 
 import gevent
@@ -15,6 +16,7 @@ from helpers import results_of, tables
 from locust.argument_parser import parse_options
 from locust.env import Environment
 from locust.event import Events
+from locust.runners import STATE_RUNNING
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
 from loadtest.child_process import free_port
@@ -117,8 +119,11 @@ def test_each_test_logs_its_report_as_it_stops_and_a_new_key_is_named_as_it_is_s
     reports = []
     for key in ("hot", "orders"):
         env.parsed_options.partition_key = key
-        env.runner.start(2, spawn_rate=10)
-        gevent.sleep(1.5)
+        env.runner.start(2, spawn_rate=10)  # in a greenlet: clears Locust's stats, seeds (test_start), spawns
+        deadline = time.monotonic() + 30
+        while env.runner.state != STATE_RUNNING or env.runner.stats.total.num_requests < 20:  # however fast the machine
+            assert time.monotonic() < deadline, (env.runner.state, env.runner.stats.total.num_requests)
+            gevent.sleep(0.05)
         env.runner.stop()
         reports.append(str(run.out / "report.html"))
         assert f"Report: {reports[-1]}" in caplog.text  # logged when the test stops, not when the process quits

@@ -6,9 +6,8 @@ import json
 import re
 
 import pytest
-from helpers import SHORT, results_of, run_info
+from helpers import EVERY_OPERATION_RUNS, results_of, run_info
 
-from loadtest.azurite import EmbeddedAzurite
 from loadtest.results import RunInfo
 from loadtest.serverlogs import FILE, query, request_id_prefix
 
@@ -32,34 +31,14 @@ def test_the_query_selects_the_runs_requests_in_a_window_around_the_run():
     assert query(info(id="20261122-101500-ffff")) != text
 
 
-@pytest.fixture(scope="module")
-def logged_azurite(tmp_path_factory):
-    """An Azurite of this module's own that logs every request's headers (each test reads its own run's ids)."""
-    log = tmp_path_factory.mktemp("azurite") / "azurite-debug.log"
-    with EmbeddedAzurite(debug_log=log) as server:
-        server.log = log
-        yield server
-
-
-@pytest.mark.parametrize("client", ["fast", "sdk"])
-def test_every_attempt_carries_the_runs_client_request_id(loadtest, logged_azurite, tmp_path, client):
-    out = tmp_path / "out"
-    done = loadtest(
-        "run",
-        *SHORT,
-        "--client",
-        client,
-        "--mix",
-        "read=40,upsert=20,insert=10,scan=10,batch=10,update-etag=10",
-        "--batch-size",
-        "10",
-        "--out",
-        str(out),
-        "--connection-string",
-        logged_azurite.connection_string,
-    )
+@pytest.mark.parametrize("strategy,client", list({client: (s, client) for s, client in EVERY_OPERATION_RUNS}.values()))
+def test_every_attempt_carries_the_runs_client_request_id(every_operation_run, logged_azurite, strategy, client):
+    """Through each client, every operation (the runs ``test_mix_operations`` reads, on an Azurite logging each
+    request's headers; each test reads its own run's ids)."""
+    out, done = every_operation_run(strategy, client)
     assert done.code == 0, done.output
     data = results_of(out)
+    assert data["run"]["settings"]["client"] == client
     prefix = request_id_prefix(data["run"]["id"])
     ids = [m.group(1) for m in LOGGED_ID.finditer(logged_azurite.log.read_text())]
     ours = [i for i in ids if i.startswith(prefix)]

@@ -36,15 +36,15 @@ def test_a_created_table_is_deleted_by_drop(target):
 @pytest.mark.parametrize("where", ["wrong key", "nothing listening"])
 def test_a_table_the_service_refused_or_never_got_is_not_deleted_afterwards(azurite, where, caplog):
     """Only the real error is shown: no "could not delete test table" warning before it for a table never made."""
-    from loadtest.azurite import EmbeddedAzurite
+    from loadtest.azurite import azurite_connection_string
+    from loadtest.child_process import free_port
     from loadtest.redact import AZURITE_KEY
     from loadtest.target import resolve_target
 
     if where == "wrong key":
         connection_string = azurite.connection_string.replace(AZURITE_KEY, "V3Jvbmc" + "A" * 81 + "==")
     else:
-        with EmbeddedAzurite() as gone:
-            connection_string = gone.connection_string
+        connection_string = azurite_connection_string(free_port())  # a loopback port nobody listens on
     table = TestTable.named(resolve_target(connection_string=connection_string, timeout=5), "")
     with pytest.raises(RunError):
         table.create()

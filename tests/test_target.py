@@ -3,7 +3,8 @@
 import pytest
 from helpers import KEY, REFUSED, SAS
 
-from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
+from loadtest.azurite import azurite_connection_string
+from loadtest.child_process import free_port
 from loadtest.connection_string import check_connection_string
 from loadtest.exit_codes import RunError, UsageError
 from loadtest.redact import AZURITE_KEY
@@ -12,8 +13,7 @@ from loadtest.target import resolve_target
 
 
 def test_unreachable_endpoint_is_one_clear_error():
-    with EmbeddedAzurite() as server:
-        port = server.port
+    port = free_port()  # a loopback port nobody listens on
     target = resolve_target(connection_string=azurite_connection_string(port))
     with pytest.raises(RunError, match=f"cannot reach http://127.0.0.1:{port}/devstoreaccount1"):
         TestTable.open(target)

@@ -144,11 +144,11 @@ def test_stopped_while_a_headless_master_waits_for_workers_drops_the_table(azuri
     watched = Watched(
         ["-m", "locust", "-f", "loadtest/locustfile.py", "--headless", "-t", "5s", "--master", "--expect-workers", "1"]
         + ["--master-bind-host", "127.0.0.1", "--master-bind-port", str(free_port())]
-        + ["--seed-entities", "100", "--connection-string", azurite.connection_string]
+        + ["--seed-entities", "100", "--connection-string", azurite.connection_string, "--loglevel", "DEBUG"]
     )
     name = re.search(r"Test table (\w+)", watched.wait_for("Test table")).group(1)
     watched.wait_for("Seeding")
-    time.sleep(2)
+    watched.wait_for("Waiting for workers to be ready")  # Locust's own line, at DEBUG for its first 5 s
     code, took = watched.stop(signal.SIGINT)
     assert code == 1 and took < 10, (code, took, watched.output)
     line = assert_one_clean_line(watched, "before the load started", "SIGINT")
@@ -180,13 +180,14 @@ def running(pid: int) -> bool:
         return False
 
 
-def test_a_saturated_open_loop_sigtermed_writes_its_outputs_and_exits_within_5_s(tmp_path: Path):
+def test_a_saturated_open_loop_sigtermed_writes_its_outputs_and_exits_within_5_s(azurite, target, tmp_path: Path):
     """An open loop far past what the machine can send (its users drop slots every second): SIGTERM mid-load still
-    ends the run within 5 s, with results.json, timeseries.csv and report.html written and the table dropped."""
-    out = tmp_path / "out"
+    ends the run within 5 s, with results.json, timeseries.csv and report.html written and the table dropped (on the
+    session's Azurite, where the table can be looked for: the embedded one's stop is test_cli's)."""
+    before, out = tables(target), tmp_path / "out"
     watched = Watched(
         ["-m", "loadtest", "run", "-t", "60s", "-u", "10", "-r", "10", "--arrival-rate", "9000", "--mix", "read=100"]
-        + ["--seed-entities", "100", "--out", str(out)]
+        + ["--seed-entities", "100", "--out", str(out), "--connection-string", azurite.connection_string]
     )
     watched.wait_for("All users spawned")
     time.sleep(3)
@@ -197,3 +198,4 @@ def test_a_saturated_open_loop_sigtermed_writes_its_outputs_and_exits_within_5_s
     results = json.loads((out / "results.json").read_text())
     assert results["arrivals"]["dropped"] > 0 and results["run"]["duration_s"] < 15  # saturated, and stopped early
     assert code in (0, 3), watched.output[-2000:]
+    assert tables(target) == before
