@@ -107,13 +107,26 @@ class RunCounts:
     def drain(self) -> dict[str, Any]:
         """Everything since the last drain, as a message; then start afresh (a worker)."""
         drained = self.snapshot()
+        self._afresh()
+        return drained
+
+    def _afresh(self) -> None:
+        """Drop what a drain handed over: the buckets, histograms and this process's sketches."""
         self.buckets.clear()
         self.latency.clear()
         self.first_attempt.clear()
         self.corrected.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
-        return drained
+
+    def reset(self, started: float) -> None:
+        """Count a new test from ``started``: nothing of the last one kept (a web UI runs several per process)."""
+        self._afresh()
+        self.distinct = ds.hll_union(SKETCH_LG_K)
+        self.folded_before = 0
+        self._top = frozenset()
+        self.ranges.clear()
+        self.started, self.steady_from, self.stopped = started, None, None
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
         """Add what a worker drained (on the master)."""

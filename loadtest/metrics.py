@@ -9,11 +9,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import datasketches as ds
 from locust.env import Environment
 from locust.event import EventHook
 
-from .counts import SKETCH_LG_K, RunCounts, new_histogram
+from .counts import RunCounts, new_histogram
 
 __all__ = ["LATE_MS", "PartitionMetrics"]
 
@@ -106,17 +105,7 @@ class PartitionMetrics(RunCounts):
             self._distinct_here.update(partition)
 
     def on_test_start(self, **_: Any) -> None:
-        self.buckets.clear()
-        self.latency.clear()
-        self.first_attempt.clear()
-        self.corrected.clear()
-        self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
-        self.distinct = ds.hll_union(SKETCH_LG_K)
-        self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
-        self.folded_before = 0
-        self._top = frozenset()
-        self.ranges.clear()
-        self.started, self.steady_from, self.stopped = self.clock(), None, None
+        self.reset(self.clock())
 
     def on_spawning_complete(self, user_count: int, **_: Any) -> None:
         if self.steady_from is None:
