@@ -4,11 +4,10 @@ them from the request profile): declared here whole, part of ``finding_kinds.KIN
 
 from __future__ import annotations
 
-from .finding_names import FindingKind, Kind, Severity
+from .finding_names import FindingKind, K, Kind, S
 
 __all__ = ["CHECKLIST_KINDS"]
 
-K, S = FindingKind, Severity
 
 CHECKLIST_KINDS: dict[FindingKind, Kind] = {
     K.SCANS: Kind(

@@ -10,7 +10,7 @@ above it. A new kind is its name there, its declaration here (or with the checkl
 from __future__ import annotations
 
 from .checklist_kinds import CHECKLIST_KINDS
-from .finding_names import FindingKind, Kind, Severity
+from .finding_names import FindingKind, K, Kind, S, Severity
 
 __all__ = [
     "BOUNDS",
@@ -22,7 +22,6 @@ __all__ = [
 ]
 
 
-K, S = FindingKind, Severity
 #: Where the account's targets stand (the scale-targets pages): what its findings' remedies add.
 ACCOUNT_TARGETS = (
     "the Table scale-targets page keeps 20,000 entities/s per account (1 KiB entities), while standard accounts take "

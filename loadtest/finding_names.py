@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-__all__ = ["FindingKind", "Kind", "Severity"]
+__all__ = ["K", "S", "FindingKind", "Kind", "Severity"]
 
 
 class FindingKind(StrEnum):
@@ -71,3 +71,7 @@ class Kind:
     fail_on: bool = False
     fails_run: bool = False
     bounds: str = ""
+
+
+#: The short names the declarations and the detectors write kinds and severities with.
+K, S = FindingKind, Severity

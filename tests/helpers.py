@@ -270,3 +270,19 @@ def docs_example(page: str, name: str) -> str:
     marker = f"<!-- example: {name} -->\n```python\n"
     assert text.count(marker) == 1, f"docs/{page}: no single example {name!r}"
     return text.split(marker, 1)[1].split("```", 1)[0]
+
+
+def without_imports(*packages: str) -> str:
+    """Python source that, run first in a child process, makes importing any of ``packages`` (or a module under one)
+    fail with ``blocked: NAME``: what a command must not load, proved by running it without."""
+    return f"""
+import importlib.abc, sys
+
+class _Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if any(name == p or name.startswith(p + ".") for p in {packages!r}):
+            raise ImportError(f"blocked: {{name}}")
+        return None
+
+sys.meta_path.insert(0, _Block())
+"""

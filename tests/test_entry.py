@@ -8,33 +8,22 @@ import socket
 import subprocess
 import sys
 
-from helpers import ROOT
+from helpers import ROOT, without_imports
 from test_results import engine_results
 
 from loadtest.child_process import free_port
 
-BLOCKED = """
-import importlib.abc, sys
-
-blocked = tuple(sys.argv[1].split(","))
-
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "locust" or name.startswith(("locust.", *blocked)):
-            raise ImportError(f"blocked: {name}")
-        return None
-
-sys.meta_path.insert(0, Block())
+RUN_ENTRY = """
 from loadtest.entry import main
 
-sys.argv = ["loadtest", *sys.argv[2:]]
+sys.argv = ["loadtest", *sys.argv[1:]]
 sys.exit(main())
 """
 
 
 def _command(blocked: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", BLOCKED, blocked, *args],
+        [sys.executable, "-c", without_imports("locust", blocked) + RUN_ENTRY, *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -64,7 +53,8 @@ def test_the_emulator_serves_without_locust_or_monkey_patching(tmp_path):
     served on gevent's own sockets with ``gevent.monkey`` blocked from import."""
     port, dead = free_port(), free_port()
     child = subprocess.Popen(
-        [sys.executable, "-c", BLOCKED, "gevent.monkey", "emulator", "--upstream", f"http://127.0.0.1:{dead}"]
+        [sys.executable, "-c", without_imports("locust", "gevent.monkey") + RUN_ENTRY, "emulator"]
+        + ["--upstream", f"http://127.0.0.1:{dead}"]
         + ["--port", str(port)],
         cwd=ROOT,
         stdout=subprocess.PIPE,

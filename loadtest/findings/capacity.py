@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..bounds.cpu import GENERATOR_CPU_PERCENT, generator_bound, servers_bound
 from ..bounds.run_span import RAMP_SHARE, ramp_dominates
 from ..bounds.served_pace import Slowdown, emulator_slowed, saturation
-from ..finding_kinds import K
+from ..finding_names import K
 from ..results import Finding, Results, peak_words
 from .common import REMEDIES, finding
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ceiling.remedies import LIMITS
-from ..finding_kinds import K
+from ..finding_names import K
 from ..results import Finding, FindingKind, Results
 from .common import REMEDIES, finding
 

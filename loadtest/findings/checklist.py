@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..finding_kinds import CHECKLIST, K
+from ..finding_kinds import CHECKLIST
+from ..finding_names import K
 from ..results import Finding, FindingKind, Results
 
 __all__ = ["CHECKLIST", "LOW_DENSITY", "findings"]

@@ -14,11 +14,14 @@ ACCOUNT_REMEDIES: dict[FindingKind, str] = {kind: k.account_remedy for kind, k i
 SIMULATED_REMEDIES: dict[FindingKind, str] = {kind: k.simulated_remedy for kind, k in KINDS.items() if k.simulated_remedy}
 
 
-def finding(kind: FindingKind, message: str, row: PartitionRow | None = None, remedy: str = "") -> Finding:
-    """A finding of ``kind`` on ``row`` (or the account / run), with its kind's remedy unless the detector words one."""
+def finding(
+    kind: FindingKind, message: str, row: PartitionRow | None = None, remedy: str = "", *, partition: str | None = None
+) -> Finding:
+    """A finding of ``kind`` on ``row`` (or on ``partition`` as a whole, or the account / run), with its kind's remedy
+    unless the detector words one."""
     return Finding(
         kind=kind,
-        partition=row.partition if row else None,
+        partition=row.partition if row else partition,
         op_class=row.op_class if row else None,
         message=message,
         remedy=remedy or REMEDIES[kind],

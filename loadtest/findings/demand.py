@@ -6,7 +6,8 @@ from __future__ import annotations
 from ..bounds.cpu import cpu_read, generator_bound, machine_bound, servers_bound
 from ..bounds.schedule import SENT_SHARE, concurrency, sent_share
 from ..buckets import OTHER
-from ..finding_kinds import SIMULATION_ANSWER, SPREAD_ACCOUNTS, K
+from ..finding_kinds import SIMULATION_ANSWER, SPREAD_ACCOUNTS
+from ..finding_names import K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
 from ..service_errors import THROTTLING_CODES

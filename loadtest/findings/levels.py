@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..bounds.throttlers import throttler
 from ..buckets import OTHER
-from ..finding_kinds import K
+from ..finding_names import K
 from ..operations import OpClass
 from ..results import AccountRow, Finding, FindingKind, Results, peak_words
 from .common import ACCOUNT_REMEDIES, finding

@@ -4,7 +4,7 @@ after the load, acknowledged writes."""
 from __future__ import annotations
 
 from ..bounds.run_span import target_lost
-from ..finding_kinds import K
+from ..finding_names import K
 from ..results import Finding, Results
 from .common import REMEDIES, finding
 from .outages import Outage, outages

@@ -5,10 +5,10 @@ target over that share, however many keys there are."""
 from __future__ import annotations
 
 from ..buckets import OTHER
-from ..finding_names import FindingKind
+from ..finding_names import K
 from ..operations import OpClass
 from ..results import Finding, Results
-from .common import REMEDIES
+from .common import finding
 
 __all__ = ["MIN_KEYS", "SKEW_SHARE", "SKEW_TIMES_EVEN", "spread"]
 
@@ -45,8 +45,4 @@ def spread(results: Results) -> list[Finding]:
         f"touched (an even share: {1 / keys:.0%}): it reaches the {target:,}/s partition target when the table takes "
         f"{target / share:,.0f} entities/s in all, where {even}"
     )
-    return [
-        Finding(
-            kind=FindingKind.KEY_SKEW, partition=hottest, op_class=None, message=message, remedy=REMEDIES[FindingKind.KEY_SKEW]
-        )
-    ]
+    return [finding(K.KEY_SKEW, message, partition=hottest)]

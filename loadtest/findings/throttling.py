@@ -7,7 +7,8 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..bounds.throttlers import throttler
-from ..finding_kinds import SPREAD_ACCOUNTS, K
+from ..finding_kinds import SPREAD_ACCOUNTS
+from ..finding_names import K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
 from ..service_errors import CAUSES, THROTTLING_CODES

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from browser import chromium_page
-from helpers import ROOT, run_info
+from helpers import ROOT, run_info, without_imports
 from synthetic import recorded
 
 from loadtest.finding_kinds import CHECKLIST
@@ -56,17 +56,11 @@ def test_report_opens_in_headless_chromium_with_charts_and_findings(measured_run
     assert outside == [], f"the report fetched from outside: {outside}"
 
 
-BLOCKED_IMPORT = """
-import importlib.abc, sys
+BLOCKED_IMPORT = (
+    without_imports("azure")
+    + """
 from pathlib import Path
 
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "azure" or name.startswith("azure."):
-            raise ImportError(f"blocked: {name}")
-        return None
-
-sys.meta_path.insert(0, Block())
 import loadtest.report
 from loadtest.results import Results
 
@@ -76,6 +70,7 @@ prefixes = ("azure", "loadtest.azurite", "loadtest.target", "loadtest.table", "l
 heavy = sorted(m for m in sys.modules if m.startswith(prefixes))
 print("heavy:", heavy)
 """
+)
 
 
 def test_the_report_renders_a_saved_run_without_the_sdk_or_process_code(tmp_path):
