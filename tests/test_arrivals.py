@@ -48,7 +48,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
 
 
 def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
-    rate = ("--arrival-rate", "200", "-t", "8s", "-u", "20", "-r", "20")
+    rate = ("--arrival-rate", "200", "-t", "5s", "-u", "20", "-r", "20")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
     arrivals = results["arrivals"]
     assert arrivals["offered_per_s"] == 200
@@ -85,17 +85,17 @@ def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_w
 
 
 def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_its_time(tmp_path):
-    """Azurite frozen (SIGSTOP) for 1.5 s of a 10-s open-loop run at 100/s: the operations due meanwhile are still
+    """Azurite frozen (SIGSTOP) for 1.5 s of an 8-s open-loop run at 100/s: the operations due meanwhile are still
     sent on time, each on a lane of its own, and wait for their answers (once they started late behind their user's
     last one): the stall shows in their service time, and 100/s x the stall in flight at once (Little's law)."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "10s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
+            ["run", "-t", "8s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
             + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            at=6,
+            at=4.5,
             thaw_after=1.5,
         )
     assert done.code == 0, done.output

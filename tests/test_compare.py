@@ -10,7 +10,7 @@ from helpers import in_process
 
 from loadtest.compare import StrategyOutcome, rank
 
-WORKLOAD = ("-t", "5s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
+WORKLOAD = ("-t", "4s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
 
 
 def outcome(name, ratio, top1, entities=100):

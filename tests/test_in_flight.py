@@ -93,7 +93,7 @@ def test_a_cap_too_small_names_the_concurrency_the_schedule_needed_and_blames_no
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_loadtest(
-            "run", "--arrival-rate", "200", "-t", "8s", "-u", "10", "-r", "10", "--max-in-flight", "8",
+            "run", "--arrival-rate", "200", "-t", "6s", "-u", "10", "-r", "10", "--max-in-flight", "8",
             "--mix", "read=100", "--select", "n", "--seed-entities", "100", "--retry", "fixed:2,0.3",
             "--emulate-throttling", "--emulator-partition-rate", "100", "--emulator-burst", "0.1",
             "--out", str(out), "--csv", str(tmp_path / "locust"), "--connection-string", azurite.connection_string,

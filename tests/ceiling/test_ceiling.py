@@ -266,7 +266,7 @@ def test_a_distributed_search_judges_each_step_from_every_workers_counts(loadtes
     """Two workers: each step is judged from both workers' counts merged at the master (each ran half the users)."""
     done = loadtest(
         "ceiling",
-        *("--workers", "2", "--ceiling-start", "100", "--ceiling-step", "100", "--ceiling-max", "200", "--step-time", "4s"),
+        *("--workers", "2", "--ceiling-start", "100", "--ceiling-step", "100", "--ceiling-max", "200", "--step-time", "3s"),
         *("--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(tmp_path)),
         timeout=180,
     )

@@ -23,7 +23,7 @@ class Cluster:
     def __init__(self, tmp_path: Path, connection_string: str) -> None:
         self.tmp_path, self.port = tmp_path, free_port()
         self.env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": connection_string}
-        self.children: list[subprocess.Popen] = []
+        self.children: dict[str, subprocess.Popen] = {}
 
     def start(self, args: list[str], name: str) -> subprocess.Popen:
         with (self.tmp_path / f"{name}.log").open("w") as out:
@@ -31,7 +31,7 @@ class Cluster:
                 [sys.executable, "-m", "locust", "-f", "loadtest/locustfile.py", *args],
                 cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             )  # fmt: skip
-        self.children.append(child)
+        self.children[name] = child
         return child
 
     def log(self, name: str) -> str:
@@ -46,13 +46,14 @@ class Cluster:
         return [self.start(connect, f"w{i}") for i in range(count)]
 
     def wait_for(self, text: str, name: str = "master", timeout: float = 60) -> None:
+        """Until ``name``'s log says ``text``: it fails if ``name`` ends or ``timeout`` passes first."""
         deadline = time.monotonic() + timeout
         while text not in self.log(name):
-            assert time.monotonic() < deadline and self.children[0].poll() is None, self.log(name)
+            assert time.monotonic() < deadline and self.children[name].poll() is None, self.log(name)
             time.sleep(0.2)
 
     def stop(self) -> None:
-        for child in self.children:
+        for child in self.children.values():
             if child.poll() is None:
                 child.kill()
                 child.wait(timeout=10)
@@ -71,12 +72,11 @@ def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target
             time.sleep(0.1)
         master.send_signal(signal.SIGKILL)
         killed = time.monotonic()
-        time.sleep(10 - (time.monotonic() - killed))
-        at_10_s = table.count("hot")
-        time.sleep(3)
-        assert table.count("hot") == at_10_s > 10  # nothing written from 10 s after the loss on
-        for name in ("w0", "w1"):
-            assert "no answer from the master" in cluster.log(name), cluster.log(name)
+        for name in ("w0", "w1"):  # each says it stopped its users, within 10 s of the loss
+            cluster.wait_for("no answer from the master", name, timeout=10 - (time.monotonic() - killed))
+        stopped = table.count("hot")
+        time.sleep(2)
+        assert table.count("hot") == stopped > 10  # and nothing is written once they have said so
     finally:
         cluster.stop()
         table.drop()
@@ -85,10 +85,11 @@ def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target
 def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     cluster = Cluster(tmp_path, azurite.connection_string)
     try:
-        master = cluster.master("-u", "4", "-r", "4", "-t", "16s", *WORKLOAD, "--out", str(tmp_path / "out"))
+        # 50 operations/s a user: rows enough to read back in a second, not the 150,000 of a closed loop
+        master = cluster.master("-u", "4", "-r", "4", "-t", "14s", "--rate", "50", *WORKLOAD, "--out", str(tmp_path / "out"))
         workers = cluster.workers()
         cluster.wait_for("All users spawned")
-        time.sleep(4)
+        time.sleep(3)
         workers[0].send_signal(signal.SIGKILL)
         master.wait(timeout=90)
     finally:

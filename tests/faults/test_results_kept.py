@@ -126,16 +126,16 @@ def run_with_azurite(out, *, duration: str, kill_at: float, restart_at: float | 
 
 
 def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
-    """Azurite killed at 4 s of an 8-s run, never restarted: its last seconds (2 make TARGET_LOST) all refused."""
+    """Azurite killed at 3 s of a 6-s run, never restarted: its last seconds (2 make TARGET_LOST) all refused."""
     out = tmp_path / "out"
-    code, output = run_with_azurite(out, duration="8s", kill_at=4)
+    code, output = run_with_azurite(out, duration="6s", kill_at=3)
     assert code == 1, output
     assert "Traceback" not in output
     data = json.loads((out / "results.json").read_text())
     assert (out / "report.html").is_file() and (out / "timeseries.csv").is_file()
     kinds = {f["kind"]: f["message"] for f in data["findings"]}
     assert "TARGET_LOST" in kinds and "stopped answering" in kinds["TARGET_LOST"]
-    assert 1 <= int(re.search(r"answering at (\d+) s", kinds["TARGET_LOST"]).group(1)) <= 5  # killed 4 s in (start-up first)
+    assert 1 <= int(re.search(r"answering at (\d+) s", kinds["TARGET_LOST"]).group(1)) <= 4  # killed 3 s in (start-up first)
     assert "read-back" in kinds.get("INCOMPLETE", "")  # the table could not be read back: said, not hidden
     assert data["errors"].get(CONNECTION_ERROR, 0) > 0
     assert sum(r["requests"] for r in data["partitions"] if r["op_class"] != "ALL") > data["errors"][CONNECTION_ERROR]
@@ -143,9 +143,9 @@ def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
 
 
 def test_a_target_restarted_mid_run_without_the_table_says_the_table_vanished(tmp_path):
-    """Azurite killed at 4 s and restarted on its port at 6 s of an 11-s run: in memory, the test table is gone."""
+    """Azurite killed at 3 s and restarted on its port at 5 s of a 9-s run: in memory, the test table is gone."""
     out = tmp_path / "out"
-    code, output = run_with_azurite(out, duration="11s", kill_at=4, restart_at=6)
+    code, output = run_with_azurite(out, duration="9s", kill_at=3, restart_at=5)
     assert code == 1, output
     assert "Traceback" not in output
     data = json.loads((out / "results.json").read_text())

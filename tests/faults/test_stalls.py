@@ -52,15 +52,15 @@ def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port
 
 
 def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
-    """Azurite frozen (SIGSTOP) at about 5 s of a 10-s run: it keeps accepting connections and answers none."""
+    """Azurite frozen (SIGSTOP) at about 4 s of an 8-s run: it keeps accepting connections and answers none."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "10s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            ["run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100"]
             + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            at=5,
+            at=4,
         )
     stdout, stderr = done.stdout, done.stderr
     assert done.code == 1, stdout + stderr
@@ -78,15 +78,15 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
 
 
 def test_a_target_frozen_for_six_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
-    """Azurite frozen (SIGSTOP) for 6 s in a 16-s run with --timeout 5: operations wait, time out, are retried, and
+    """Azurite frozen (SIGSTOP) for 6 s in a 14-s run with --timeout 5: operations wait, time out, are retried, and
     land once it thaws; the outage is named with its seconds, nothing is lost."""
     out, times = tmp_path / "out", {}
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "16s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "5"]
+            ["run", "-t", "14s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "5"]
             + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--connection-string", azurite.connection_string],
-            at=7,
+            at=5,
             thaw_after=6,
             times=times,
         )
