@@ -27,7 +27,7 @@ from loadtest.results import RunInfo
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 #: A short run: seconds, users, spawn rate, seeded rows.
-SHORT = ("-t", "2s", "-u", "3", "-r", "3", "--seed-entities", "200")
+SHORT = ("-t", "1s", "-u", "3", "-r", "3", "--seed-entities", "200")
 #: A short run of every built-in operation (with a --key-strategy and a --client: ``every_operation_run``).
 EVERY_OPERATION = (
     *("-t", "2s", "-u", "3", "-r", "3", "--seed-entities", "120", "--skew", "zipfian", "--select", "n"),

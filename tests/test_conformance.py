@@ -25,7 +25,10 @@ from loadtest.target import Target, resolve_target
 
 #: What both clients must agree on, of each request event.
 COMPARED = ("request_type", "name", "response_length", "failed")
-CONTEXT = ("partition", "op_class", "entities", "returned", "error_code", "attempts", "throttled", "operations", "partitions")
+CONTEXT = (
+    *("partition", "op_class", "entities", "returned", "error_code", "attempts", "throttled", "throttled_by"),
+    *("operations", "partitions"),
+)
 
 
 def recorder() -> tuple[EventHook, list[dict[str, Any]]]:
@@ -144,13 +147,20 @@ def provoke_throttling(ops: TableSession) -> None:
     ops.read("c", "t00")
 
 
-@pytest.mark.parametrize("code,timeout_share", [("ServerBusy", 0.0), ("OperationTimedOut", 1.0)])
+@pytest.mark.parametrize(
+    "code,timeout_share,over",
+    [("ServerBusy", 0.0, "partition"), ("OperationTimedOut", 1.0, "timeout"), ("ServerBusy", 0.0, "account")],
+)
 @pytest.mark.parametrize("retry", ["none", "fixed:3,1.3"])
-def test_throttled_answers_and_their_retries_are_counted_alike(azurite, code, timeout_share, retry):
-    budgets = Budgets(partition_rate=20, account_rate=10**6, timeout_share=timeout_share)
+def test_throttled_answers_and_their_retries_are_counted_alike(azurite, code, timeout_share, over, retry):
+    """Each client reads Azure's answers over a target alike: the error code, the reason (the partition's target, the
+    account's limit, a timeout) and the retries."""
+    rates = {"partition_rate": 10**6, "account_rate": 20} if over == "account" else {"partition_rate": 20, "account_rate": 10**6}
+    budgets = Budgets(**rates, timeout_share=timeout_share)
     events = {client: through(azurite, client, provoke_throttling, budgets=budgets, retry=retry)[0] for client in ("fast", "sdk")}
     assert events["fast"] == events["sdk"]
     read = events["fast"][-1]
+    assert read["throttled_by"] == {over: 1}, read
     if retry == "none":
         assert read["failed"] and read["error_code"] == code and read["attempts"] == 1 and read["throttled"] == 1
     else:  # refused once, retried after the budget refilled

@@ -76,7 +76,7 @@ def test_users_on_different_workers_draw_different_key_sequences(loadtest, azuri
         "--workers",
         "2",
         "-t",
-        "4s",
+        "3s",
         "-u",
         "2",
         "-r",
