@@ -9,9 +9,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["COUNTERS", "OTHER", "Bucket", "BucketKey", "fold"]
+__all__ = ["COUNTERS", "GROUPS", "OTHER", "UNATTRIBUTED", "Bucket", "BucketKey", "fold", "named"]
 
 OTHER = "#other"  # the untracked partitions together; '#' is forbidden in keys, so never a real PartitionKey
+UNATTRIBUTED = "#unattributed"  # logged requests whose records name no partition (inserts, batches): ``loadtest traffic``
+#: Rows of several partitions together, never one partition: no partition target applies, none is folded into another.
+GROUPS = frozenset({OTHER, UNATTRIBUTED})
+_GROUP_WORDS = {OTHER: "the other partitions", UNATTRIBUTED: "requests naming no partition (inserts and batches)"}
+
+
+def named(partition: str) -> str:
+    """A partition as findings name it: its key quoted, or what a group holds."""
+    return _GROUP_WORDS.get(partition) or repr(partition)
+
+
 #: What each second of a partition and op class counts (the metrics' buckets, timeseries.csv's columns).
 COUNTERS = (
     "requests",
@@ -88,7 +99,7 @@ def fold(
     ranges: Counter[tuple[int, str]] = Counter()
     for key, bucket in buckets.items():
         second, partition, op_class = key
-        if second < before and partition not in keep and partition != OTHER:
+        if second < before and partition not in keep and partition not in GROUPS:
             key = (second, OTHER, op_class)
             ranges[(second, partition[:1])] += bucket.entities
         into = out.get(key)

@@ -19,11 +19,13 @@ from typing import NoReturn
 
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
+from .options.command_help import COMMAND_HELP
 from .options.commands import COMMANDS, COMPARE_OPTIONS, REPORT_OPTIONS, RUN_OPTIONS, RUNNER_OPTIONS, SEARCH_SETS, SERVE_OPTIONS
+from .options.emulator import EMULATOR_OPTIONS, REQUEST_LOG
 from .options.limits import MAX_USERS
 from .options.option import add_options
 from .options.settings import Settings
-from .options.stress import CEILING_OPTIONS, EMULATOR_OPTIONS, OPTIONS
+from .options.stress import CEILING_OPTIONS, OPTIONS
 from .outputs import RESULTS_FILE, check_out, new_run_id
 
 __all__ = ["main"]
@@ -45,57 +47,11 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="loadtest", description="Stress-test Azure Table Storage partitions with Locust.")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    commands.add_parser(
-        "run",
-        help="stress-test one PartitionKey and write a hot-partition report",
-        description="The docs' partition stress test: create a test table, seed it, load one partition, "
-        "compare GET/PUT entities/s with the target. Unknown options go to Locust.",
-    )
-    commands.add_parser(
-        "ceiling",
-        help="step the offered load up until the partition gives way: its sustained ceiling and what limited it",
-        description="Open-loop steps of offered load on one workload and key design, each --step-time long, until a step "
-        "serves under 95%% of what it offered, throttles over 1%% of its attempts or its corrected p99 passes --max-p99. "
-        "Each user offers a fixed share; the steps add users. Unknown options go to Locust.",
-    )
-    commands.add_parser(
-        "simulate",
-        help="the same workload at any --arrival-rate through the partition layer's model: a verdict in seconds",
-        description="Runs the workload (key strategy, skew, mix, retries) in virtual time through the throttling "
-        "emulator's model (--emulator-* budgets), per tick over every key: no table, no requests. Writes the outputs of "
-        "a run (results.json, timeseries.csv, report.html), marked simulated; --fail-on gates CI on it.",
-    )
-    commands.add_parser(
-        "compare",
-        help="run the same workload once per PartitionKey strategy and rank them",
-        description="Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "
-        "option given here, and writes comparison.html. Use --rate for the same offered load in each run; with "
-        "--simulate, `loadtest simulate` instead (give --arrival-rate).",
-    )
-    commands.add_parser("emulator", help="serve the throttling emulator in front of a table service")
-    commands.add_parser(
-        "merge",
-        help="merge the results of a run's engines (--run-id) into one run's results and report",
-        description="Engines of one run (Azure Load Testing's, several machines) each wrote their own results; merged, "
-        "partitions are judged on the load of all of them together, seconds aligned by wall clock, latency from the "
-        "merged histograms. Give their folders or results.json files, or --from-container C --run-id ID for what they "
-        "uploaded with --upload C.",
-    )
-    commands.add_parser(
-        "cleanup",
-        help="remove the shared table a --run-id run left (once all its engines are done)",
-        description="Engines of one run (--run-id) share a table and none deletes it. This deletes it, named from the "
-        "run id (or --table, as the run was given it), when every row in it is the run's; beside other rows, it removes "
-        "only the run's. A table without the run's rows is never touched.",
-    )
-    commands.add_parser("report", help="re-render report.html from a run's results.json")
+    for command, (help_, description) in COMMAND_HELP.items():
+        commands.add_parser(command, help=help_, description=description or None)
     for command, groups in COMMANDS.items():
         for title, options in groups:
             add_options(commands.choices[command], options, title)
-    commands.add_parser(
-        "locustfile",
-        help='print the path of the locustfile this package carries: locust -f "$(loadtest locustfile)"',
-    )
     return parser
 
 
@@ -206,8 +162,15 @@ def emulate(ns: argparse.Namespace) -> int:
     from .emulator.relay import serve
 
     budgets = Budgets(**{opt.dest: opt.value(ns) for opt in EMULATOR_OPTIONS})
-    where = {opt.dest: opt.value(ns) for opt in SERVE_OPTIONS}
-    serve(where["upstream"], where["host"], where["port"], budgets, Path(where["splits_file"]) if where["splits_file"] else None)
+    where = {opt.dest: opt.value(ns) for opt in (*SERVE_OPTIONS, REQUEST_LOG)}
+    serve(
+        where["upstream"],
+        where["host"],
+        where["port"],
+        budgets,
+        splits_file=Path(where["splits_file"]) if where["splits_file"] else None,
+        request_log=Path(where["request_log"]) if where["request_log"] else None,
+    )
     return EXIT_OK
 
 
@@ -280,6 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .engines.command import merge_command
 
             return merge_command(ns)
+        if ns.command == "traffic":
+            from .traffic.command import traffic_command
+
+            return traffic_command(ns)
         if ns.command == "cleanup":
             from .engines.cleanup import cleanup_command
 

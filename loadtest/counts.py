@@ -29,7 +29,7 @@ from typing import Any
 import datasketches as ds
 from hdrh.histogram import HdrHistogram
 
-from .buckets import OTHER, Bucket, BucketKey, fold
+from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
 
 __all__ = ["COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
@@ -76,8 +76,17 @@ class RunCounts:
         self.stopped: float | None = None
         self.steady_until: float | None = None  # merged engines: when the first one stopped (the steady phase's end)
 
+    def seen(self, partition: str, entities: int) -> None:
+        """A partition an operation asked of: its weight among the heaviest keys, and one of the distinct ones."""
+        self.heavy.update(partition, max(1, entities))
+        self._distinct_here.update(partition)
+
+    def bucket(self, second: int, partition: str, op_class: str) -> Bucket:
+        """One second's bucket of a partition and op class (made if new): what a reader of records counts into."""
+        return self._bucket(second, partition, op_class)
+
     def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
-        if second < self.folded_before and partition not in self._top:
+        if second < self.folded_before and partition not in self._top and partition not in GROUPS:
             partition = OTHER  # a late report for a compacted second
         key = (second, partition, op_class)
         bucket = self.buckets.get(key)
@@ -171,7 +180,7 @@ class RunCounts:
         if cutoff <= self.folded_before:
             return
         self._top = frozenset(self.top_partitions())
-        stale = [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] != OTHER]
+        stale = [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] not in GROUPS]
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
         for key, bucket in others.items():
             self._bucket(*key).add(bucket)

@@ -86,7 +86,7 @@ class _Preparation:
         )
         if settings.emulator:
             self.phase = "starting the throttling emulator"
-            self.target = self.target.behind_emulator(settings.emulator)
+            self.target = self.target.behind_emulator(settings.emulator, settings.request_log)
             log.info("Throttling emulator on %s (pid %s)", self.target.endpoint, self.target.emulator.pid)
         self.phase = "creating the test table"
         if settings.run_id:  # engines of one run: one table, whoever is first

@@ -18,7 +18,7 @@ AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1
 _SECRET_PATTERNS = (
     re.compile(r"(AccountKey=)[^;\s'\"]+", re.I),
     re.compile(r"(SharedAccessSignature=)[^;\s'\"]+", re.I),
-    re.compile(r"([?&]sig=)[^&\s'\"]+", re.I),
+    re.compile(r"(\bsig=)[^&\s'\"]+", re.I),
 )
 
 

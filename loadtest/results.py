@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .buckets import COUNTERS, OTHER
+from .buckets import COUNTERS, GROUPS
 from .ceiling_schema import Ceiling
 from .finding_names import FindingKind
 from .mergeable import Mergeable, OtherVersion
@@ -27,6 +27,7 @@ from .results_schema import (
     Integrity,
     Keys,
     Latency,
+    Logs,
     RangeSplit,
     Retry,
     RunSettings,
@@ -169,6 +170,7 @@ class Results:
     ceiling: Ceiling = field(default_factory=dict)  # a ceiling search: plan, steps, ceiling, what limited it
     simulation: Simulation = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
     engines: list[EngineShare] = field(default_factory=list)  # loadtest merge: each engine's share of the run
+    logs: Logs = field(default_factory=dict)  # loadtest traffic: the records read and what they could not tell
     #: the partition layer's range splits (the emulator's, a simulation's): t, key, low, high, offline_until_t (run s)
     range_splits: list[RangeSplit] = field(default_factory=list)
     schema: int = SCHEMA_VERSION
@@ -226,7 +228,7 @@ class Results:
         (in an open loop, the demand's)."""
         peaks: dict[str, float] = {}
         for row in self.partitions:
-            if row.partition != OTHER:
+            if row.partition not in GROUPS:
                 peaks[row.partition] = max(peaks.get(row.partition, 0.0), row.judged(self.open_loop)[0])
         return peaks
 
@@ -236,13 +238,13 @@ class Results:
         return sorted(peaks, key=lambda p: (-peaks[p], p))[:n]
 
     def hottest_rows(self, n: int = 10) -> list[PartitionRow]:
-        """The ``n`` hottest partitions' rows (GET, PUT, ALL), then the other partitions' aggregate."""
+        """The ``n`` hottest partitions' rows (GET, PUT, ALL), then the groups' (the other partitions, the unattributed)."""
         rank = {p: i for i, p in enumerate(self.hottest(n))}
         order = {OpClass.GET: 0, OpClass.PUT: 1, OpClass.ALL: 2}
         rows = sorted(
             (r for r in self.partitions if r.partition in rank), key=lambda r: (rank[r.partition], order.get(r.op_class, 3))
         )
-        return rows + [r for r in self.partitions if r.partition == OTHER]
+        return rows + [r for r in self.partitions if r.partition in GROUPS]
 
     def headline(self, partition: str) -> PartitionRow:
         """The row a partition's target applies to: ALL where it had GET and PUT, else its one op class."""

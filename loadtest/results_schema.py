@@ -24,6 +24,7 @@ __all__ = [
     "Integrity",
     "Keys",
     "Latency",
+    "Logs",
     "NameCounts",
     "RangeSplit",
     "Retry",
@@ -182,6 +183,27 @@ class Simulation(TypedDict):
     keys: int
     operations: int
     elapsed_s: float
+
+
+class Logs(TypedDict):
+    """``loadtest traffic``: the records read, and what they could not tell (the partition of an insert or a batch,
+    a query's or a batch's exact entities) or did not count."""
+
+    sources: list[str]
+    forms: dict[str, int]  # records read per log form
+    span: list[str]  # the first and the last counted record's time, UTC
+    client_request_id: str  # the prefix records were selected by ("" for all)
+    records: int  # counted
+    requests: int  # operations: client request ids, each counted at its first attempt
+    unattributed: dict[str, int]  # requests whose records name no partition, by operation
+    unattributed_share: float  # of the requests
+    estimated_share: float  # of the entities served: estimated from sizes at ``entity_bytes`` an entity
+    entity_bytes: int
+    table_operations: dict[str, int]  # operations on tables or the service, not on entities: not counted
+    passed: dict[str, int]  # records read and not counted, by why (outside the window, another client's)
+    unreadable: dict[str, int]  # lines that are not a record of their form, by why
+    unreadable_examples: dict[str, list[str]]  # up to three of each, redacted
+    leaves_out: str
 
 
 class EngineShare(TypedDict):

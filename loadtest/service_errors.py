@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 __all__ = [
+    "BUSY",
     "CAUSES",
     "CONNECTION_ERROR",
     "THROTTLING_CODES",
@@ -17,6 +18,7 @@ __all__ = [
     "UNANSWERED",
     "ServiceError",
     "is_throttling",
+    "logged_throttling",
     "service_code",
     "service_message",
     "throttle_reason",
@@ -63,6 +65,31 @@ def throttle_reason(status: int, error_code: str | None, message: str = "") -> s
     if status == 504 or error_code in ("OperationTimedOut", "GatewayTimeout"):
         return "timeout"
     return "account" if "over the account limit" in message else "partition"
+
+
+#: A logged throttled answer's reason where its record's metrics response type tells it (Azure Monitor's newer
+#: records); ``BUSY`` where the record says only 503 ServerBusy.
+LOGGED_REASONS = {
+    "ServerBusyError": "partition",
+    "ClientAccountRequestThrottlingError": "account",
+    "ClientAccountBandwidthThrottlingError": "account",
+    "ServerTimeoutError": "timeout",
+}
+BUSY = "busy"
+#: The logs' status texts of answers over the targets: Storage Analytics' (ThrottlingError, SASThrottlingError, ...;
+#: ServerTimeoutError for a 500) and the service's error codes (ServerBusy, OperationTimedOut).
+_LOGGED_TIMEOUTS = ("ServerTimeoutError", "AnonymousServerTimeoutError", "SASServerTimeoutError", "OperationTimedOut")
+
+
+def logged_throttling(status: int | None, status_text: str, response_type: str = "") -> str | None:
+    """Why a logged request was throttled (``THROTTLE_REASONS``, or ``BUSY`` where the record does not tell the
+    partition's target from the account's limit), or None if it was not: the logs' view of ``throttle_reason``."""
+    timed_out = status == 504 or (status == 500 and status_text in _LOGGED_TIMEOUTS)
+    if not (timed_out or status == 503 or "ThrottlingError" in status_text or status_text == "ServerBusy"):
+        return None
+    if response_type in LOGGED_REASONS:
+        return LOGGED_REASONS[response_type]
+    return "timeout" if timed_out else BUSY
 
 
 def service_message(body: bytes | str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from .buckets import OTHER, Bucket, BucketKey, fold
+from .buckets import GROUPS, Bucket, BucketKey, fold
 from .counts import RunCounts, max_ms, ms_at, new_histogram
 from .operations import OpClass
 from .phases import Phases
@@ -86,7 +86,7 @@ def partition_rows(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: 
         rows.append(_row(partition, OpClass(op_class), by_second.values(), values, asked, phases, target))
         both[partition].append((by_second, values, asked))
     for partition, classes in sorted(both.items()):
-        if len(classes) > 1 and partition != OTHER:
+        if len(classes) > 1 and partition not in GROUPS:
             values = [sum(v) for v in zip(*(v for _, v, _ in classes), strict=True)]
             asked = [sum(v) for v in zip(*(a for _, _, a in classes), strict=True)]
             buckets_of = [b for by_second, _, _ in classes for b in by_second.values()]
@@ -228,7 +228,7 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     for row in single:
         totals[row.partition] += row.entities
     everything = sum(totals.values()) or 1.0
-    tracked = sorted(((n, p) for p, n in totals.items() if p != OTHER), key=lambda item: (-item[0], item[1]))
+    tracked = sorted(((n, p) for p, n in totals.items() if p not in GROUPS), key=lambda item: (-item[0], item[1]))
     return {
         "distinct": round(distinct),
         "tracked": len(tracked),

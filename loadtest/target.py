@@ -149,12 +149,13 @@ class Target:
         if self.azurite:
             self.azurite.stop()
 
-    def behind_emulator(self, budgets: Budgets) -> Target:
-        """This target with the throttling emulator in front (a child process on a free loopback port)."""
+    def behind_emulator(self, budgets: Budgets, request_log: str = "") -> Target:
+        """This target with the throttling emulator in front (a child process on a free loopback port), writing every
+        request it relays to ``request_log`` if one is named."""
         if not self.is_emulator or not self.connection_string:
             raise RunError("--emulate-throttling goes in front of Azurite only (embedded, or a loopback connection string)")
         upstream, account = self.endpoint.rsplit("/", 1)
-        emulator = EmulatorProcess(upstream=upstream, budgets=budgets).start()
+        emulator = EmulatorProcess(upstream=upstream, budgets=budgets, request_log=request_log).start()
         endpoint = f"http://127.0.0.1:{emulator.port}/{account}"
         connection_string = re.sub(r"TableEndpoint=[^;]*", f"TableEndpoint={endpoint}", self.connection_string)
         return Target(

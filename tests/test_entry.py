@@ -32,9 +32,9 @@ def _command(blocked: str, *args: str, timeout: float = 120) -> subprocess.Compl
     )
 
 
-def test_report_merge_and_simulate_run_with_locust_and_gevent_blocked_from_import(tmp_path):
+def test_report_merge_simulate_and_traffic_run_with_locust_and_gevent_blocked_from_import(tmp_path):
     """They once loaded Locust (a duration parser, the metrics' listener, the request profile's type) and with it
-    gevent's patches: ``merge`` and ``simulate`` now read plain counts."""
+    gevent's patches: ``merge`` and ``simulate`` now read plain counts, and ``traffic`` never did."""
     for name in ("a", "b"):
         engine_results(name).write(tmp_path / name)
     merged = _command("gevent", "merge", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "merged"))
@@ -44,7 +44,14 @@ def test_report_merge_and_simulate_run_with_locust_and_gevent_blocked_from_impor
     assert shown.returncode == 0, shown.stdout + shown.stderr
     simulated = _command("gevent", "simulate", "--arrival-rate", "50", "-t", "5s", "--out", str(tmp_path / "s"))
     assert simulated.returncode == 0, simulated.stdout + simulated.stderr
-    for done in (merged, shown, simulated):
+    log = tmp_path / "requests.json"
+    log.write_text(
+        '{"time":"2026-11-24T13:04:05.25Z","operationName":"QueryEntity","statusCode":503,"statusText":"ServerBusy",'
+        '"uri":"http://127.0.0.1:1/a/t(PartitionKey=\'k\',RowKey=\'r\')","properties":{"clientRequestId":"c-1"}}\n'
+    )
+    read = _command("gevent", "traffic", str(log), "--out", str(tmp_path / "t"))
+    assert read.returncode == 0 and (tmp_path / "t" / "report.html").is_file(), read.stdout + read.stderr
+    for done in (merged, shown, simulated, read):
         assert "blocked" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 

@@ -190,7 +190,8 @@ def engine_results(name: str, *, seconds: int = 5) -> Results:
 @cache
 def every_section() -> dict:
     """A results.json with every section of the form filled: two engines merged (their shares, workers, read-back,
-    load), one engine's mergeable count, a ceiling search, a simulation's model and range splits, a failed step."""
+    load), one engine's mergeable count, a ceiling search, a simulation's model and range splits, a failed step, and
+    what a reading of logs counts."""
     results = merge([("a", engine_results("a")), ("b", engine_results("b"))])
     results.mergeable = engine_results("a").mergeable
     metrics = recorded({t: _events(t) for t in range(6)}, start=START)
@@ -212,6 +213,12 @@ def every_section() -> dict:
     }
     results.range_splits = [{"t": 2.0, "key": "b10", "offline_until_t": 3.5, "low": "a", "high": "c"}]
     results.incomplete = [{"step": "server-logs.kql", "error": "OSError: disk full", "at_s": 6.2}]
+    results.logs = {
+        "sources": ["PT1H.json"], "forms": {"diagnostic": 10}, "span": ["2026-11-24T13:00:00Z", "2026-11-24T13:00:09Z"],
+        "client_request_id": "", "records": 10, "requests": 8, "unattributed": {"InsertEntity": 2},
+        "unattributed_share": 0.25, "estimated_share": 0.0, "entity_bytes": 1024, "table_operations": {"CreateTable": 1},
+        "passed": {}, "unreadable": {"not JSON": 1}, "unreadable_examples": {"not JSON": ["{oops"]}, "leaves_out": "outages",
+    }  # fmt: skip
     data = assess(results).to_dict()
     assert all(data[name] for name in data if name not in ("schema",)), [name for name in data if not data[name]]
     return data

@@ -20,9 +20,9 @@ class EmulatorProcess(ChildProcess):
 
     name = "Throttling emulator"
 
-    def __init__(self, *, upstream: str, budgets: Budgets) -> None:
+    def __init__(self, *, upstream: str, budgets: Budgets, request_log: str = "") -> None:
         super().__init__()
-        self.upstream, self.budgets = upstream, budgets
+        self.upstream, self.budgets, self.request_log = upstream, budgets, request_log
         descriptor, name = tempfile.mkstemp(prefix="emulator-splits-", suffix=".jsonl")
         os.close(descriptor)
         self.splits_file = Path(name)
@@ -55,4 +55,5 @@ class EmulatorProcess(ChildProcess):
             *self.budgets.to_args(),
             "--splits-file",
             str(self.splits_file),
+            *(("--request-log", self.request_log) if self.request_log else ()),
         ]

@@ -13,6 +13,7 @@ monkey-patching the interpreter.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 from typing import BinaryIO
@@ -22,6 +23,7 @@ from gevent.server import StreamServer
 
 from .budgets import Budgets
 from .queries import Query, continuation, listed, returned, rows_of
+from .request_log import RequestLog
 from .throttle import Throttle
 
 __all__ = ["serve"]
@@ -140,19 +142,21 @@ class _Upstream:
 class Relay:
     """One client connection at a time per greenlet (StreamServer's handler), relayed to ``upstream``."""
 
-    def __init__(self, upstream: str, throttle: Throttle) -> None:
+    def __init__(self, upstream: str, throttle: Throttle, log: RequestLog | None = None) -> None:
         host_port = upstream.split("://", 1)[-1].split("/", 1)[0]
         host, _, port = host_port.rpartition(":")
         self.upstream = (host.strip("[]") or "127.0.0.1", int(port or 80))
         self.throttle = throttle
+        self.log = log  # every request and its answer, as Azure's logs record them (``--request-log``)
 
-    def handle(self, client: socket.socket, _address: object) -> None:
+    def handle(self, client: socket.socket, address: tuple[str, int]) -> None:
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader = client.makefile("rb")
         upstream = _Upstream(self.upstream)
         try:
             while True:
                 head, lines = _head(reader)
+                started = time.time()
                 method, target = lines[0].split(b" ", 2)[:2]
                 length, chunked, close = _framing(lines)
                 raw_body, body = _body(reader, length, chunked)
@@ -160,10 +164,17 @@ class Relay:
                 refusal, read = self.throttle.refusal(method.decode(), path, query, body)
                 if refusal is not None:
                     client.sendall(refusal)
+                    if self.log is not None:
+                        self.log.write(
+                            started=started, ended=time.time(), server_ms=0.0, head=lines,
+                            request_bytes=(len(head), len(raw_body)), answer=_parts(refusal), caller=_caller(address),
+                        )  # fmt: skip
                     continue
                 if read is not None and read.forward is not None:  # its answer cut short, as Azure cuts pages
                     head = lines[0].replace(target, f"{path}?{read.forward}".encode("latin-1"), 1) + head[len(lines[0]) :]
+                asked = time.time()
                 answer_head, answer_lines, status, a_raw, a_body = upstream.exchange(head + raw_body, method)
+                served, answer = time.time(), (answer_head, a_raw)
                 if read is None or status != 200:
                     client.sendall(answer_head + a_raw)
                 else:
@@ -173,6 +184,13 @@ class Relay:
                     if refusal is None:
                         listed = self._listed(upstream, read, path, lines, answer_lines) if read.listing else None
                         self.throttle.charge(listed if listed is not None else returned(rows or [], read.partition))
+                    else:
+                        answer = _parts(refusal)
+                if self.log is not None:
+                    self.log.write(
+                        started=started, ended=time.time(), server_ms=(served - asked) * 1000, head=lines,
+                        request_bytes=(len(head), len(raw_body)), answer=answer, caller=_caller(address),
+                    )  # fmt: skip
                 if close:
                     return
         except (_Closed, OSError, ValueError, IndexError):
@@ -203,9 +221,29 @@ class Relay:
                 return counted
 
 
-def serve(upstream: str, host: str, port: int, budgets: Budgets, splits_file: Path | None = None) -> None:
-    """Run the emulator until killed (``loadtest emulator``); each range split appended to ``splits_file``."""
-    relay = Relay(upstream, Throttle(budgets, splits_file=splits_file))
+def _parts(answer: bytes) -> tuple[bytes, bytes]:
+    """An answer the emulator made (a refusal): its head and its body."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head + b"\r\n\r\n", body
+
+
+def _caller(address: tuple[str, int] | object) -> str:
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+
+
+def serve(
+    upstream: str,
+    host: str,
+    port: int,
+    budgets: Budgets,
+    *,
+    splits_file: Path | None = None,
+    request_log: Path | None = None,
+) -> None:
+    """Run the emulator until killed (``loadtest emulator``); each range split appended to ``splits_file``, each
+    request and its answer to ``request_log``."""
+    log = RequestLog(request_log, host=host, port=port) if request_log is not None else None
+    relay = Relay(upstream, Throttle(budgets, splits_file=splits_file), log)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))

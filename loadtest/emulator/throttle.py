@@ -23,12 +23,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..service_errors import ACCOUNT_LIMITS, PARTITION_BUSY
+from ..table_uri import entity_keys
 from .budgets import Budget, Budgets, PartitionLayer
 from .queries import Query, is_query, query_of
 
 __all__ = ["Throttle", "charge_of"]
 
-_POINT = re.compile(r"\(PartitionKey='((?:[^']|'')*)',\s*RowKey='((?:[^']|'')*)'\)")
 _BATCH_OP = re.compile(rb"^(GET|POST|PUT|MERGE|PATCH|DELETE) (\S+) HTTP/1\.1", re.M)
 _BODY_PK = re.compile(rb'"PartitionKey"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TIMED_OUT = "Operation could not be completed within the specified time."
@@ -43,14 +43,14 @@ def charge_of(method: str, path: str, query: str, body: bytes) -> tuple[str | No
         pk = keys[0].decode() if keys else None
         if pk is None:
             for _, url in operations:
-                found = _POINT.search(unquote(url.decode()))
-                if found:
-                    pk = found.group(1).replace("''", "'")
+                keys = entity_keys(unquote(url.decode()))
+                if keys:
+                    pk = keys[0]
                     break
         return pk, len(operations)
-    point = _POINT.search(path)
+    point = entity_keys(path)
     if point:
-        return point.group(1).replace("''", "'"), 1
+        return point[0], 1
     if method == "POST" and not path.rstrip("/").endswith("Tables"):
         found = _BODY_PK.search(body)
         return (found.group(1).decode() if found else None), 1

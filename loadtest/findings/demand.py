@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..bounds.cpu import cpu_read, generator_bound, machine_bound, servers_bound
 from ..bounds.schedule import SENT_SHARE, concurrency, sent_share
-from ..buckets import OTHER
+from ..buckets import GROUPS, named
 from ..finding_kinds import SIMULATION_ANSWER, SPREAD_ACCOUNTS
 from ..finding_names import K
 from ..operations import OpClass
@@ -35,7 +35,7 @@ def _unserved(results: Results) -> list[Finding]:
         (
             (row.mean_eps / row.offered_mean_eps, row)
             for row in results.rows()
-            if row.partition != OTHER
+            if row.partition not in GROUPS
             and row.op_class != OpClass.ALL
             and row.offered_mean_eps
             and row.mean_eps < SERVED_SHARE * row.offered_mean_eps
@@ -46,7 +46,7 @@ def _unserved(results: Results) -> list[Finding]:
         finding(
             K.UNSERVED,
             (
-                f"{row.op_class} on {row.partition!r}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
+                f"{row.op_class} on {named(row.partition)}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
                 f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
             ),
             row,

@@ -4,7 +4,7 @@ the budget that throttled the run named where it is not the target."""
 from __future__ import annotations
 
 from ..bounds.throttlers import throttler
-from ..buckets import OTHER
+from ..buckets import GROUPS
 from ..finding_names import K
 from ..operations import OpClass
 from ..results import AccountRow, Finding, FindingKind, Results, peak_words
@@ -56,7 +56,7 @@ def levels(results: Results) -> list[Finding]:
     worst: dict[str, int] = {}
     open_loop = results.open_loop
     for row in results.partitions:
-        if row.partition == OTHER:
+        if row.partition in GROUPS:
             row.finding = ""  # many partitions together: the per-partition target does not apply
             continue
         row.finding = level(row.judged(open_loop)[1])
@@ -65,7 +65,7 @@ def levels(results: Results) -> list[Finding]:
     window, steady = results.run.peak_window_s, results.run.steady_seconds > 0
     hottest = results.hottest()
     for row in results.partitions:
-        if row.partition == OTHER:
+        if row.partition in GROUPS:
             continue
         if row.op_class == OpClass.ALL and ORDER[row.finding] <= worst.get(row.partition, 0):
             continue  # the total says nothing the op classes did not

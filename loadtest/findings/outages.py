@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..bounds.run_span import target_lost
-from ..buckets import OTHER
+from ..buckets import GROUPS
 from ..operations import OpClass
 from ..results import Results
 from ..service_errors import THROTTLING_CODES, UNANSWERED
@@ -125,7 +125,7 @@ def outages(results: Results) -> list[Outage]:
     target_gaps = _gaps(whole, last)
     found = []
     for partition, seconds in parts.items():
-        if partition == OTHER:
+        if partition in GROUPS:
             continue
         for start, end in _gaps(seconds, last):
             if lost and end >= lost[0] - 1:

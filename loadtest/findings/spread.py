@@ -4,7 +4,7 @@ target over that share, however many keys there are."""
 
 from __future__ import annotations
 
-from ..buckets import OTHER
+from ..buckets import GROUPS
 from ..finding_names import K
 from ..operations import OpClass
 from ..results import Finding, Results
@@ -24,7 +24,7 @@ def spread(results: Results) -> list[Finding]:
     demand = results.open_loop and results.account.offered_mean_eps > 0  # the design's question: what was asked
     per_key: dict[str, float] = {}
     for row in results.partitions:  # GET and PUT added (a partition's ALL row exists only where it had both)
-        if row.op_class != OpClass.ALL and row.partition != OTHER:
+        if row.op_class != OpClass.ALL and row.partition not in GROUPS:
             per_key[row.partition] = per_key.get(row.partition, 0.0) + (row.offered_mean_eps if demand else row.mean_eps)
     everything = results.account.offered_mean_eps if demand else results.account.mean_eps
     if keys < MIN_KEYS or not per_key or everything <= 0:

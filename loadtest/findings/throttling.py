@@ -7,11 +7,12 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ..bounds.throttlers import throttler
+from ..buckets import named
 from ..finding_kinds import SPREAD_ACCOUNTS
 from ..finding_names import K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
-from ..service_errors import CAUSES, THROTTLING_CODES
+from ..service_errors import BUSY, CAUSES, THROTTLING_CODES
 from .common import ACCOUNT_REMEDIES, REMEDIES, finding
 
 __all__ = ["failures", "reasons", "throttled_failures", "throttled_message"]
@@ -38,7 +39,7 @@ def failures(results: Results) -> list[Finding]:
                 finding(
                     K.ERRORS,
                     (
-                        f"{row.op_class} on {row.partition!r}: {sum(other.values()):,} of {row.requests:,} "
+                        f"{row.op_class} on {named(row.partition)}: {sum(other.values()):,} of {row.requests:,} "
                         f"operations failed ({codes})"
                     ),
                     row,
@@ -69,6 +70,7 @@ def reasons(results: Results, throttled_by: Mapping[str, int]) -> str:
         "partition": f"the partition over its target ({throttler(results.run, 'partition')})",
         "account": f"the account over its limit ({throttler(results.run, 'account')})",
         "timeout": "timed out",
+        BUSY: "503 ServerBusy, the record not telling a partition's target from the account's limit",
     }
     by = sorted(throttled_by.items(), key=lambda kv: (-kv[1], kv[0]))
     return ": " + ", ".join(f"{n:,} {words.get(reason, reason)}" for reason, n in by)
@@ -82,7 +84,7 @@ def throttled_message(results: Results, rows: list[PartitionRow]) -> str:
         by_reason.update(row.throttled_by)
     each = f"{', '.join(f'{r.op_class} {r.throttled:,}' for r in rows)}; " if len(rows) > 1 else ""
     return (
-        f"{' and '.join(r.op_class for r in rows)} on {rows[0].partition!r}: {sum(r.throttled for r in rows):,} throttled "
+        f"{' and '.join(r.op_class for r in rows)} on {named(rows[0].partition)}: {sum(r.throttled for r in rows):,} throttled "
         f"attempts ({each}503 ServerBusy / 500 OperationTimedOut / 504){reasons(results, by_reason)}, "
         f"{sum(throttled_failures(r) for r in rows):,} operations failed with them"
     )

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..profiles import PROFILES
 from ..retry import RETRY_FORMS
-from .stress import CEILING_OPTIONS, EMULATOR_OPTIONS
+from .emulator import EMULATOR_OPTIONS
+from .stress import CEILING_OPTIONS
 
 __all__ = ["FORM_FIXED", "FORM_GROUPS", "FORM_HELP"]
 
@@ -24,7 +25,7 @@ FORM_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: What the process started with and the form cannot change (the target, the table, the emulator): never a field,
 #: except the emulator's budgets, shown while it runs; changing one there is refused.
-FORM_FIXED = ("connection_string", "account_url", "table", "reuse_table", "run_id", "engine", "emulate_throttling")
+FORM_FIXED = ("connection_string", "account_url", "table", "reuse_table", "run_id", "engine", "emulate_throttling", "request_log")
 FORM_FIXED += tuple("emulator_" + opt.dest for opt in EMULATOR_OPTIONS)
 #: The form's help where an option's own is longer than a field's label shows whole (the full help: the options page).
 FORM_HELP = {

@@ -15,6 +15,7 @@ from ..entities import validate_key
 from ..exit_codes import UsageError
 from ..finding_kinds import FAIL_ON  # --fail-on takes the kinds the declaration marks
 from ..finding_names import FindingKind
+from ..log_forms import FORMS, parse_time
 from ..profiles import PROFILES
 from ..retry import RetryStrategy, parse_retry
 from ..skew import parse_skew
@@ -31,11 +32,13 @@ __all__ = [
     "fail_on",
     "host_engine",
     "key",
+    "log_form",
     "profile",
     "retry",
     "run_id",
     "skew",
     "table",
+    "utc_time",
 ]
 
 
@@ -128,3 +131,20 @@ def container(flag: str, value: Any) -> str:
         "a blob container name is 3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit"
     )
     return _name(flag, value, r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", rule)
+
+
+def log_form(flag: str, value: Any) -> str:
+    """The form of the logs ``loadtest traffic`` reads, or ``auto`` (each source's first line tells)."""
+    if value != "auto" and value not in FORMS:
+        raise UsageError(f"{flag} {value!r}: valid forms: auto, {', '.join(FORMS)}")
+    return str(value)
+
+
+def utc_time(flag: str, value: Any) -> float | None:
+    """A time in UTC, ISO 8601 (``2026-11-24T14:00:00Z``), as epoch seconds; "" is none."""
+    if value in ("", None):
+        return None
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        raise UsageError(f"{flag} {value!r}: give a UTC time, ISO 8601, e.g. 2026-11-24T14:00:00Z") from None

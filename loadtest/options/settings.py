@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from ..emulator.budgets import Budgets
@@ -64,6 +66,7 @@ class Settings:
     client: str
     timeout: float
     retry: RetryStrategy
+    request_log: str
     emulate_throttling: bool
     emulator_partition_rate: float
     emulator_account_rate: float
@@ -122,6 +125,8 @@ class Settings:
             raise UsageError(
                 "--reuse-table needs --table NAME: the tool never writes to a table it did not create unless you name it"
             )
+        if v["request_log"]:
+            _check_request_log(v["request_log"], v["emulate_throttling"])
         _check_open_loop(v["arrival_rate"], users)
         return cls(**v, shape=shape)
 
@@ -175,6 +180,15 @@ def namespace(**overrides: Any) -> argparse.Namespace:
     values = {opt.dest: opt.default for opt in OPTIONS}
     values.update(overrides)
     return argparse.Namespace(**values)
+
+
+def _check_request_log(path: str, emulate_throttling: bool) -> None:
+    """--request-log is the emulator's record, written where a file can be: refused at the edge otherwise."""
+    if not emulate_throttling:
+        raise UsageError(f"--request-log {path}: the throttling emulator writes it; give --emulate-throttling too")
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise UsageError(f"--request-log {path}: its folder {folder} does not exist or cannot be written")
 
 
 def _check_open_loop(arrival_rate: float, users: int) -> None:

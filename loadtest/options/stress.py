@@ -9,18 +9,16 @@ register ``OPTIONS``, so the web UI's start form, ``locust -f`` and ``loadtest r
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..arrivals import ARRIVALS
 from ..connection_string import CONNECTION_STRING_ENV
-from ..emulator.budgets import Budgets
-from ..entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES, MAX_PAGE_ENTITIES
+from ..entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
 from ..finding_kinds import FAIL_ON
 from ..operations import BATCH_OPERATIONS, MIX_OPERATIONS
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy
 from ..target import CONNECT_TIMEOUT_S, TIMEOUT_S
 from . import rules
+from .emulator import REQUEST_LOG, emulator_options
 from .limits import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MIX,
@@ -34,48 +32,13 @@ from .limits import (
     MIN_STEP_S,
 )
 from .option import REAL_RUN, STRESS_TEST, Option, only
-from .values import duration, mix, non_negative, number, optional, positive, property_names, share, show_mix, switch, whole
+from .values import duration, mix, non_negative, number, optional, positive, property_names, show_mix, switch, whole
 
 __all__ = [
     "CEILING_OPTIONS",
-    "EMULATOR_OPTIONS",
     "OPTIONS",
     "OPTION_BY_DEST",
 ]
-
-
-#: The emulator's options, with its own defaults: ``loadtest emulator --X`` and ``loadtest run --emulator-X``.
-EMULATOR_OPTIONS: tuple[Option, ...] = only(
-    "emulator",
-    (
-        Option(("--partition-rate",), "budget per PartitionKey, entities/s", Budgets.partition_rate, positive),
-        Option(("--account-rate",), "budget per account, entities/s", Budgets.account_rate, positive),
-        Option(
-            ("--burst",),
-            "seconds of budget each token bucket holds: how long a burst over the budget goes unthrottled",
-            Budgets.burst,
-            number("a number of seconds from 0.01 to 60", lambda n: 0.01 <= n <= 60),
-        ),
-        Option(
-            ("--timeout-share",), "share of throttled answers given as 500 OperationTimedOut (0-1)", Budgets.timeout_share, share
-        ),
-        Option(
-            ("--server-rate",),
-            "model range partitions on partition servers of this many entities/s (0 = per-key and account budgets only)",
-            Budgets.server_rate,
-            non_negative,
-        ),
-        Option(("--lb-delay",), "seconds a range stays over budget before it is split and moved", Budgets.lb_delay, non_negative),
-        Option(("--lb-offline",), "seconds a moved range is offline (503s)", Budgets.lb_offline, non_negative),
-        Option(
-            ("--page-rows",),
-            "rows a query's answer holds at most, then a continuation token, as Azure cuts pages at partition-server "
-            "boundaries (0 = as the table service pages)",
-            Budgets.page_rows,
-            whole(minimum=0, maximum=MAX_PAGE_ENTITIES),
-        ),
-    ),
-)
 
 
 #: ``loadtest ceiling``'s options (and ``locust -f`` with its shape): the steps of offered load and the p99 rule.
@@ -104,11 +67,6 @@ CEILING_OPTIONS: tuple[Option, ...] = only(
         ),
     ),
 )
-
-
-def _emulator(option: Option) -> Option:
-    flag = "--emulator-" + option.flags[0][2:]
-    return replace(option, flags=(flag,), help=f"the emulator's {option.help}", commands=STRESS_TEST)
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -182,23 +140,38 @@ OPTIONS: tuple[Option, ...] = (
         + " or ".join(f"{name} ({t.partition}/{t.account})" for name, t in PROFILES.items()),
         DEFAULT_PROFILE,
         rules.profile,
+        commands=STRESS_TEST | {"traffic"},
     ),
-    Option(("--partition-target",), "entities/s per partition (default: the profile's)", None, optional(whole(minimum=1))),
-    Option(("--account-target",), "entities/s per account (default: the profile's)", None, optional(whole(minimum=1))),
+    Option(
+        ("--partition-target",),
+        "entities/s per partition (default: the profile's)",
+        None,
+        optional(whole(minimum=1)),
+        commands=STRESS_TEST | {"traffic"},
+    ),
+    Option(
+        ("--account-target",),
+        "entities/s per account (default: the profile's)",
+        None,
+        optional(whole(minimum=1)),
+        commands=STRESS_TEST | {"traffic"},
+    ),
     Option(
         ("--fail-on",),
         f"exit 3 when any of these findings occurs: never or a comma list of {', '.join(k.lower() for k in FAIL_ON)}",
         "never",
         rules.fail_on,
         lambda kinds: ",".join(k.lower() for k in kinds) or "never",
-        commands=STRESS_TEST | {"merge"},
+        commands=STRESS_TEST | {"merge", "traffic"},
     ),
     Option(
         ("--out",),
         "folder for report.html, results.json, timeseries.csv and server-logs.kql (default reports/<run-id>)",
-        commands=STRESS_TEST | {"merge"},
+        commands=STRESS_TEST | {"merge", "traffic"},
     ),
-    Option(("--overwrite",), "let --out replace an earlier run's files", False, switch, commands=STRESS_TEST | {"merge"}),
+    Option(
+        ("--overwrite",), "let --out replace an earlier run's files", False, switch, commands=STRESS_TEST | {"merge", "traffic"}
+    ),
     Option(
         ("--connection-string",),
         f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",
@@ -261,7 +234,8 @@ OPTIONS: tuple[Option, ...] = (
         switch,
         commands=REAL_RUN,
     ),
-    *map(_emulator, EMULATOR_OPTIONS),
+    *emulator_options(),
+    REQUEST_LOG,
     Option(
         ("--skip-verify",),
         "do not read the table back after the run to check every acknowledged write",

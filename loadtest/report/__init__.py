@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from ..buckets import OTHER
+from ..buckets import OTHER, UNATTRIBUTED
 from ..finding_kinds import CHECKLIST
 from ..outputs import COMPARISON_PAGE, REPORT_FILE, write_text
 from ..redact import redact
@@ -49,6 +49,7 @@ def render(results: Results, out: Path) -> Path:
         rows=rows,
         hidden=len(results.partitions) - len(rows),
         other=OTHER,
+        unattributed=UNATTRIBUTED,
         checklist=[f for f in results.findings if f.kind in CHECKLIST],
         practices=list(CHECKLIST),
         charts=all_charts(results),

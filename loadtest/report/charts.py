@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..buckets import OTHER
+from ..buckets import GROUPS
 from ..findings.levels import level
 from ..findings.outages import outages
 from ..results import PEAK_WINDOW_S, Results, peak_words
@@ -118,7 +118,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
 
 
 def partition_peaks(results: Results) -> str:
-    rows = [r for r in results.hottest_rows() if r.partition != OTHER]
+    rows = [r for r in results.hottest_rows() if r.partition not in GROUPS]
     fig, ax = _figure((9, max(2.0, 0.45 * len(rows) + 1.2)))
     labels = [f"{r.partition} {r.op_class}" for r in rows]
     if results.open_loop:  # the demand's peak, which the finding judges, behind what was served
@@ -193,7 +193,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
     table = pd.DataFrame()
     if not frame.empty:
         table = _per_second(frame, "entities", "partition")
-        table = table.drop(columns=[OTHER], errors="ignore")
+        table = table.drop(columns=list(GROUPS), errors="ignore")
         table = table[[p for p in results.hottest(rows) if p in table.columns]]
     if results.key_ranges:
         spans = pd.DataFrame(results.key_ranges).pivot_table(

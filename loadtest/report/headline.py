@@ -7,9 +7,12 @@ verdict and the findings follow as its evidence.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
+from ..buckets import GROUPS
 from ..ceiling.remedies import LIMITS
 from ..finding_kinds import BOUNDS
 from ..operations import OpClass
@@ -78,10 +81,43 @@ def _ceiling(results: Results) -> str:
     return f"it sustained {ceiling['entities_per_s']:,.0f} entities/s before {limit} limited it"
 
 
+def _clock(results: Results, t: int) -> str:
+    """A second of the run on the UTC clock (``HH:MM:SS``; its second since the start where the start is unreadable)."""
+    try:
+        return f"{datetime.fromisoformat(results.run.started.replace('Z', '+00:00')) + timedelta(seconds=t):%H:%M:%S}"
+    except ValueError:
+        return f"{t} s"
+
+
+def _logs(results: Results) -> str:
+    """The sentence of an account's request logs: the partition most throttled and when, the hottest one's peak,
+    and the requests that name no partition."""
+    logs = results.logs
+    span = [f"{s[:10]} {s[11:19]}" for s in logs.get("span") or [results.run.started]]
+    first, last = span[0], span[-1]
+    throttled: Counter[str] = Counter()
+    for row in results.partitions:
+        if row.partition not in GROUPS and row.op_class != OpClass.ALL:
+            throttled[row.partition] += row.throttled
+    said = ["no request to a partition was throttled"]
+    if throttled and max(throttled.values()) > 0:
+        worst, n = max(throttled.items(), key=lambda kv: (kv[1], kv[0]))
+        seconds = [r["t"] for r in results.timeseries if r["partition"] == worst and r.get("throttled")] or [0]
+        said = [f"partition {worst!r} was throttled {n:,} times between {_clock(results, min(seconds))} and "
+                f"{_clock(results, max(seconds))} UTC"]  # fmt: skip
+    said.append(_peak(results).replace("the hottest partition", "the hottest", 1))
+    if logs.get("unattributed_share"):
+        said.append(f"{logs['unattributed_share']:.0%} of the requests name no partition (inserts and batches)")
+    records = f"{logs['records']:,} records, " if "records" in logs else ""
+    return f"The account's request logs ({records}{first} to {last[11:]} UTC) show {'; '.join(said)}."
+
+
 def verdict_sentences(results: Results) -> list[str]:
-    """One sentence for the run's partition design (the report's verdict)."""
+    """One sentence for the run's partition design (the report's verdict); the logs' own for ``loadtest traffic``."""
     if not results.hottest():
         return ["No table operations were recorded: there is nothing to judge."]
+    if results.logs:
+        return [_logs(results)]
     parts = [_peak(results)]
     if results.run.interrupted:
         planned = f" of the {results.run.planned_s:,.0f} s planned" if results.run.planned_s else ""

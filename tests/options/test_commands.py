@@ -35,7 +35,7 @@ def test_each_command_registers_exactly_the_options_that_name_it(command):
 
 def test_what_a_simulation_refuses_is_every_real_run_option_and_nothing_it_takes(monkeypatch):
     assert set(REAL_RUN_ONLY) == {"connection_string", "account_url", "client", "table", "reuse_table", "keep_table"} | {
-        "timeout", "rate", "skip_verify", "emulate_throttling", "run_id", "engine", "upload", "max_in_flight"
+        "timeout", "rate", "skip_verify", "emulate_throttling", "request_log", "run_id", "engine", "upload", "max_in_flight"
     }  # fmt: skip
     assert not set(SIMULATION_REFUSES) & _flags("simulate")
     assert {"-u", "--workers", "--web", "--processes", "--table", "--max-in-flight"} <= set(SIMULATION_REFUSES)

@@ -1,0 +1,78 @@
+"""Storage Analytics logging, the classic form (``$logs/table/YYYY/MM/DD/hh00/NNNNNN.log``): a record a line, fields
+separated by ``;``; a field that may hold ``;``, quotes or newlines is quoted and HTML-encoded. Version 1.0's fields in
+their documented order (2.0 appends identity fields after them). The service may write a record twice within an hour:
+the second of a request id and operation count is skipped, and counted as a duplicate.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+from collections.abc import Iterable, Iterator
+
+from ..log_forms import parse_time
+from .records import LogRecord, Unreadable
+
+__all__ = ["DUPLICATE", "FIELDS", "classic_records"]
+
+#: Version 1.0's fields, in order (``<version>;<request-start-time>;…``).
+FIELDS = (
+    "version", "request-start-time", "operation-type", "request-status", "http-status-code", "end-to-end-latency-in-ms",
+    "server-latency-in-ms", "authentication-type", "requester-account-name", "owner-account-name", "service-type",
+    "request-url", "requested-object-key", "request-id-header", "operation-count", "requester-ip-address",
+    "request-version-header", "request-header-size", "request-packet-size", "response-header-size",
+    "response-packet-size", "request-content-length", "request-md5", "server-md5", "etag-identifier",
+    "last-modified-time", "conditions-used", "user-agent-header", "referrer-header", "client-request-id",
+)  # fmt: skip
+_AT = {name: i for i, name in enumerate(FIELDS)}
+DUPLICATE = "a duplicate record (the same request id and operation count)"
+
+
+def _field(row: list[str], name: str) -> str:
+    value = row[_AT[name]]
+    return html.unescape(value) if "&" in value else value
+
+
+def _number(text: str) -> float | None:
+    return float(text) if text else None
+
+
+def classic_records(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
+    """The records of classic log lines; a line with too few fields or one that does not parse is ``Unreadable``, a
+    repeated record within its hour an ``Unreadable`` of reason ``DUPLICATE``."""
+    seen: set[tuple[str, str]] = set()
+    hour = ""
+    for line in lines:
+        if not line.strip():
+            continue
+        row = next(csv.reader((line,), delimiter=";", quotechar='"'), [])
+        if row[0] not in ("1.0", "2.0") or len(row) < len(FIELDS):
+            yield Unreadable(f"not a version 1.0 or 2.0 record of {len(FIELDS)} fields", line)
+            continue
+        try:
+            started = _field(row, "request-start-time")
+            key = (row[_AT["request-id-header"]], row[_AT["operation-count"]])
+            if started[:13] != hour:  # records repeat within an hour: the set is that hour's
+                hour, seen = started[:13], set()
+            if key in seen:
+                yield Unreadable(DUPLICATE, line)
+                continue
+            seen.add(key)
+            status = row[_AT["http-status-code"]]
+            yield LogRecord(
+                time=parse_time(started),
+                operation=row[_AT["operation-type"]],
+                status=int(status) if status.isdigit() else None,
+                status_text=row[_AT["request-status"]],
+                uri=_field(row, "request-url"),
+                object_key=_field(row, "requested-object-key"),
+                duration_ms=_number(row[_AT["end-to-end-latency-in-ms"]]),
+                server_latency_ms=_number(row[_AT["server-latency-in-ms"]]),
+                request_body=int(row[_AT["request-content-length"]] or 0),
+                response_body=int(row[_AT["response-packet-size"]] or 0) - int(row[_AT["response-header-size"]] or 0),
+                client_request_id=_field(row, "client-request-id"),
+                request_id=key[0],
+                operation_count=int(key[1] or 0),
+            )
+        except ValueError:
+            yield Unreadable("a classic record with a value that does not parse", line)

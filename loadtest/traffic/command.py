@@ -1,0 +1,149 @@
+"""``loadtest traffic SOURCE…``: the account's request logs read into a run's outputs (results.json, timeseries.csv,
+report.html) from the same summary, verdict and report, ``run.target_kind: "logs"``. Nothing is sent anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from itertools import chain
+from pathlib import Path
+from typing import IO
+
+from .. import summary, wrapup
+from ..exit_codes import UsageError
+from ..findings.assess import checks_for, exit_code
+from ..options.commands import TRAFFIC_OPTIONS
+from ..outputs import REPORT_FILE, check_out, new_run_id
+from ..profiles import PROFILES
+from ..results import RunInfo
+from .forms import detect, records
+from .records import LogRecord, Unreadable
+from .tally import Tally
+
+__all__ = ["LEAVES_OUT", "traffic_command"]
+
+LEAVES_OUT = (
+    "the partition of an insert or a batch (its keys are in the request's body, which no log keeps); a query's "
+    "entities (scanned and returned rows are not logged: estimated from its answer's size); whether an application "
+    "retried a throttled request except by its client request id; outages (a gap in the logs is no evidence of one)"
+)
+_SUFFIXES = (".json", ".jsonl", ".log", ".csv")
+NO_FORM = "a source in no form the tool reads"
+
+
+def _utc(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _paths(sources: list[str]) -> list[str]:
+    """Each source as files to read, in order: a folder's log files (every level), a glob's matches, ``-``."""
+    found: list[str] = []
+    for source in sources:
+        path = Path(source)
+        if source == "-":
+            found.append(source)
+        elif path.is_dir():
+            found += sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
+        elif path.is_file():
+            found.append(source)
+        elif any(c in source for c in "*?["):
+            found += sorted(p for p in glob.glob(source, recursive=True) if Path(p).is_file())
+        else:
+            raise UsageError(f"{source}: no such file or folder, and no glob; give log files, folders, globs or -")
+    if not found:
+        raise UsageError(f"{' '.join(sources)}: no log files there (*.json, *.jsonl, *.log, *.csv)")
+    return found
+
+
+def _opened(name: str) -> IO[str]:
+    if name == "-":
+        return sys.stdin
+    return open(name, encoding="utf-8-sig", errors="replace", newline="")  # noqa: SIM115 -- closed by the caller
+
+
+def _read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
+    """One source's records into ``tally``: its form given, or told by its first line."""
+    stream = _opened(name)
+    try:
+        lines: Iterator[str] = iter(stream)
+        first = next((line for line in lines if line.strip()), None)
+        if first is None:
+            return
+        chosen = detect(first) if form == "auto" else form
+        if chosen is None:
+            tally.add(Unreadable(NO_FORM, f"{name}: {first}"))
+            return
+        for item in records(chosen, chain((first,), lines)):
+            tally.add(item)
+            if isinstance(item, LogRecord):
+                forms[chosen] += 1
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def traffic_command(ns: argparse.Namespace) -> int:
+    """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
+    given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
+    if not given["sources"]:
+        raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
+    since, until = given["since"], given["until"]
+    if since is not None and until is not None and until <= since:
+        raise UsageError(f"--until {_utc(until)} is not after --since {_utc(since)}")
+    names = _paths(given["sources"])
+    out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
+    tally = Tally(entity_bytes=given["entity_bytes"], client_request_id=given["client_request_id"], since=since, until=until)
+    forms: Counter[str] = Counter()
+    began = time.perf_counter()
+    for name in names:
+        _read(name, given["format"], tally, forms)
+    counts = tally.finish()
+    if tally.first is None or tally.last is None:
+        said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + tally.table_operations).items())
+        raise UsageError(f"traffic: no entity operation counted in {', '.join(names)}" + (f" ({said})" if said else ""))
+    partition_default, account_default = PROFILES[given["profile"]]
+    first = int(tally.first)
+    info = RunInfo(
+        id=new_run_id(),
+        started=_utc(first),
+        duration_s=float(int(tally.last) + 1 - first),
+        target_kind="logs",
+        table="",
+        seeded=0,
+        partition_target=given["partition_target"] or partition_default,
+        account_target=given["account_target"] or account_default,
+        profile=given["profile"],
+        endpoint="the account's request logs",
+    )
+    results = summary.build(counts, info)
+    results.logs = {
+        "sources": names,
+        "forms": dict(forms),
+        "span": [_utc(tally.first), _utc(tally.last)],
+        "client_request_id": given["client_request_id"],
+        **tally.account(),
+        "leaves_out": LEAVES_OUT,
+    }  # type: ignore[typeddict-item]
+    counts.close()
+    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
+        return 1
+    code, messages = exit_code(results, checks_for(given["fail_on"]))
+    logs = results.logs
+    lines = [
+        f"Read {sum(forms.values()):,} records ({', '.join(f'{n:,} {f}' for f, n in forms.items())}) in "
+        f"{time.perf_counter() - began:.1f} s; counted {logs['records']:,}, {logs['requests']:,} operations, "
+        f"{logs['unattributed_share']:.0%} naming no partition."
+    ]
+    if tally.unreadable:
+        lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in tally.unreadable.items()))
+    lines.append(f"Report: {out / REPORT_FILE}")
+    lines += wrapup.console_lines(results)
+    lines += [f"  FAILED {m}" for m in messages]
+    print("\n".join(lines), flush=True)
+    return code

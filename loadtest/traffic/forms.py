@@ -1,0 +1,155 @@
+"""The log forms ``loadtest traffic`` reads, each a stream of ``LogRecord`` (or ``Unreadable``) from a stream of lines:
+
+- ``diagnostic``: Azure Monitor's resource logs as a diagnostic setting archives them to a storage account
+  (``insights-logs-storageread`` …, ``PT1H.json``): one JSON record a line, ``properties`` and ``identity`` nested.
+- ``analytics-csv`` and ``analytics-json``: the ``StorageTableLogs`` table exported from Log Analytics (the portal's
+  CSV, or JSON: an array or a record a line), its columns as the table names them.
+- ``classic``: Storage Analytics logging (``$logs/table/…/NNNNNN.log``), ``classic.records``.
+
+Built from the documented fields; no public sample of the Table service's logs exists to check them against (the
+docs page on this command says so). Records are read one at a time: memory does not grow with the logs' size.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..log_forms import FORMS, parse_time
+from .classic import classic_records
+from .records import LogRecord, Unreadable
+
+__all__ = ["FORMS", "detect", "records"]
+
+
+def detect(first: str) -> str | None:
+    """The form of a source from its first non-blank line, or None."""
+    line = first.lstrip("\ufeff").strip()
+    if line[:4] in ("1.0;", "2.0;"):
+        return "classic"
+    if line.startswith("["):
+        return "analytics-json"
+    if line.startswith("{"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return "analytics-json"  # an array's first object over several lines, or a pretty-printed record
+        return "diagnostic" if "operationName" in record or "properties" in record else "analytics-json"
+    if "TimeGenerated" in line and "OperationName" in line:
+        return "analytics-csv"
+    return None
+
+
+def records(form: str, lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
+    """The records of ``lines`` in ``form`` (``FORMS``), each line that is not one as ``Unreadable``."""
+    if form == "classic":
+        return classic_records(lines)
+    if form == "analytics-csv":
+        return _analytics(csv.DictReader(lines), "a CSV row")
+    if form == "analytics-json":
+        return _analytics(_json_objects(lines), "a JSON record")
+    return _diagnostic(lines)
+
+
+def _number(value: Any) -> float | None:
+    if value in (None, "", "Unknown"):
+        return None
+    return float(value)
+
+
+def _status(value: Any) -> int | None:
+    """A status code as logged: a number, a numeric string, or ``Unknown``."""
+    if value in (None, "", "Unknown"):
+        return None
+    return int(float(value))
+
+
+def _diagnostic(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            properties, identity = row.get("properties") or {}, row.get("identity") or {}
+            yield LogRecord(
+                time=parse_time(row["time"]),
+                operation=row["operationName"],
+                status=_status(row.get("statusCode")),
+                status_text=str(row.get("statusText") or ""),
+                uri=str(row.get("uri") or ""),
+                object_key=str(properties.get("objectKey") or identity.get("objectKey") or ""),
+                duration_ms=_number(row.get("durationMs")),
+                server_latency_ms=_number(properties.get("serverLatencyMs")),
+                request_body=_int(properties.get("requestBodySize")),
+                response_body=_int(properties.get("responseBodySize")),
+                client_request_id=str(properties.get("clientRequestId") or ""),
+                request_id=str(row.get("correlationId") or ""),
+                operation_count=_int(properties.get("operationCount")) or 0,
+                response_type=str(properties.get("metricResponseType") or identity.get("metricResponseType") or ""),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            yield Unreadable(_why(err, "a diagnostic log record"), line)
+
+
+def _int(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(number)
+
+
+def _analytics(rows: Iterable[Any], what: str) -> Iterator[LogRecord | Unreadable]:
+    for row in rows:
+        if isinstance(row, Unreadable):
+            yield row
+            continue
+        try:
+            yield LogRecord(
+                time=parse_time(row["TimeGenerated"]),
+                operation=row["OperationName"],
+                status=_status(row.get("StatusCode")),
+                status_text=str(row.get("StatusText") or ""),
+                uri=str(row.get("Uri") or ""),
+                object_key=str(row.get("ObjectKey") or ""),
+                duration_ms=_number(row.get("DurationMs")),
+                server_latency_ms=_number(row.get("ServerLatencyMs")),
+                request_body=_int(row.get("RequestBodySize")),
+                response_body=_int(row.get("ResponseBodySize")),
+                client_request_id=str(row.get("ClientRequestId") or ""),
+                request_id=str(row.get("CorrelationId") or ""),
+                operation_count=_int(row.get("OperationCount")) or 0,
+                response_type=str(row.get("MetricResponseType") or ""),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            yield Unreadable(_why(err, what), json.dumps(row) if isinstance(row, dict) else str(row))
+
+
+def _json_objects(lines: Iterable[str]) -> Iterator[Any]:
+    """The objects of a JSON array or of JSON lines, read a piece at a time (a whole export never in memory)."""
+    decoder, buffer = json.JSONDecoder(), ""
+    for line in lines:
+        buffer += line
+        position = 0
+        while True:
+            while position < len(buffer) and buffer[position] in " \t\r\n,[]\ufeff":
+                position += 1
+            if position >= len(buffer):
+                break
+            try:
+                found, position = decoder.raw_decode(buffer, position)
+            except ValueError:
+                if len(buffer) - position > 1 << 20:  # a megabyte without a whole object: not one
+                    yield Unreadable("not JSON", buffer[position : position + 200])
+                    position = len(buffer)
+                break
+            yield found if isinstance(found, dict) else Unreadable("not a JSON record", json.dumps(found)[:200])
+        buffer = buffer[position:]
+    if buffer.strip(" \t\r\n,[]"):
+        yield Unreadable("not JSON", buffer[:200])
+
+
+def _why(err: Exception, what: str) -> str:
+    """The reason a record is counted as unreadable: a missing field by name, else a value that does not parse."""
+    if isinstance(err, KeyError):
+        return f"{what} without {err.args[0]}"
+    return f"{what} with a value that does not parse"

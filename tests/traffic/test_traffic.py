@@ -1,0 +1,164 @@
+"""``loadtest traffic`` against ground truth: a real run through the throttling emulator writes Azure's records of
+every request it relayed (``--request-log``); the records, read back, say per partition and op class what the run
+itself counted. The same records converted to every documented form say the same."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import in_process, run_locustfile
+
+from loadtest.buckets import UNATTRIBUTED
+from loadtest.traffic.classic import FIELDS
+
+#: Orders users on four keys, 70 % of their operations on one (read and upsert: every record names its partition),
+#: and an inbox user whose inserts and batches name none; the emulator's 30 entities/s a partition throttles the hot key.
+LOCUSTFILE = textwrap.dedent(
+    """
+    from locust import constant_throughput
+
+    from loadtest import TableUser
+
+
+    class Orders(TableUser):
+        weight = 4
+        key_strategy = "set:4"
+        skew = "hotspot:70,25"
+        mix = {"read": 70, "upsert": 30}
+        wait_time = constant_throughput(20)
+
+
+    class Inbox(TableUser):
+        weight = 1
+        partition_key = "inbox"
+        mix = {"insert": 60, "batch": 40}
+        batch_size = 5
+        batch_mix = {"insert": 100}
+        wait_time = constant_throughput(4)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def logged(azurite, tmp_path_factory) -> tuple[dict, Path]:
+    """The run's results.json and the emulator's record of its requests."""
+    folder = tmp_path_factory.mktemp("logged")
+    (folder / "locustfile.py").write_text(LOCUSTFILE)
+    log = folder / "requests.json"
+    results, _ = run_locustfile(
+        folder / "locustfile.py", folder, azurite,
+        *("-u", "5", "-r", "5", "-t", "6s", "--seed-entities", "40", "--emulate-throttling"),
+        *("--emulator-partition-rate", "30", "--emulator-burst", "0.5", "--request-log", str(log)),
+    )  # fmt: skip
+    return results, log
+
+
+def figures(results: dict) -> dict[tuple[str, str], tuple[int, int]]:
+    """(requests, throttled attempts) per partition and op class."""
+    return {
+        (r["partition"], r["op_class"]): (r["requests"], r["throttled"]) for r in results["partitions"] if r["op_class"] != "ALL"
+    }
+
+
+def traffic(monkeypatch, tmp_path: Path, *sources: str, prefix: str = "") -> tuple[dict, str]:
+    out = tmp_path / "traffic"
+    code, stdout, stderr = in_process(
+        monkeypatch, "traffic", *sources, "--out", str(out), "--overwrite", *(("--client-request-id", prefix) if prefix else ())
+    )
+    assert code == 0 and "Traceback" not in stdout + stderr, stdout + stderr
+    return json.loads((out / "results.json").read_text()), stdout
+
+
+def test_the_records_say_what_the_run_counted(logged, tmp_path, monkeypatch):
+    run, log = logged
+    read, said = traffic(monkeypatch, tmp_path, str(log), prefix=f"{run['run']['id']}-")
+    ran, logs = figures(run), figures(read)
+    addressed = {key: value for key, value in ran.items() if key[0] != "inbox"}
+    assert {key: logs[key] for key in addressed} == addressed  # every attributable partition and op class, exactly
+    hot = max((p for p, _ in addressed), key=lambda p: sum(n for (q, _), (_, n) in addressed.items() if q == p))
+    assert hot == run["keys"]["top"][0] and ran[(hot, "GET")][1] > 0  # the hot key, and it was throttled
+    assert logs[(UNATTRIBUTED, "PUT")] == ran[("inbox", "PUT")]  # inserts and batches: their records name no partition
+    assert read["logs"]["unattributed"].keys() == {"InsertEntity", "EntityGroupTransaction"}
+    assert read["logs"]["requests"] == sum(n for n, _ in ran.values())
+    hottest = [p for p in run["keys"]["top"] if p != "inbox"][:2]
+    assert [p for p in read["keys"]["top"] if not p.startswith("#")][:2] == hottest
+    assert read["run"]["target_kind"] == "logs" and read["logs"]["forms"] == {"diagnostic": read["logs"]["records"]}
+    verdict = (tmp_path / "traffic" / "report.html").read_text()
+    assert "The account&#39;s request logs" in verdict and f"partition &#39;{hot}&#39; was throttled" in verdict, said
+
+
+def _status_text(record: dict) -> str:
+    """Storage Analytics' status message for a diagnostic record's answer."""
+    status = record["statusCode"]
+    if status == 503:
+        return "ThrottlingError"
+    if status == 500:
+        return "ServerTimeoutError"
+    return "Success" if status < 400 else "ClientOtherError"
+
+
+def _analytics_row(record: dict) -> dict:
+    p = record["properties"]
+    return {
+        "TimeGenerated": record["time"], "OperationName": record["operationName"], "StatusCode": str(record["statusCode"]),
+        "StatusText": record["statusText"], "Uri": record["uri"], "ObjectKey": p["objectKey"],
+        "DurationMs": record["durationMs"], "ServerLatencyMs": p["serverLatencyMs"], "RequestBodySize": p["requestBodySize"],
+        "ResponseBodySize": p["responseBodySize"], "OperationCount": p["operationCount"], "ClientRequestId": p["clientRequestId"],
+        "CorrelationId": record["correlationId"], "MetricResponseType": p["metricResponseType"], "Category": record["category"],
+    }  # fmt: skip
+
+
+#: How the classic form encodes a quoted field's characters (HTML entities).
+ENCODED = {"&": "&amp;", '"': "&quot;", ";": "&#59;", "\n": "&#10;"}
+
+
+def _classic_line(record: dict) -> str:
+    p = record["properties"]
+    quoted = lambda text: '"' + re.sub(r'[&";\n]', lambda m: ENCODED[m.group()], text) + '"'  # noqa: E731
+    values = {
+        "version": "1.0", "request-start-time": record["time"], "operation-type": record["operationName"],
+        "request-status": _status_text(record), "http-status-code": str(record["statusCode"]),
+        "end-to-end-latency-in-ms": str(record["durationMs"]), "server-latency-in-ms": str(p["serverLatencyMs"]),
+        "authentication-type": "authenticated", "requester-account-name": "devstoreaccount1",
+        "owner-account-name": "devstoreaccount1", "service-type": "table", "request-url": quoted(record["uri"]),
+        "requested-object-key": quoted(p["objectKey"]), "request-id-header": record["correlationId"],
+        "operation-count": "0", "requester-ip-address": record["callerIpAddress"], "request-version-header": "2019-02-02",
+        "request-header-size": str(p["requestHeaderSize"]), "request-packet-size": str(p["requestBodySize"]),
+        "response-header-size": str(p["responseHeaderSize"]),
+        "response-packet-size": str(p["responseHeaderSize"] + p["responseBodySize"]),
+        "request-content-length": str(p["requestBodySize"]), "user-agent-header": quoted('app "orders"; ' + p["userAgentHeader"]),
+        "client-request-id": p["clientRequestId"],
+    }  # fmt: skip
+    return ";".join(values.get(name, "") for name in FIELDS) + "\n"
+
+
+def test_every_documented_form_of_the_same_records_says_the_same(logged, tmp_path, monkeypatch):
+    """Log Analytics CSV and JSON, and the classic form quoted and HTML-encoded, with repeated records and lines that
+    are no record mixed in: the same figures, the bad lines counted by why, no traceback."""
+    _, log = logged
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    rows = [_analytics_row(r) for r in records]
+    with (tmp_path / "export.csv").open("w", newline="") as export:
+        writer = csv.DictWriter(export, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        export.write("not a time,QueryEntity,200,Success,http://h/a/t,,,,,,,,,,\n")
+    (tmp_path / "export.json").write_text(json.dumps([*rows, {"TimeGenerated": "2026-11-24T13:00:00Z"}], indent=1))
+    classic = [_classic_line(r) for r in records]
+    mixed = classic[:10] + classic[:3] + ["1.0;a line;cut short\n"] + classic[10:]  # three repeated, one broken
+    (tmp_path / "000000.log").write_text("".join(mixed))
+
+    expected, _ = traffic(monkeypatch, tmp_path, str(log))
+    for source, bad in (("export.csv", 1), ("export.json", 1), ("000000.log", 4)):
+        read, said = traffic(monkeypatch, tmp_path, str(tmp_path / source))
+        assert figures(read) == figures(expected), source
+        assert sum(read["logs"]["unreadable"].values()) == bad and "Unreadable:" in said, (source, read["logs"]["unreadable"])
+    classic_read, _ = traffic(monkeypatch, tmp_path, str(tmp_path / "000000.log"))
+    assert classic_read["logs"]["unreadable"]["a duplicate record (the same request id and operation count)"] == 3
+    throttled_by = {r["partition"]: r["throttled_by"] for r in classic_read["partitions"] if r["throttled"]}
+    assert all(set(by) == {"busy"} for by in throttled_by.values())  # classic records do not tell partition from account
