@@ -156,7 +156,7 @@ class Relay:
         try:
             while True:
                 head, lines = _head(reader)
-                started = time.time()
+                started = time.time() if self.log is not None else 0.0  # timed only when recorded
                 method, target = lines[0].split(b" ", 2)[:2]
                 length, chunked, close = _framing(lines)
                 raw_body, body = _body(reader, length, chunked)
@@ -172,9 +172,9 @@ class Relay:
                     continue
                 if read is not None and read.forward is not None:  # its answer cut short, as Azure cuts pages
                     head = lines[0].replace(target, f"{path}?{read.forward}".encode("latin-1"), 1) + head[len(lines[0]) :]
-                asked = time.time()
+                asked = time.time() if self.log is not None else 0.0
                 answer_head, answer_lines, status, a_raw, a_body = upstream.exchange(head + raw_body, method)
-                served, answer = time.time(), (answer_head, a_raw)
+                served, answer = (time.time() if self.log is not None else 0.0), (answer_head, a_raw)
                 if read is None or status != 200:
                     client.sendall(answer_head + a_raw)
                 else:
