@@ -60,7 +60,7 @@ def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
 
 
 @pytest.mark.parametrize(
-    "batch_mix, seconds, grows", [("insert=100", 15, True), ("upsert=100", 6, False)], ids=["table-grows", "table-kept"]
+    "batch_mix, seconds, grows", [("insert=100", 12, True), ("upsert=100", 6, False)], ids=["table-grows", "table-kept"]
 )
 def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_none(batch_mix, seconds, grows, tmp_path):
     """5,000 seeded rows, row range scans and batches: batches of new rows grow the table and slow Azurite's scans

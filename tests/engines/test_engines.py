@@ -144,7 +144,7 @@ def test_bad_merge_inputs_are_one_line_exit_2_and_nothing_written(case, tmp_path
 
 #: Each engine's load: 2 users at 20 operations/s, 80 % point reads and 20 % upserts on one key, 40 entities/s. The
 #: partition target of 70 sits between one engine's share (40/s: COOL) and the three together (120/s: HOT).
-ENGINE_LOAD = ("-u", "2", "-r", "2", "-t", "6s", "--rate", "20", "--mix", "read=80,upsert=20", "--seed-entities", "300")
+ENGINE_LOAD = ("-u", "2", "-r", "2", "-t", "4s", "--rate", "20", "--mix", "read=80,upsert=20", "--seed-entities", "300")
 TARGET = ("--partition-target", "70")
 ENGINES = ("e1", "e2", "e3")
 #: A connection string left in a locust.conf beside the outputs: it must never be uploaded.

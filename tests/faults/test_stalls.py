@@ -77,17 +77,17 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     assert f"could not delete test table {data['run']['table']}" in stdout + stderr
 
 
-def test_a_target_frozen_for_six_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
-    """Azurite frozen (SIGSTOP) for 6 s in a 14-s run with --timeout 5: operations wait, time out, are retried, and
+def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
+    """Azurite frozen (SIGSTOP) for 5 s in a 12-s run with --timeout 4: operations wait, time out, are retried, and
     land once it thaws; the outage is named with its seconds, nothing is lost."""
     out, times = tmp_path / "out", {}
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "14s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "5"]
+            ["run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "4"]
             + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--connection-string", azurite.connection_string],
-            at=5,
-            thaw_after=6,
+            at=4,
+            thaw_after=5,
             times=times,
         )
     assert done.code == 0, done.output

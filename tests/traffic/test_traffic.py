@@ -52,7 +52,7 @@ def logged(azurite, tmp_path_factory) -> tuple[dict, Path]:
     log = folder / "requests.json"
     results, _ = run_locustfile(
         folder / "locustfile.py", folder, azurite,
-        *("-u", "5", "-r", "5", "-t", "6s", "--seed-entities", "40", "--emulate-throttling"),
+        *("-u", "5", "-r", "5", "-t", "4s", "--seed-entities", "40", "--emulate-throttling"),
         *("--emulator-partition-rate", "30", "--emulator-burst", "0.5", "--request-log", str(log)),
     )  # fmt: skip
     return results, log
