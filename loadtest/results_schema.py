@@ -193,6 +193,7 @@ class Logs(TypedDict):
     forms: dict[str, int]  # records read per log form
     span: list[str]  # the first and the last counted record's time, UTC
     client_request_id: str  # the prefix records were selected by ("" for all)
+    hashed_keys: bool  # --hash-keys: every PartitionKey shown is a stable hash of the logged one
     records: int  # counted
     requests: int  # operations: client request ids, each counted at its first attempt
     unattributed: dict[str, int]  # requests whose records name no partition, by operation

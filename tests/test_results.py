@@ -215,7 +215,7 @@ def every_section() -> dict:
     results.incomplete = [{"step": "server-logs.kql", "error": "OSError: disk full", "at_s": 6.2}]
     results.logs = {
         "sources": ["PT1H.json"], "forms": {"diagnostic": 10}, "span": ["2026-11-24T13:00:00Z", "2026-11-24T13:00:09Z"],
-        "client_request_id": "", "records": 10, "requests": 8, "unattributed": {"InsertEntity": 2},
+        "client_request_id": "", "hashed_keys": False, "records": 10, "requests": 8, "unattributed": {"InsertEntity": 2},
         "unattributed_share": 0.25, "estimated_share": 0.0, "entity_bytes": 1024, "table_operations": {"CreateTable": 1},
         "passed": {}, "unreadable": {"not JSON": 1}, "unreadable_examples": {"not JSON": ["{oops"]}, "leaves_out": "outages",
     }  # fmt: skip

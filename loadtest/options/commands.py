@@ -181,6 +181,22 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
         ),
         Option(("--until",), "count records before this UTC time, ISO 8601", "", rules.utc_time, locust=False),
         Option(
+            ("--hash-keys",),
+            "replace every PartitionKey by a stable hash in every output (production keys can be personal data); "
+            "unreadable lines are counted, never shown",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
+            ("--kql",),
+            "print the Log Analytics query that exports the columns this command reads, for --since/--until (default: "
+            "the last day), and exit",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
             ("--entity-bytes",),
             "an entity's size in bytes: a query's entities are estimated from its answer's size, a batch's from its request's",
             1024,

@@ -22,11 +22,11 @@ from ..options.commands import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
-from .forms import detect, records
+from .forms import ANALYTICS_COLUMNS, detect, records
 from .records import LogRecord, Unreadable
 from .tally import Tally
 
-__all__ = ["LEAVES_OUT", "traffic_command"]
+__all__ = ["LEAVES_OUT", "kql", "traffic_command"]
 
 LEAVES_OUT = (
     "the partition of an insert or a batch (its keys are in the request's body, which no log keeps); a query's "
@@ -39,6 +39,24 @@ NO_FORM = "a source in no form the tool reads"
 
 def _utc(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def kql(since: float | None, until: float | None) -> str:
+    """The Log Analytics query that exports the columns ``loadtest traffic`` reads, for a window (the last day)."""
+    if since is None and until is None:
+        window = "TimeGenerated > ago(1d)"
+    elif until is None:
+        window = f"TimeGenerated >= datetime({_utc(since)})"  # type: ignore[arg-type]
+    elif since is None:
+        window = f"TimeGenerated < datetime({_utc(until)})"
+    else:
+        window = f"TimeGenerated >= datetime({_utc(since)}) and TimeGenerated < datetime({_utc(until)})"
+    return (
+        "// partition-stress: the table requests `loadtest traffic` reads. Run it in the workspace that receives the\n"
+        "// account's diagnostic settings (table: StorageRead, StorageWrite, StorageDelete); export the result as CSV.\n"
+        f"StorageTableLogs\n| where {window}\n| project {', '.join(ANALYTICS_COLUMNS.values())}\n"
+        "| order by TimeGenerated asc\n"
+    )
 
 
 def _paths(sources: list[str]) -> list[str]:
@@ -91,14 +109,23 @@ def _read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
 def traffic_command(ns: argparse.Namespace) -> int:
     """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
-    if not given["sources"]:
-        raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
     since, until = given["since"], given["until"]
     if since is not None and until is not None and until <= since:
         raise UsageError(f"--until {_utc(until)} is not after --since {_utc(since)}")
+    if given["kql"]:
+        print(kql(since, until), end="", flush=True)
+        return 0
+    if not given["sources"]:
+        raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
     names = _paths(given["sources"])
     out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
-    tally = Tally(entity_bytes=given["entity_bytes"], client_request_id=given["client_request_id"], since=since, until=until)
+    tally = Tally(
+        entity_bytes=given["entity_bytes"],
+        client_request_id=given["client_request_id"],
+        since=since,
+        until=until,
+        hash_keys=given["hash_keys"],
+    )
     forms: Counter[str] = Counter()
     began = time.perf_counter()
     for name in names:
@@ -127,6 +154,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         "forms": dict(forms),
         "span": [_utc(tally.first), _utc(tally.last)],
         "client_request_id": given["client_request_id"],
+        "hashed_keys": given["hash_keys"],
         **tally.account(),
         "leaves_out": LEAVES_OUT,
     }  # type: ignore[typeddict-item]

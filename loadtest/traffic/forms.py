@@ -21,7 +21,7 @@ from ..log_forms import FORMS, parse_time
 from .classic import classic_records
 from .records import LogRecord, Unreadable
 
-__all__ = ["FORMS", "detect", "records"]
+__all__ = ["ANALYTICS_COLUMNS", "FORMS", "detect", "records"]
 
 
 def detect(first: str) -> str | None:
@@ -98,30 +98,44 @@ def _int(value: Any) -> int | None:
     return None if number is None else int(number)
 
 
+#: ``LogRecord``'s fields as the ``StorageTableLogs`` table names its columns: what an export holds (``--kql``).
+ANALYTICS_COLUMNS = {
+    "time": "TimeGenerated",
+    "operation": "OperationName",
+    "status": "StatusCode",
+    "status_text": "StatusText",
+    "uri": "Uri",
+    "object_key": "ObjectKey",
+    "duration_ms": "DurationMs",
+    "server_latency_ms": "ServerLatencyMs",
+    "request_body": "RequestBodySize",
+    "response_body": "ResponseBodySize",
+    "operation_count": "OperationCount",
+    "client_request_id": "ClientRequestId",
+    "request_id": "CorrelationId",
+    "response_type": "MetricResponseType",
+}
+_REQUIRED = ("time", "operation")
+_READ = {"time": parse_time, "status": _status, "duration_ms": _number, "server_latency_ms": _number}
+_READ |= {name: _int for name in ("request_body", "response_body")}
+_READ["operation_count"] = lambda value: _int(value) or 0
+
+
 def _analytics(rows: Iterable[Any], what: str) -> Iterator[LogRecord | Unreadable]:
     for row in rows:
         if isinstance(row, Unreadable):
             yield row
             continue
         try:
-            yield LogRecord(
-                time=parse_time(row["TimeGenerated"]),
-                operation=row["OperationName"],
-                status=_status(row.get("StatusCode")),
-                status_text=str(row.get("StatusText") or ""),
-                uri=str(row.get("Uri") or ""),
-                object_key=str(row.get("ObjectKey") or ""),
-                duration_ms=_number(row.get("DurationMs")),
-                server_latency_ms=_number(row.get("ServerLatencyMs")),
-                request_body=_int(row.get("RequestBodySize")),
-                response_body=_int(row.get("ResponseBodySize")),
-                client_request_id=str(row.get("ClientRequestId") or ""),
-                request_id=str(row.get("CorrelationId") or ""),
-                operation_count=_int(row.get("OperationCount")) or 0,
-                response_type=str(row.get("MetricResponseType") or ""),
-            )
+            values = {field: row[ANALYTICS_COLUMNS[field]] for field in _REQUIRED}
+            values |= {field: row.get(column) for field, column in ANALYTICS_COLUMNS.items() if field not in _REQUIRED}
+            yield LogRecord(**{field: _READ.get(field, _text)(value) for field, value in values.items()})
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             yield Unreadable(_why(err, what), json.dumps(row) if isinstance(row, dict) else str(row))
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 def _json_objects(lines: Iterable[str]) -> Iterator[Any]:

@@ -8,17 +8,18 @@ attempt. Throttled records count as throttled attempts with their reason; other 
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from typing import Any
 
-from ..buckets import UNATTRIBUTED
+from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
 from ..redact import redact
 from ..service_errors import logged_throttling
 from .attribution import attribute
 from .records import LogRecord, Unreadable
 
-__all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally"]
+__all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally", "hashed"]
 
 EXAMPLES = 3  # unreadable lines shown per reason (redacted, cut short)
 RETRY_WINDOW_S = 300  # an operation's retries come within this: its id is forgotten after (memory stays bounded)
@@ -27,14 +28,26 @@ OUTSIDE = "outside --since/--until"
 OTHER_CLIENTS = "another client's (--client-request-id)"
 
 
+def hashed(key: str) -> str:
+    """A PartitionKey's stable stand-in (``--hash-keys``): the same key, the same hash, in every run and output."""
+    return "h" + hashlib.blake2b(key.encode("utf-8"), digest_size=8, person=b"pstress-keys").hexdigest()
+
+
 class Tally:
     """Counts records; ``counts`` holds what a run would have, the rest is the logs' own account (``account``)."""
 
     def __init__(
-        self, *, entity_bytes: int, client_request_id: str = "", since: float | None = None, until: float | None = None
+        self,
+        *,
+        entity_bytes: int,
+        client_request_id: str = "",
+        since: float | None = None,
+        until: float | None = None,
+        hash_keys: bool = False,
     ) -> None:
         self.counts = RunCounts()
         self.entity_bytes, self.prefix, self.since, self.until = entity_bytes, client_request_id, since, until
+        self.hash_keys = hash_keys  # every key hashed as it is counted; unreadable lines never shown
         self.counted = 0
         self.unreadable: Counter[str] = Counter()
         self.examples: dict[str, list[str]] = {}
@@ -50,7 +63,7 @@ class Tally:
         if isinstance(item, Unreadable):
             self.unreadable[item.reason] += 1
             examples = self.examples.setdefault(item.reason, [])
-            if len(examples) < EXAMPLES:
+            if len(examples) < EXAMPLES and not self.hash_keys:
                 examples.append(redact(item.line.strip())[:300])
             return
         if self.prefix and not item.client_request_id.startswith(self.prefix):
@@ -63,7 +76,10 @@ class Tally:
         if attribution is None:
             self.table_operations[item.operation] += 1
             return
-        self._count(item, attribution.op_class, attribution.partition, attribution.entities, attribution.estimated)
+        partition = attribution.partition
+        if self.hash_keys and partition not in GROUPS:
+            partition = hashed(partition)
+        self._count(item, attribution.op_class, partition, attribution.entities, attribution.estimated)
 
     def _count(self, record: LogRecord, op_class: str, partition: str, entities: int, estimated: bool) -> None:
         counts, second = self.counts, int(record.time)

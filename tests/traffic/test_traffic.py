@@ -162,3 +162,35 @@ def test_every_documented_form_of_the_same_records_says_the_same(logged, tmp_pat
     assert classic_read["logs"]["unreadable"]["a duplicate record (the same request id and operation count)"] == 3
     throttled_by = {r["partition"]: r["throttled_by"] for r in classic_read["partitions"] if r["throttled"]}
     assert all(set(by) == {"busy"} for by in throttled_by.values())  # classic records do not tell partition from account
+
+
+def test_hashed_keys_leave_no_logged_key_and_no_signature_in_any_output(logged, tmp_path, monkeypatch):
+    """--hash-keys: every PartitionKey a stable hash, in every output; a SAS signature in a logged URI (a record's, and a
+    line that is no record) reaches none either way."""
+    run, log = logged
+    keys = {r["partition"] for r in run["partitions"]}
+    signed = tmp_path / "signed.json"
+    lines = log.read_text().splitlines()
+    record = json.loads(lines[0])
+    record["uri"] += "?sv=2019-02-02&sp=r&sig=LEAKED0SIGNATURE%3D"
+    signed.write_text("\n".join([json.dumps(record), *lines[1:], "oops sig=LEAKED0SIGNATURE kept?"]) + "\n")
+    for hashing in (True, False):
+        out = tmp_path / f"hashed-{hashing}"
+        code, stdout, stderr = in_process(
+            monkeypatch, "traffic", str(signed), "--out", str(out), *(("--hash-keys",) if hashing else ())
+        )
+        assert code == 0, stdout + stderr
+        written = "".join(p.read_text() for p in out.iterdir()) + stdout + stderr
+        assert "LEAKED0SIGNATURE" not in written
+        if hashing:
+            assert not [key for key in keys if key in written], keys
+            again = json.loads((out / "results.json").read_text())
+            assert again["logs"]["hashed_keys"] and all(p.startswith(("h", "#")) for p in again["keys"]["top"])
+
+
+def test_the_query_that_exports_what_it_reads(monkeypatch):
+    code, stdout, _ = in_process(monkeypatch, "traffic", "--kql", "--since", "2026-11-24T14:00:00Z")
+    assert code == 0 and stdout.count("\n") == 6 and "TimeGenerated >= datetime(2026-11-24T14:00:00Z)" in stdout
+    assert "| project TimeGenerated, OperationName, StatusCode" in stdout and "MetricResponseType" in stdout
+    code, _, err = in_process(monkeypatch, "traffic", "--since", "yesterday", "x.json")
+    assert code == 2 and err.count("\n") == 1 and "--since 'yesterday'" in err, err
