@@ -113,7 +113,10 @@ class Tally:
                 hist = counts.latency[(second, op_class)] = new_histogram()
             hist.record_value(micros)
             if first:
-                counts.first_attempt.setdefault(op_class, new_histogram()).record_value(micros)
+                opening = counts.first_attempt.get(op_class)
+                if opening is None:
+                    opening = counts.first_attempt[op_class] = new_histogram()
+                opening.record_value(micros)
         self.counted += 1
         if self.counted % COMPACT_EVERY == 0:
             counts.compact(now=self.last)
