@@ -5,7 +5,7 @@ the options that name them (``--format``, ``--since``) and the wing that reads t
 from __future__ import annotations
 
 import calendar
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 
 __all__ = ["FORMS", "parse_time"]
@@ -37,7 +37,7 @@ def parse_time(text: str) -> float:
         return seconds + (int(fraction) / 10 ** len(fraction) if fraction else 0.0)
     for form in ("%m/%d/%Y, %I:%M:%S.%f %p", "%m/%d/%Y, %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p"):
         try:
-            return calendar.timegm(datetime.strptime(text, form).timetuple()) + datetime.strptime(text, form).microsecond / 1e6
+            return datetime.strptime(text, form).replace(tzinfo=UTC).timestamp()
         except ValueError:
             continue
     raise ValueError(f"not a time the logs write: {text[:40]!r}")

@@ -89,8 +89,7 @@ class PartitionMetrics(RunCounts):
         for partition, entities in spread.items() if spread else ((context["partition"], context["entities"]),):
             target = bucket if partition == context["partition"] else self._bucket(second, partition, op_class)
             (target if asked == second else self._bucket(asked, partition, op_class)).offered += entities
-            self.heavy.update(partition, max(1, entities))
-            self._distinct_here.update(partition)
+            self.seen(partition, entities)
             if exception is None:
                 target.entities += entities
                 if context.get("estimated"):
@@ -101,8 +100,7 @@ class PartitionMetrics(RunCounts):
         drawn as the operation would have been; counted as demand, never as requests."""
         for second, partition, op_class, entities in demand:
             self._bucket(second, partition, op_class).unsent += entities
-            self.heavy.update(partition, max(1, entities))
-            self._distinct_here.update(partition)
+            self.seen(partition, entities)
 
     def on_test_start(self, **_: Any) -> None:
         self.reset(self.clock())

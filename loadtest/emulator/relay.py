@@ -153,10 +153,11 @@ class Relay:
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader = client.makefile("rb")
         upstream = _Upstream(self.upstream)
+        clock = time.time if self.log is not None else _untimed  # requests are timed only when recorded
         try:
             while True:
                 head, lines = _head(reader)
-                started = time.time() if self.log is not None else 0.0  # timed only when recorded
+                started = clock()
                 method, target = lines[0].split(b" ", 2)[:2]
                 length, chunked, close = _framing(lines)
                 raw_body, body = _body(reader, length, chunked)
@@ -164,17 +165,13 @@ class Relay:
                 refusal, read = self.throttle.refusal(method.decode(), path, query, body)
                 if refusal is not None:
                     client.sendall(refusal)
-                    if self.log is not None:
-                        self.log.write(
-                            started=started, ended=time.time(), server_ms=0.0, head=lines,
-                            request_bytes=(len(head), len(raw_body)), answer=_parts(refusal), caller=_caller(address),
-                        )  # fmt: skip
+                    self._record(started, 0.0, lines, (len(head), len(raw_body)), _parts(refusal), address)
                     continue
                 if read is not None and read.forward is not None:  # its answer cut short, as Azure cuts pages
                     head = lines[0].replace(target, f"{path}?{read.forward}".encode("latin-1"), 1) + head[len(lines[0]) :]
-                asked = time.time() if self.log is not None else 0.0
+                asked = clock()
                 answer_head, answer_lines, status, a_raw, a_body = upstream.exchange(head + raw_body, method)
-                served, answer = (time.time() if self.log is not None else 0.0), (answer_head, a_raw)
+                served, answer = clock(), (answer_head, a_raw)
                 if read is None or status != 200:
                     client.sendall(answer_head + a_raw)
                 else:
@@ -186,11 +183,7 @@ class Relay:
                         self.throttle.charge(listed if listed is not None else returned(rows or [], read.partition))
                     else:
                         answer = _parts(refusal)
-                if self.log is not None:
-                    self.log.write(
-                        started=started, ended=time.time(), server_ms=(served - asked) * 1000, head=lines,
-                        request_bytes=(len(head), len(raw_body)), answer=answer, caller=_caller(address),
-                    )  # fmt: skip
+                self._record(started, served - asked, lines, (len(head), len(raw_body)), answer, address)
                 if close:
                     return
         except (_Closed, OSError, ValueError, IndexError):
@@ -199,6 +192,22 @@ class Relay:
             upstream.close()
             for stream in (reader, client):
                 stream.close()
+
+    def _record(
+        self,
+        started: float,
+        server_s: float,
+        lines: list[bytes],
+        request_bytes: tuple[int, int],
+        answer: tuple[bytes, bytes],
+        address: tuple[str, int],
+    ) -> None:
+        """The request and its answer into the request log, if one is kept."""
+        if self.log is not None:
+            self.log.write(
+                started=started, ended=time.time(), server_ms=server_s * 1000, head=lines, request_bytes=request_bytes,
+                answer=answer, caller=_caller(address),
+            )  # fmt: skip
 
     @staticmethod
     def _listed(
@@ -219,6 +228,10 @@ class Relay:
             resume = continuation(page_lines)[0]
             if listed(counted, page, stop) or not resume:
                 return counted
+
+
+def _untimed() -> float:
+    return 0.0
 
 
 def _parts(answer: bytes) -> tuple[bytes, bytes]:
