@@ -4,8 +4,12 @@ recipes in deploy/, run from that same install with their own files and settings
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
+import importlib.util
 import json
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers import ROOT
+from packaging.requirements import Requirement
 
 from loadtest.azurite import azurite_connection_string
 
@@ -31,14 +36,28 @@ def run(args: list, *, cwd: Path, env: dict | None = None, timeout: float = 300)
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """A fresh venv holding only the wheel and its dependencies (pinned by the wheel; the rest by requirements.lock)."""
+    """A fresh venv holding the wheel alone, its dependencies those this checkout pinned (requirements.lock), seen
+    through a .pth line rather than unpacked again (10 s of the suite): ``pip check`` proves the wheel's pins hold
+    there, and ``test_every_module_the_wheel_imports_is_among_its_dependencies`` that nothing it imports is missing
+    from them (what a fresh install of the wheel alone would show)."""
     base = tmp_path_factory.mktemp("wheel")
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", ROOT, "-w", base / "dist"], cwd=base)
     (wheel,) = (base / "dist").glob("partition_stress-*.whl")
-    run([sys.executable, "-m", "venv", "--without-pip", base / "venv"], cwd=base)  # this pip installs into it
-    pip = [sys.executable, "-m", "pip", "--python", base / "venv" / "bin" / "python", "install", "--quiet", "--no-compile"]
-    run([*pip, wheel, "-c", ROOT / "requirements.lock"], cwd=base, timeout=900)
-    return base / "venv"
+    venv = base / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=base)  # this pip installs into it
+    pip = [sys.executable, "-m", "pip", "--python", venv / "bin" / "python"]
+    run([*pip, "install", "--quiet", "--no-compile", "--no-deps", wheel], cwd=base)
+    (here,) = [Path(p) for p in site.getsitepackages() if Path(p).is_relative_to(sys.prefix)]
+    (installed_site,) = venv.glob("lib/python*/site-packages")
+    (installed_site / "pinned-dependencies.pth").write_text(f"{here}\n")  # a path only: its .pth files (the editable
+    # install of this checkout among them) are not run, so `loadtest` is the wheel's
+    run([*pip, "check"], cwd=base)
+    return venv
+
+
+def locust(venv: Path) -> list:
+    """The venv's Locust, as its ``locust`` command runs it (its script is in the dependencies' venv)."""
+    return [venv / "bin" / "python", "-m", "locust"]
 
 
 def clean_env(azurite, **settings: str) -> dict[str, str]:
@@ -77,6 +96,54 @@ def test_the_public_face_imports_from_the_installed_wheel(installed, tmp_path):
     assert Path(done.stdout.strip()).is_relative_to(installed), done.stdout
 
 
+def imported_modules(package: Path) -> set[str]:
+    """Every absolute module name the package's source imports, stdlib and itself aside."""
+    names = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+    return {n for n in names if n.split(".")[0] not in {*sys.stdlib_module_names, package.name}}
+
+
+def requirement_closure(name: str) -> set[str]:
+    """The distributions installing ``name`` brings here (its requirements, theirs, ...; extras and other platforms'
+    aside), normalised."""
+    seen, todo = set(), [name]
+    while todo:
+        dist = todo.pop()
+        if dist not in seen:
+            seen.add(dist)
+            needs = [Requirement(r) for r in importlib.metadata.requires(dist) or []]
+            todo += [r.name.lower().replace("_", "-") for r in needs if not r.marker or r.marker.evaluate({"extra": ""})]
+    return seen
+
+
+def test_every_module_the_wheel_imports_is_among_its_dependencies(installed):
+    """A dependency the code uses and the wheel forgot fails here, as it would in a fresh venv of the wheel alone."""
+    (package,) = installed.glob("lib/python*/site-packages/loadtest")
+    owners = {}  # a module's file, as its distribution's RECORD names it -> that distribution
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"].lower().replace("_", "-")
+        for file in dist.files or []:
+            owners.setdefault(file.as_posix(), name)
+    closure = requirement_closure("partition-stress")
+    missing = {}
+    for name in sorted(imported_modules(package)):
+        parts = name.split(".")
+        found = [
+            owners[f]
+            for n in range(len(parts), 0, -1)  # the module, else the package holding the imported name
+            for f in ("/".join(parts[:n]) + ".py", "/".join(parts[:n]) + "/__init__.py")
+            if f in owners
+        ]
+        if not found or found[0] not in closure:
+            missing[name] = found[:1]
+    assert len(closure) > 20 and missing == {}, missing
+
+
 def clean_env_of_checkout() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
 
@@ -85,7 +152,7 @@ def test_the_installed_locustfile_runs_headless_against_azurite(installed, azuri
     locustfile = Path(run([installed / "bin" / "loadtest", "locustfile"], cwd=tmp_path).stdout.strip())
     assert locustfile.is_file() and installed in locustfile.parents  # the wheel's own, not this checkout's
     run(
-        [installed / "bin" / "locust", "-f", locustfile, "--headless", "--out", tmp_path / "out"],
+        [*locust(installed), "-f", locustfile, "--headless", "--out", tmp_path / "out"],
         cwd=tmp_path,
         env=clean_env(azurite, **SHORT),
     )
@@ -115,7 +182,7 @@ def test_the_azure_load_testing_recipe_runs_as_its_engine_would(installed, azuri
     account = azurite_connection_string(azurite.port, blob_port=blob_service.port)  # ALT's: the account's blob endpoint too
     engine = {**clean_env(azurite, **{**env, **SHORT}), "AZURE_STORAGE_CONNECTION_STRING": account}
     run(  # as az load test-run create --env LOCUST_RUN_ID=... gives it
-        [installed / "bin" / "locust", "-f", test["testPlan"], "--config", conf, "--headless"],
+        [*locust(installed), "-f", test["testPlan"], "--config", conf, "--headless"],
         cwd=tmp_path,
         env={**engine, "LOCUST_RUN_ID": "alt-recipe-1"},
     )
@@ -140,7 +207,7 @@ def test_the_kubernetes_recipe_runs_with_its_values_settings(installed, azurite,
     env = {k: str(v) for k, v in loadtest["environment"].items()}
     assert all(k.startswith("LOCUST_") for k in env)
     run(
-        [installed / "bin" / "locust", "-f", locustfile, "--headless", "--out", tmp_path / "out"],
+        [*locust(installed), "-f", locustfile, "--headless", "--out", tmp_path / "out"],
         cwd=tmp_path,
         env=clean_env(azurite, **{**env, **SHORT}),
     )
