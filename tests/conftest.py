@@ -12,11 +12,16 @@ from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+from browser import close_chromium  # noqa: E402
 from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest  # noqa: E402
 
 from loadtest.azurite import EmbeddedAzurite  # noqa: E402
 from loadtest.table import TestTable  # noqa: E402
 from loadtest.target import Target, resolve_target  # noqa: E402
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    close_chromium()
 
 
 @pytest.fixture(scope="session")
