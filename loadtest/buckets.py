@@ -9,10 +9,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["COUNTERS", "GROUPS", "OTHER", "UNATTRIBUTED", "Bucket", "BucketKey", "fold", "named"]
+__all__ = ["COUNTERS", "GROUPS", "OTHER", "UNATTRIBUTED", "UNATTRIBUTED_DEMAND", "Bucket", "BucketKey", "fold", "named"]
 
 OTHER = "#other"  # the untracked partitions together; '#' is forbidden in keys, so never a real PartitionKey
 UNATTRIBUTED = "#unattributed"  # logged requests whose records name no partition (inserts, batches): ``loadtest traffic``
+#: How a replay places demand that named no partition (``simulate --traffic``): as the attributed demand of its op
+#: class is (the same keys: the cautious reading), or apart (each operation a key of its own: never a hot partition).
+UNATTRIBUTED_DEMAND = ("spread", "apart")
 #: Rows of several partitions together, never one partition: no partition target applies, none is folded into another.
 GROUPS = frozenset({OTHER, UNATTRIBUTED})
 _GROUP_WORDS = {OTHER: "the other partitions", UNATTRIBUTED: "requests naming no partition (inserts and batches)"}

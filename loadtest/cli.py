@@ -144,15 +144,22 @@ def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) 
 
 
 def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
-    from .compare import compare
+    from .compare import compare, split_designs
     from .report import render_comparison
 
     given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS}
     strategies = [s.strip() for s in given["strategies"].split(",") if s.strip()]
     if "--key-strategy" in run_args:
         raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
+    designs = None
+    if given["split_hot"]:
+        if strategies:
+            raise UsageError("compare: --strategies and --split-hot: give one (--split-hot compares a replayed profile's splits)")
+        if not given["simulate"] or not any(a == "--traffic" or a.startswith("--traffic=") for a in run_args):
+            raise UsageError("--split-hot: it splits a replayed profile's hot partitions: give --simulate and --traffic FILE")
+        designs = split_designs(given["split_hot"])
     out = Path(given["out"] or Path("reports") / f"compare-{new_run_id()}")
-    comparison = compare(strategies, run_args, out, simulate=given["simulate"])
+    comparison = compare(strategies, run_args, out, simulate=given["simulate"], designs=designs)
     print(f"Comparison: {render_comparison(comparison, out)}\n  {comparison.recommendation}")
     return EXIT_OK
 

@@ -23,7 +23,7 @@ from .options.commands import REAL_RUN_ONLY
 from .outputs import COMPARISON_FILE, RESULTS_FILE
 from .results import Results
 
-__all__ = ["Comparison", "StrategyOutcome", "compare", "summarise"]
+__all__ = ["Comparison", "StrategyOutcome", "compare", "split_designs", "summarise"]
 
 #: What the docs say that Azurite cannot show: it has no range partitions.
 INFERRED = {
@@ -125,27 +125,40 @@ def _secrets_to_environment(run_args: list[str]) -> tuple[list[str], dict[str, s
     return args, env
 
 
+def split_designs(ways: list[int]) -> dict[str, list[str]]:
+    """``--split-hot 1,4,16``: a replayed profile's design as logged and with its hot partitions split each way."""
+    return {("as logged" if n == 1 else f"hot partitions split {n} ways"): ["--split-hot", str(n)] for n in ways}
+
+
 def compare(
-    strategies: list[str], run_args: list[str], out: Path, *, timeout: float = 3600, simulate: bool = False
+    strategies: list[str],
+    run_args: list[str],
+    out: Path,
+    *,
+    timeout: float = 3600,
+    simulate: bool = False,
+    designs: dict[str, list[str]] | None = None,
 ) -> Comparison:
     """Run ``loadtest run`` (``simulate``: ``loadtest simulate``) once per strategy with the same ``run_args``, then
-    compare."""
-    if len(strategies) < 2:
-        raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
-    for spec in strategies:  # every one valid before the first run starts
-        try:
-            key_strategy(spec)
-        except UsageError as err:
-            raise UsageError(f"--strategies: {str(err).replace('--key-strategy ', '', 1)}") from None
+    compare. ``designs``: named options per run instead of key strategies (``split_designs``)."""
+    if designs is None:
+        if len(strategies) < 2:
+            raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
+        for spec in strategies:  # every one valid before the first run starts
+            try:
+                key_strategy(spec)
+            except UsageError as err:
+                raise UsageError(f"--strategies: {str(err).replace('--key-strategy ', '', 1)}") from None
+        designs = {spec: ["--key-strategy", spec] for spec in strategies}
     run_args, env = _secrets_to_environment(run_args)
     command = "simulate" if simulate else "run"
     outcomes = []
-    for spec in strategies:
+    for spec, design in designs.items():
         run_dir = out / _slug(spec)
         print(f"compare: running {spec} -> {run_dir}", flush=True)
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "loadtest", command, *run_args, "--key-strategy", spec, "--out", str(run_dir)],
+                [sys.executable, "-m", "loadtest", command, *run_args, *design, "--out", str(run_dir)],
                 stdin=subprocess.DEVNULL,
                 timeout=timeout,
                 env=env,

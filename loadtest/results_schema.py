@@ -173,6 +173,27 @@ class InFlight(TypedDict):
     needed: float
 
 
+class Replayed(TypedDict):
+    """``simulate --traffic``: the traffic profile replayed, at which multiple, over which keys."""
+
+    profile: str  # its path, as given
+    scale: float
+    unattributed: str  # spread (as the attributed demand of its op class) or apart (a key each)
+    span: list[int]  # the logs' first and last second, epoch (UTC)
+    start: int
+    seconds: int
+    logged_operations_per_s: float  # the logs' mean
+    mean_operations_per_s: float  # replayed: the logs' mean x scale
+    peak_operations_per_s: float
+    partitions_named: int
+    tail_partitions: int  # the profile's lighter partitions, replayed in groups alike in demand
+    unattributed_share: float
+    hashed_keys: bool
+    split_hot: int  # ways each hot partition was spread (1: as logged)
+    split_keys: list[str]  # the partitions spread, each over split_hot keys
+    entity_bytes: int
+
+
 class Simulation(TypedDict):
     """``loadtest simulate``: its model and what it leaves out."""
 
@@ -183,6 +204,7 @@ class Simulation(TypedDict):
     keys: int
     operations: int
     elapsed_s: float
+    traffic: NotRequired[Replayed]  # simulate --traffic: the profile replayed
 
 
 class Logs(TypedDict):

@@ -102,3 +102,34 @@ def test_compare_simulate_ranks_the_strategies_at_a_rate_no_machine_could_send(l
     assert comparison["simulated"] and "PartitionKey strategies compared, simulated" in page and 'id="simulated"' in page
     assert "fresh table" not in page and "Azurite" not in page and ">Measured<" not in page and ">Simulated<" in page
     assert "client" not in comparison["settings"] and "timeout" not in comparison["settings"]
+
+
+def test_split_hot_ranks_a_single_hot_key_spread_over_keys_above_the_design_as_logged(loadtest, tmp_path):
+    """The docs' remedy against production's own demand: one key asked 3x its target (at --scale 5) beside a cool one;
+    spread over 4 keys it is under the target, and the comparison ranks that first."""
+    from loadtest.traffic.profile import ProfileCounts
+
+    counts = ProfileCounts()
+    for second in range(20):
+        for _ in range(120):
+            counts.add(1_795_000_000 + second, "QueryEntity", "GET", "orders-17", 1)
+        for _ in range(10):
+            counts.add(1_795_000_000 + second, "UpdateEntity", "PUT", "orders-3", 1)
+    profile = counts.write(
+        tmp_path / "traffic.json", first=1_795_000_000, last=1_795_000_019, hashed=False, records=0, entity_bytes=1024
+    )
+    done = loadtest(
+        "compare", "--simulate", "--traffic", str(profile), "--scale", "5", "--split-hot", "1,4",
+        "--partition-target", "200", "--out", str(tmp_path / "cmp"),
+    )  # fmt: skip
+    assert done.code == 0, done.output
+    comparison = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
+    assert comparison["ranking"] == ["hot partitions split 4 ways", "as logged"], comparison["ranking"]
+    by_name = {s["strategy"]: s for s in comparison["strategies"]}
+    assert by_name["as logged"]["hottest_partition"] == "orders-17" and "HOT" in by_name["as logged"]["findings"]
+    assert by_name["hot partitions split 4 ways"]["hottest_partition"].startswith("orders-17-0")
+    assert "HOT" not in by_name["hot partitions split 4 ways"]["findings"]
+    split = json.loads((tmp_path / "cmp" / "hot-partitions-split-4-ways" / "results.json").read_text())
+    assert split["simulation"]["traffic"]["split_keys"] == ["orders-17"]
+    refused = loadtest("compare", "--split-hot", "1,4", "--traffic", str(profile), "--out", str(tmp_path / "no"))
+    assert refused.code == 2 and "give --simulate and --traffic FILE" in refused.stderr, refused.output

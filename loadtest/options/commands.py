@@ -82,7 +82,15 @@ RUNNER_OPTIONS: tuple[Option, ...] = tuple(
 COMPARE_OPTIONS: tuple[Option, ...] = only(
     "compare",
     (
-        Option(("--strategies",), "two or more, comma list: single,hash-prefix:16,guid,…", locust=False, required=True),
+        Option(("--strategies",), "two or more, comma list: single,hash-prefix:16,guid,… (or --split-hot)", locust=False),
+        Option(
+            ("--split-hot",),
+            "with --simulate --traffic: the logged design against its hot partitions split, comma list of ways: 1,4,16 "
+            "(1: as logged)",
+            "",
+            rules.split_ways,
+            locust=False,
+        ),
         Option(("--out",), "folder for comparison.html and one folder per run (default reports/compare-<id>)", locust=False),
         Option(("--simulate",), "run `loadtest simulate` per strategy instead of `loadtest run`", False, switch, locust=False),
     ),
@@ -115,6 +123,36 @@ SIMULATE_OPTIONS: tuple[Option, ...] = only(
                 "seconds from 0.001 to 1 that divide one second evenly (1/step a whole number), e.g. 0.1",
                 lambda n: 0.001 <= n <= 1 and abs(round(1 / n) * n - 1) < 1e-9,
             ),
+            locust=False,
+        ),
+        Option(
+            ("--traffic",),
+            "replay a traffic profile (loadtest traffic LOGS --profile-out FILE): its partitions, mix and arrival rate over "
+            "its span stand for the workload options, -t (default: its span) takes its first seconds",
+            "",
+            locust=False,
+        ),
+        Option(
+            ("--scale",),
+            "with --traffic: the profile's demand times this (10: ten times production); or give --arrival-rate for its peak",
+            1.0,
+            number("a multiple above 0 and at most 1000, e.g. 10 or 0.5", lambda n: 0 < n <= 1000),
+            locust=False,
+        ),
+        Option(
+            ("--unattributed",),
+            "with --traffic: demand that named no partition (inserts, batches) spread as the attributed demand of its op "
+            "class is (the same keys), or apart (each a key of its own)",
+            "spread",
+            rules.unattributed,
+            locust=False,
+        ),
+        Option(
+            ("--split-hot",),
+            "with --traffic: the docs' remedy, each partition whose demand at the peak is over the partition target "
+            "spread over this many keys (its demand shared evenly)",
+            1,
+            whole(minimum=1, maximum=1000, unit=" keys a hot partition is spread over"),
             locust=False,
         ),
     ),
@@ -194,6 +232,12 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
             "the last day), and exit",
             False,
             switch,
+            locust=False,
+        ),
+        Option(
+            ("--profile-out",),
+            "also write the workload the logs describe to this file (a traffic profile, JSON), for simulate --traffic",
+            "",
             locust=False,
         ),
         Option(

@@ -10,6 +10,7 @@ import socket
 from typing import Any
 
 from ..arrivals import ARRIVALS
+from ..buckets import UNATTRIBUTED_DEMAND
 from ..connection_string import check_connection_string, http_url
 from ..entities import validate_key
 from ..exit_codes import UsageError
@@ -131,6 +132,25 @@ def container(flag: str, value: Any) -> str:
         "a blob container name is 3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit"
     )
     return _name(flag, value, r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", rule)
+
+
+def unattributed(flag: str, value: Any) -> str:
+    if value not in UNATTRIBUTED_DEMAND:
+        raise UsageError(f"{flag} {value!r}: valid values: {', '.join(UNATTRIBUTED_DEMAND)}")
+    return str(value)
+
+
+def split_ways(flag: str, value: Any) -> list[int]:
+    """``compare --split-hot``: two or more ways to split the hot partitions, 1 (as logged) to 1000."""
+    if value in ("", None):
+        return []
+    try:
+        ways = [int(w) for w in str(value).split(",")]
+    except ValueError:
+        ways = []
+    if len(ways) < 2 or len(set(ways)) < len(ways) or not all(1 <= w <= 1000 for w in ways):
+        raise UsageError(f"{flag} {value!r}: two or more different whole numbers from 1 to 1000, comma list, e.g. 1,4,16")
+    return ways
 
 
 def log_form(flag: str, value: Any) -> str:

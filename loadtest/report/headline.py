@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..buckets import GROUPS
@@ -28,6 +28,9 @@ def _design(results: Results) -> str:
     """The design that ran: each table user class's (one: its design; several: each with its share of the users),
     else (a simulation, a results.json before classes were recorded) the run's settings."""
     settings = results.run.settings
+    replayed = results.simulation.get("traffic") if results.simulation else None
+    if replayed:
+        return _replayed(replayed)
     simulated = f"Simulated at {float(settings.get('arrival_rate', 0)):,.0f} operations/s, k" if results.run.simulated else "K"
     classes = [c for c in results.run.user_classes if c.get("table_user")]
     if not classes:
@@ -39,6 +42,23 @@ def _design(results: Results) -> str:
     total = sum(c["users"] for c in results.run.user_classes) or 1
     each = "; ".join(f"{c['name']} ({c['users'] / total:.0%} of users) {design_words(c['design'])}" for c in classes)
     return f"{len(classes)} user classes, key designs {each}"
+
+
+def _replayed(replayed: Mapping[str, Any]) -> str:
+    """A replayed traffic profile in words: whose demand, at which multiple, over which keys."""
+    start, stop = (datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S") for t in replayed["span"])
+    placed = "spread as the attributed" if replayed["unattributed"] == "spread" else "kept apart"
+    return (
+        f"Production traffic from the logs ({start} to {stop[11:]} UTC, {replayed['partitions_named']:,} partitions by "
+        f"name and {replayed['tail_partitions']:,} more in groups) replayed at {replayed['scale']:g}x, "
+        f"{replayed['mean_operations_per_s']:,.0f} operations/s on average and {replayed['peak_operations_per_s']:,.0f}/s "
+        f"at peak ({replayed['unattributed_share']:.0%} naming no partition, {placed})"
+        + (
+            f", with {len(replayed['split_keys']):,} hot partitions each spread over {replayed['split_hot']} keys"
+            if replayed.get("split_keys")
+            else ""
+        )
+    )
 
 
 def design_words(design: Mapping[str, Any], distinct: int = 0) -> str:

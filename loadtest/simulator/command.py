@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .. import summary, wrapup
 from ..exit_codes import UsageError
@@ -22,7 +23,10 @@ from ..options.limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
+from ..results_schema import USER_SETTINGS
+from ..traffic.profile import load_profile
 from .demand import demand_of
+from .replay import replay
 from .simulation import TRACKED, Simulation, state_bytes
 
 __all__ = ["LEAVES_OUT", "simulate"]
@@ -44,7 +48,18 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
+    if TRAFFIC.value(ns):
+        given = [f"--{dest.replace('_', '-')}" for dest in REPLAYED if getattr(ns, dest, None) not in (None, "")]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: with --traffic the profile's partitions and mix are the workload; drop "
+                f"{'them' if len(given) > 1 else 'it'} or --traffic"
+            )
+        if getattr(ns, "arrival_rate", None) not in (None, "") and getattr(ns, "scale", None) not in (None, ""):
+            raise UsageError("--scale and --arrival-rate: give one (--arrival-rate sets the profile's peak operations/s)")
     settings = Settings.from_options(ns, offline=True)  # reads no real-run option's variable (LOCUST_TIMEOUT=0)
+    if TRAFFIC.value(ns) and not settings.arrival_rate:
+        return settings  # the profile's demand, at --scale
     if not 0 < settings.arrival_rate <= MAX_SIMULATED_RATE:
         given = f" {settings.arrival_rate:g}" if settings.arrival_rate else ""
         raise UsageError(
@@ -53,6 +68,10 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
         )
     return settings
 
+
+STEP, TRAFFIC, SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT = SIMULATE_OPTIONS
+#: The workload's options, which a replayed profile stands for (refused beside --traffic).
+REPLAYED = (*USER_SETTINGS, "seed_entities")
 
 MAX_TICKS = 10**7  # about an hour and a half of computing at the bench's 0.5 ms a tick
 MAX_STATE_BYTES = 2**30  # per-key vectors in memory: beyond a gibibyte, a laptop swaps
@@ -97,25 +116,38 @@ def _check_work(settings: Settings, keys: int, seconds: int, step: float) -> Non
 def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     """Validate, simulate, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     settings = _settings(ns, extra)
-    seconds, step = DURATION.value(ns), SIMULATE_OPTIONS[0].value(ns)
+    seconds, step = DURATION.value(ns), STEP.value(ns)
     run_id = new_run_id()
     began, start = time.perf_counter(), int(time.time())
     budgets = settings.emulator
     assert budgets is not None
-    _check_size(settings, seconds, step)
-    demand = demand_of(settings, start=start, seconds=seconds)
+    replayed, shape, public = None, None, settings.public()
+    if TRAFFIC.value(ns):
+        replayed = _replay(ns, settings)
+        start, span = replayed["start"], replayed["seconds"]
+        if getattr(ns, "duration", None) in (None, ""):
+            seconds = span
+        elif seconds > span:
+            raise UsageError(f"-t {seconds}s: longer than the profile's span ({span:,} s); give -t {span}s or less")
+        demand, shape = replayed.pop("demand"), replayed.pop("shape")[:seconds]
+        rate = replayed["mean_operations_per_s"]
+        public = {k: v for k, v in public.items() if k not in REPLAYED} | {"arrival_rate": rate}
+    else:
+        _check_size(settings, seconds, step)
+        demand, rate = demand_of(settings, start=start, seconds=seconds), settings.arrival_rate
     _check_work(settings, len(demand.keys), seconds, step)
     out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     simulation = Simulation(
         demand,
         budgets,
         settings.retry,
-        rate=settings.arrival_rate,
+        rate=rate,
         seconds=seconds,
         step=step,
         arrivals=settings.arrivals,
         seed=settings.key_seed,
         start=start,
+        shape=shape,
     )
     metrics = simulation.run()
     info = RunInfo(
@@ -124,33 +156,24 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
         duration_s=float(seconds),
         target_kind="simulation",
         table="",
-        seeded=settings.seed_entities,
+        seeded=0 if replayed else settings.seed_entities,
         partition_target=settings.partition_target,
         account_target=settings.account_target,
         profile=settings.profile,
         simulated=True,
-        entity_bytes=settings.shape.bytes,
-        settings=settings.public(),
+        entity_bytes=replayed["entity_bytes"] if replayed else settings.shape.bytes,
+        settings=public,
     )
     results = summary.build(metrics, info)
     results.simulation = {
-        "model": (
-            "the throttling emulator's partition layer (token buckets per PartitionKey and per account"
-            + (
-                "; range partitions on servers, split after the load-balancing delay and offline meanwhile"
-                if budgets.server_rate
-                else ""
-            )
-            + f") in virtual time, ticks of {step:g} s; throttled operations retried after the retry strategy's mean "
-            f"wait; demand per key from the key strategy's and skew's probabilities; the {TRACKED} keys with the most "
-            "demand counted apart, the rest as other partitions."
-        ),
+        "model": _model(budgets.server_rate, step, replayed is not None),
         "leaves_out": LEAVES_OUT,
         "step_s": step,
         "budgets": asdict(budgets),
         "keys": len(demand.keys),
-        "operations": round(settings.arrival_rate * seconds),
+        "operations": round(rate * float(simulation.shape.sum())),
         "elapsed_s": round(time.perf_counter() - began, 2),
+        **({"traffic": replayed} if replayed else {}),
     }
     results.range_splits = [asdict(split) for split in simulation.splits]
     if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
@@ -158,6 +181,59 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     code, messages = exit_code(results, checks_for(settings.fail_on))
     _say(results, out, messages)
     return code
+
+
+def _model(server_rate: float, step: float, replayed: bool) -> str:
+    return (
+        "the throttling emulator's partition layer (token buckets per PartitionKey and per account"
+        + ("; range partitions on servers, split after the load-balancing delay and offline meanwhile" if server_rate else "")
+        + f") in virtual time, ticks of {step:g} s; throttled operations retried after the retry strategy's mean wait; "
+        + (
+            "demand per key as the traffic profile counted it, its tail's keys in groups alike in demand, at the "
+            "profile's rate over time; "
+            if replayed
+            else "demand per key from the key strategy's and skew's probabilities; "
+        )
+        + f"the {TRACKED} keys with the most demand counted apart, the rest as other partitions."
+    )
+
+
+def _replay(ns: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """The profile --traffic names as the demand, at --scale or with --arrival-rate as its peak: what the results say
+    of it, with the ``demand`` and the ``shape`` (each second's rate over the mean) to run."""
+    path = TRAFFIC.value(ns)
+    profile = load_profile(path)
+    unattributed, ways = UNATTRIBUTED_OPTION.value(ns), SPLIT_HOT.value(ns)
+    logged = replay(profile, unattributed=unattributed)
+    scale = settings.arrival_rate / logged.peak_rate if settings.arrival_rate else SCALE.value(ns)
+    replayed = replay(profile, unattributed=unattributed, split_hot=ways, over=settings.partition_target, scale=scale)
+    split = sorted(set(logged.demand.keys) - set(replayed.demand.keys))  # each replaced by its keys
+    if replayed.peak_rate * scale > MAX_SIMULATED_RATE:
+        raise UsageError(
+            f"--scale {scale:g}: the profile's peak of {replayed.peak_rate:,.1f} operations/s becomes "
+            f"{replayed.peak_rate * scale:,.0f}/s, over {MAX_SIMULATED_RATE:,}; give a smaller --scale"
+        )
+    tail = profile["tail"]
+    return {
+        "profile": str(path),
+        "scale": round(scale, 6),
+        "unattributed": unattributed,
+        "span": [profile["span"]["start"], profile["span"]["start"] + profile["span"]["seconds"]],
+        "start": int(profile["span"]["start"]),
+        "seconds": int(profile["span"]["seconds"]),
+        "logged_operations_per_s": round(replayed.mean_rate, 3),
+        "mean_operations_per_s": replayed.mean_rate * scale,
+        "peak_operations_per_s": round(replayed.peak_rate * scale, 3),
+        "partitions_named": len(profile["partitions"]),
+        "tail_partitions": sum(row["keys"] for row in tail),
+        "unattributed_share": round(sum(d["requests"] for d in profile["unattributed"].values()) / profile["requests"], 4),
+        "hashed_keys": bool(profile.get("hashed_keys")),
+        "split_hot": ways,
+        "split_keys": split,
+        "entity_bytes": int(profile.get("entity_bytes") or settings.shape.bytes),
+        "demand": replayed.demand,
+        "shape": replayed.shape,
+    }
 
 
 def _say(results: Results, out: Path, messages: list[str]) -> None:

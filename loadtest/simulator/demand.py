@@ -66,6 +66,13 @@ class Stream:
 class Demand:
     keys: list[str]  # sorted, as the partition layer orders them
     streams: list[Stream]
+    #: keys each of ``keys`` stands for (a replay's tail: a group of keys alike in demand, each asked as it is); the
+    #: streams' probabilities are per key, so that they sum to 1 weighted by these. None: one key each.
+    weights: np.ndarray | None = None
+
+    @property
+    def key_counts(self) -> np.ndarray:
+        return np.ones(len(self.keys)) if self.weights is None else self.weights
 
     def expected(self, rate: float) -> np.ndarray:
         """Entities/s asked of each key (keyed streams), at ``rate`` operations/s."""

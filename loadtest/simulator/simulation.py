@@ -61,9 +61,11 @@ class Simulation:
         arrivals: str = "constant",
         seed: int = 1,
         start: int = 0,
+        shape: np.ndarray | None = None,
     ) -> None:
         self.demand, self.budgets, self.retry = demand, budgets, retry
         self.rate, self.seconds, self.step, self.start = rate, seconds, step, start
+        self.shape = np.ones(seconds) if shape is None else shape  # each second's rate / ``rate`` (a replay's day)
         self.ticks_per_second = round(1 / step)
         self.poisson = arrivals == "poisson"
         self.rng = np.random.default_rng(seed)
@@ -72,7 +74,7 @@ class Simulation:
         )
         self.splits: list[Split] = []
         self._carry: dict[tuple[str, str, str], float] = {}  # (partition, op class, counter): rounding carried
-        expected = demand.expected(rate)
+        expected = np.where(demand.key_counts == 1, demand.expected(rate), 0.0)  # a group of keys is never one key
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
 
@@ -80,7 +82,8 @@ class Simulation:
         """Every second's buckets, in a run's metrics."""
         keys, streams = self.demand.keys, self.demand.streams
         n_keys, n_streams, retries = len(keys), len(streams), self.retry.retries
-        step, b = self.step, self.budgets
+        step, b, weights = self.step, self.budgets, self.demand.key_counts
+        grouped = bool((weights != 1).any())  # a replay's tail: sums over the keys count each group's keys
         share = np.array([s.share for s in streams])[:, None]
         base = self.rate * step * share * np.array([s.probabilities for s in streams])  # operations per tick
         entities = np.array([s.entities for s in streams])
@@ -100,7 +103,8 @@ class Simulation:
             now = (tick + 1) * step
             ops = queue[tick % horizon].copy()
             queue[tick % horizon] = 0.0
-            new = self.rng.poisson(base) if self.poisson else base.copy()
+            now_base = base * self.shape[min(int(now - 1e-9), self.seconds - 1)]
+            new = self.rng.poisson(now_base) if self.poisson else now_base
             for i, clock in clocks:  # time-ordered keys: this second's key takes the writes
                 new[i] = 0.0
                 new[i, clock[min(int(now - 1e-9), len(clock) - 1)]] = self.rate * step * streams[i].share
@@ -113,11 +117,16 @@ class Simulation:
             # the per-key budgets, then the account's, then the range partitions: as the emulator asks them
             per_key = available(tokens, b.partition_rate, step)
             through = passed(per_key - spill, keyed_wanted)
-            total = float(through.sum() + fresh_wanted.sum() + spill.sum())
+            total = float(((through + fresh_wanted + spill) * weights).sum())
             in_account = available(account, b.account_rate, step)
             account_share = float(passed(in_account, total)) / total if total else 1.0
             offered = (through + fresh_wanted + spill) * account_share
-            served = offered if self.layer is None else self.layer.admit_tick(sorted_keys, offered, load, now, step)
+            if self.layer is None:
+                served = offered
+            elif grouped:  # a group's keys side by side in key order: one key of their load to the layer
+                served = self.layer.admit_tick(sorted_keys, offered * weights, load, now, step) / weights
+            else:
+                served = self.layer.admit_tick(sorted_keys, offered, load, now, step)
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share
             if self.layer is not None and len(self.layer.splits) > len(self.splits):
@@ -136,7 +145,7 @@ class Simulation:
             read = {i: sp.beyond(went[i].sum(axis=0)) for i, sp in spreads}  # the admitted scans, past their first key
             spilled = sum(read.values(), np.zeros(n_keys))
             tokens = settle(per_key, keyed_served + spilled, b.partition_rate, b.burst)
-            used = float((keyed_served + fresh_wanted * account_share * range_share + spilled).sum())
+            used = float(((keyed_served + fresh_wanted * account_share * range_share + spilled) * weights).sum())
             account = float(settle(in_account, used, b.account_rate, b.burst))
             for r in range(retries):  # throttled at attempt r: retry r + 1 after its wait
                 queue[(tick + delay[r]) % horizon, :, r + 1] += throttled[:, r]
@@ -171,7 +180,8 @@ class Simulation:
         for op_class in sorted({s.op_class for s in streams}):
             mine = np.array([s.op_class == op_class for s in streams])
             keyed_totals = {name: values[mine & keyed].sum(axis=0) for name, values in counts.items()}  # per key
-            rest = {name: float(values[mine].sum()) for name, values in counts.items()}  # new keys' too
+            weights = self.demand.key_counts  # a group's figures are each of its keys'
+            rest = {name: float((values[mine] * weights).sum()) for name, values in counts.items()}  # new keys' too
             for i in self.tracked:
                 figures = {name: float(keyed_totals[name][i]) for name in COUNTED}
                 for name in COUNTED:
@@ -193,7 +203,7 @@ class Simulation:
 
     def _distinct(self) -> int:
         """Keys the workload touched: every key with demand, and a key per new entity where each gets its own."""
-        streams = self.demand.streams
+        streams, weights = self.demand.streams, self.demand.key_counts
         keyed_keys = np.zeros(len(self.demand.keys), dtype=bool)
         for s in streams:
             if s.keyed:
@@ -202,8 +212,8 @@ class Simulation:
                     keyed_keys |= s.spread.beyond(s.probabilities) > 0
                 if s.clock is not None:
                     keyed_keys[np.unique(s.clock)] = True
-        fresh = sum(self.rate * s.share * self.seconds for s in streams if not s.keyed)
-        return int(keyed_keys.sum() + fresh)
+        fresh = sum(self.rate * s.share * float(self.shape.sum()) for s in streams if not s.keyed)
+        return int(weights[keyed_keys].sum() + fresh)
 
 
 def _delays(retry: RetryStrategy, step: float) -> tuple[list[float], list[int]]:

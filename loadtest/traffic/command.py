@@ -23,6 +23,7 @@ from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
 from .forms import ANALYTICS_COLUMNS, detect, records
+from .profile import ProfileCounts
 from .records import LogRecord, Unreadable
 from .tally import Tally
 
@@ -106,6 +107,19 @@ def _read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
             stream.close()
 
 
+def _check_profile_out(value: str, *, overwrite: bool) -> None:
+    """--profile-out names a file this command may write, before anything is read."""
+    if not value:
+        return
+    path = Path(value)
+    if path.is_dir():
+        raise UsageError(f"--profile-out {value}: a folder; give a file to write, e.g. traffic.json")
+    if not path.parent.is_dir():
+        raise UsageError(f"--profile-out {value}: no folder {str(path.parent)!r} to write it in")
+    if path.exists() and not overwrite:
+        raise UsageError(f"--profile-out {value}: the file exists; give --overwrite to replace it")
+
+
 def traffic_command(ns: argparse.Namespace) -> int:
     """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
@@ -118,6 +132,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if not given["sources"]:
         raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
     names = _paths(given["sources"])
+    _check_profile_out(given["profile_out"], overwrite=given["overwrite"])
     out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
     tally = Tally(
         entity_bytes=given["entity_bytes"],
@@ -125,6 +140,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         since=since,
         until=until,
         hash_keys=given["hash_keys"],
+        profile=ProfileCounts() if given["profile_out"] else None,
     )
     forms: Counter[str] = Counter()
     began = time.perf_counter()
@@ -159,6 +175,15 @@ def traffic_command(ns: argparse.Namespace) -> int:
         "leaves_out": LEAVES_OUT,
     }  # type: ignore[typeddict-item]
     counts.close()
+    if tally.profile is not None:
+        profile = tally.profile.write(
+            Path(given["profile_out"]),
+            first=tally.first,
+            last=tally.last,
+            hashed=given["hash_keys"],
+            records=tally.counted,
+            entity_bytes=given["entity_bytes"],
+        )
     if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
         return 1
     code, messages = exit_code(results, checks_for(given["fail_on"]))
@@ -171,6 +196,8 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if tally.unreadable:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in tally.unreadable.items()))
     lines.append(f"Report: {out / REPORT_FILE}")
+    if tally.profile is not None:
+        lines.append(f"Traffic profile: {profile} (loadtest simulate --traffic {profile} --scale N)")
     lines += wrapup.console_lines(results)
     lines += [f"  FAILED {m}" for m in messages]
     print("\n".join(lines), flush=True)

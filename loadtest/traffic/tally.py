@@ -17,6 +17,7 @@ from ..counts import RunCounts, new_histogram
 from ..redact import redact
 from ..service_errors import logged_throttling
 from .attribution import attribute
+from .profile import ProfileCounts
 from .records import LogRecord, Unreadable
 
 __all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally", "hashed"]
@@ -44,8 +45,10 @@ class Tally:
         since: float | None = None,
         until: float | None = None,
         hash_keys: bool = False,
+        profile: ProfileCounts | None = None,
     ) -> None:
         self.counts = RunCounts()
+        self.profile = profile  # each operation's demand, for --profile-out
         self.entity_bytes, self.prefix, self.since, self.until = entity_bytes, client_request_id, since, until
         self.hash_keys = hash_keys  # every key hashed as it is counted; unreadable lines never shown
         self.counted = 0
@@ -95,6 +98,8 @@ class Tally:
                 self.unattributed[record.operation] += 1
             else:
                 counts.seen(partition, entities)
+            if self.profile is not None:
+                self.profile.add(second, record.operation, op_class, partition, entities)
         reason = logged_throttling(record.status, record.status_text, record.response_type)
         if reason is not None:
             bucket.throttled += 1
