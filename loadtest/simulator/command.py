@@ -48,6 +48,9 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
+    alone = [opt.flag for opt in REPLAY_OPTIONS if getattr(ns, opt.dest, None) not in (None, "")]
+    if alone and not TRAFFIC.value(ns):
+        raise UsageError(f"{', '.join(alone)}: only with --traffic FILE (a profile to replay)")
     if TRAFFIC.value(ns):
         given = [f"--{dest.replace('_', '-')}" for dest in REPLAYED if getattr(ns, dest, None) not in (None, "")]
         if given:
@@ -70,6 +73,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
 
 
 STEP, TRAFFIC, SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT = SIMULATE_OPTIONS
+REPLAY_OPTIONS = (SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT)  # a replay's own: refused without --traffic
 #: The workload's options, which a replayed profile stands for (refused beside --traffic).
 REPLAYED = (*USER_SETTINGS, "seed_entities")
 
@@ -101,15 +105,19 @@ def _check_size(settings: Settings, seconds: int, step: float) -> None:
         )
 
 
-def _check_work(settings: Settings, keys: int, seconds: int, step: float) -> None:
+def _check_work(settings: Settings, keys: int, seconds: int, step: float, *, replayed: bool = False) -> None:
     """The simulation ends in minutes: at most ``MAX_KEY_TICKS`` ticks x keys (the demand's, exactly)."""
     ticks = round(seconds / step)
     if ticks * keys > MAX_KEY_TICKS:
+        whose = (
+            "the profile's named partitions and tail groups"
+            if replayed
+            else f"--key-strategy {settings.key_strategy}, --seed-entities {settings.seed_entities:,}"
+        )
+        fewer = "" if replayed else " or fewer keys (fewer --seed-entities, a key strategy with fewer keys)"
         raise UsageError(
-            f"-t {seconds}s at --step {step:g} ({ticks:,} ticks) x {keys:,} keys (--key-strategy {settings.key_strategy}, "
-            f"--seed-entities {settings.seed_entities:,}): {ticks * keys:,} key-ticks to compute, over {MAX_KEY_TICKS:,} "
-            "(hours of computing); give a larger --step, a shorter -t or fewer keys (fewer --seed-entities, a key "
-            "strategy with fewer keys)"
+            f"-t {seconds}s at --step {step:g} ({ticks:,} ticks) x {keys:,} keys ({whose}): {ticks * keys:,} key-ticks "
+            f"to compute, over {MAX_KEY_TICKS:,} (hours of computing); give a larger --step, a shorter -t{fewer}"
         )
 
 
@@ -135,7 +143,7 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     else:
         _check_size(settings, seconds, step)
         demand, rate = demand_of(settings, start=start, seconds=seconds), settings.arrival_rate
-    _check_work(settings, len(demand.keys), seconds, step)
+    _check_work(settings, len(demand.keys), seconds, step, replayed=replayed is not None)
     out = check_out(settings.out or str(Path("reports") / run_id), overwrite=settings.overwrite)
     simulation = Simulation(
         demand,

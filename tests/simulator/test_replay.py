@@ -130,3 +130,10 @@ def test_profile_out_is_checked_before_any_log_is_read(monkeypatch, tmp_path):
         code, _, stderr = in_process(monkeypatch, "traffic", str(log), "--profile-out", str(target), "--out", str(tmp_path / "o"))
         assert code == 2 and stderr.count("\n") == 1 and f"--profile-out {target}: " in stderr and said in stderr, stderr
         assert not (tmp_path / "o").exists()
+
+
+def test_a_replays_own_options_without_a_profile_are_refused(monkeypatch, tmp_path):
+    from helpers import in_process
+
+    code, _, stderr = in_process(monkeypatch, "simulate", "--arrival-rate", "10", "--scale", "3", "--split-hot", "4")
+    assert code == 2 and stderr.count("\n") == 1 and "--scale, --split-hot: only with --traffic FILE" in stderr, stderr
