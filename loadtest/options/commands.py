@@ -238,6 +238,7 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
             ("--profile-out",),
             "also write the workload the logs describe to this file (a traffic profile, JSON), for simulate --traffic",
             "",
+            rules.file_to_write,
             locust=False,
         ),
         Option(

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ..emulator.budgets import Budgets
 from ..entities import MAX_PAGE_ENTITIES
+from . import rules
 from .option import REAL_RUN, STRESS_TEST, Option, only
 from .values import non_negative, number, positive, share, whole
 
@@ -53,6 +54,7 @@ REQUEST_LOG = Option(
     "write every request the throttling emulator relays to this file as Azure's diagnostic logs archive them (one JSON "
     "record a line, throttled answers included), for `loadtest traffic`",
     "",
+    rules.file_to_write,
     commands=REAL_RUN | {"emulator"},
 )
 

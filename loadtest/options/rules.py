@@ -5,8 +5,10 @@ generic parsers (numbers, switches, mixes) are in ``values``; the declarations (
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+from pathlib import Path
 from typing import Any
 
 from ..arrivals import ARRIVALS
@@ -132,6 +134,21 @@ def container(flag: str, value: Any) -> str:
         "a blob container name is 3-63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit"
     )
     return _name(flag, value, r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", rule)
+
+
+def file_to_write(flag: str, value: Any) -> str:
+    """A file this tool will write (a request log, a traffic profile): not a folder, in a folder that exists and can
+    be written; "" is none."""
+    given = text(flag, value)
+    if not given:
+        return given
+    path = Path(given).expanduser()
+    if path.is_dir():
+        raise UsageError(f"{flag} {given!r}: a folder; give a file to write, e.g. {flag.strip('-').replace('-', '')}.json")
+    folder = path.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise UsageError(f"{flag} {given!r}: its folder {str(folder)!r} does not exist or cannot be written")
+    return given
 
 
 def unattributed(flag: str, value: Any) -> str:

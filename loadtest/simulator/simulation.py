@@ -82,8 +82,7 @@ class Simulation:
         """Every second's buckets, in a run's metrics."""
         keys, streams = self.demand.keys, self.demand.streams
         n_keys, n_streams, retries = len(keys), len(streams), self.retry.retries
-        step, b, weights = self.step, self.budgets, self.demand.key_counts
-        grouped = bool((weights != 1).any())  # a replay's tail: sums over the keys count each group's keys
+        step, b, weights = self.step, self.budgets, self.demand.key_counts  # a replay's tail: a group counts its keys
         share = np.array([s.share for s in streams])[:, None]
         base = self.rate * step * share * np.array([s.probabilities for s in streams])  # operations per tick
         entities = np.array([s.entities for s in streams])
@@ -121,12 +120,12 @@ class Simulation:
             in_account = available(account, b.account_rate, step)
             account_share = float(passed(in_account, total)) / total if total else 1.0
             offered = (through + fresh_wanted + spill) * account_share
-            if self.layer is None:
-                served = offered
-            elif grouped:  # a group's keys side by side in key order: one key of their load to the layer
-                served = self.layer.admit_tick(sorted_keys, offered * weights, load, now, step) / weights
-            else:
-                served = self.layer.admit_tick(sorted_keys, offered, load, now, step)
+            # a group's keys side by side in key order: one key of their load to the layer
+            served = (
+                offered
+                if self.layer is None
+                else self.layer.admit_tick(sorted_keys, offered * weights, load, now, step) / weights
+            )
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share
             if self.layer is not None and len(self.layer.splits) > len(self.splits):
@@ -177,10 +176,10 @@ class Simulation:
     def _second(self, second: int, counts: dict[str, np.ndarray], keyed: np.ndarray) -> Iterator[tuple[BucketKey, Bucket]]:
         """One second's buckets: each tracked key's per op class, and the rest (and every new key) as ``OTHER``."""
         streams, timeout_share = self.demand.streams, self.budgets.timeout_share
+        weights = self.demand.key_counts  # a group's figures are each of its keys'
         for op_class in sorted({s.op_class for s in streams}):
             mine = np.array([s.op_class == op_class for s in streams])
             keyed_totals = {name: values[mine & keyed].sum(axis=0) for name, values in counts.items()}  # per key
-            weights = self.demand.key_counts  # a group's figures are each of its keys'
             rest = {name: float((values[mine] * weights).sum()) for name, values in counts.items()}  # new keys' too
             for i in self.tracked:
                 figures = {name: float(keyed_totals[name][i]) for name in COUNTED}

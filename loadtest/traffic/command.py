@@ -107,19 +107,6 @@ def _read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
             stream.close()
 
 
-def _check_profile_out(value: str, *, overwrite: bool) -> None:
-    """--profile-out names a file this command may write, before anything is read."""
-    if not value:
-        return
-    path = Path(value)
-    if path.is_dir():
-        raise UsageError(f"--profile-out {value}: a folder; give a file to write, e.g. traffic.json")
-    if not path.parent.is_dir():
-        raise UsageError(f"--profile-out {value}: no folder {str(path.parent)!r} to write it in")
-    if path.exists() and not overwrite:
-        raise UsageError(f"--profile-out {value}: the file exists; give --overwrite to replace it")
-
-
 def traffic_command(ns: argparse.Namespace) -> int:
     """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
@@ -132,7 +119,8 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if not given["sources"]:
         raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
     names = _paths(given["sources"])
-    _check_profile_out(given["profile_out"], overwrite=given["overwrite"])
+    if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
+        raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
     out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
     tally = Tally(
         entity_bytes=given["entity_bytes"],

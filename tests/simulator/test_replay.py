@@ -123,12 +123,12 @@ def test_profile_out_is_checked_before_any_log_is_read(monkeypatch, tmp_path):
     log = tmp_path / "requests.json"
     log.write_text("{}\n")
     for target, said in (
-        (tmp_path / "none" / "t.json", "no folder"),
+        (tmp_path / "none" / "t.json", "does not exist or cannot be written"),
         (tmp_path, "a folder; give a file to write"),
         (log, "the file exists; give --overwrite"),
     ):
         code, _, stderr = in_process(monkeypatch, "traffic", str(log), "--profile-out", str(target), "--out", str(tmp_path / "o"))
-        assert code == 2 and stderr.count("\n") == 1 and f"--profile-out {target}: " in stderr and said in stderr, stderr
+        assert code == 2 and stderr.count("\n") == 1 and f"--profile-out {str(target)!r}: " in stderr and said in stderr, stderr
         assert not (tmp_path / "o").exists()
 
 
