@@ -1,52 +1,86 @@
-"""What a logged request tells of its partition and its entities, from its operation and its URI (an entity's address,
-a query's ``$filter``); what it cannot tell is counted as such: an insert's or a batch's partition as unattributed (the
-keys are in the body, which no log keeps), a query's or a batch's entities as estimated from its sizes.
+"""What logged requests tell of their partition and their entities, from their operation and their URI (an entity's
+address, a query's ``$filter``); what they cannot tell is counted as such: an insert's or a batch's partition as
+unattributed (the keys are in the body, which no log keeps), a query's or a batch's entities as estimated from its sizes.
+
+A block of records at a time (columns, not objects): an entity's address is read by one regular expression over the
+block (RE2, the pattern ``table_uri`` declares); only what it cannot read (a percent-encoded address, a query's
+``$filter``, an object key) goes through ``partition_of`` one record at a time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..buckets import UNATTRIBUTED
-from ..table_uri import ENTITY_OPERATIONS, entity_keys, filter_partition
-from .records import LogRecord
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["BATCH_PART_BYTES", "Attribution", "attribute"]
+from ..buckets import UNATTRIBUTED
+from ..table_uri import ENTITY_OPERATIONS, POINT_PATTERN, entity_keys, filter_partition
+
+__all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "attribute", "partition_of"]
 
 #: A batch's bytes per operation beside its entity (the multipart part's boundary, headers and request line): a batch's
 #: operations are estimated from its request body as body / (entity + this).
 BATCH_PART_BYTES = 300
+QUERY = "QueryEntities"  # entities estimated from the answer's size; the partition from the $filter
+BATCH = "EntityGroupTransaction"  # operations estimated from the request's size; the partition not logged
 
 
-@dataclass(frozen=True, slots=True)
-class Attribution:
-    """A logged request's op class, partition (``UNATTRIBUTED`` when its record names none) and entities: exact for an
-    operation on one entity, ``estimated`` for a query (from its answer's size) or a batch (from its request's)."""
-
-    op_class: str
-    partition: str
-    entities: int
-    estimated: bool
-
-
-def attribute(record: LogRecord, entity_bytes: int) -> Attribution | None:
-    """The request's attribution, or None for an operation on tables or the service (not an entity's)."""
-    op_class = ENTITY_OPERATIONS.get(record.operation)
-    if op_class is None:
-        return None
-    path, _, query = record.uri.partition("?")
+def partition_of(operation: str, uri: str, object_key: str) -> str | None:
+    """The partition one record names: its address's PartitionKey (percent-decoded), a query's ``$filter``, or its
+    object key's; None when it names none."""
+    path, _, query = uri.partition("?")
     keys = entity_keys(unquote(path))
-    partition = keys[0] if keys else filter_partition(query) if record.operation == "QueryEntities" else None
-    if partition is None and "PartitionKey" in record.object_key:
-        keys = entity_keys(unquote(record.object_key))
-        partition = keys[0] if keys else None
-    if record.operation == "QueryEntities":
-        answered = record.status is not None and record.status < 400
-        return Attribution(
-            op_class, partition or UNATTRIBUTED, round((record.response_body or 0) / entity_bytes) if answered else 0, True
-        )
-    if record.operation == "EntityGroupTransaction":
-        operations = max(1, round((record.request_body or 0) / (entity_bytes + BATCH_PART_BYTES)))
-        return Attribution(op_class, partition or UNATTRIBUTED, operations, True)
-    return Attribution(op_class, partition or UNATTRIBUTED, 1, False)
+    if keys is None and operation == QUERY:
+        return filter_partition(query)
+    if keys is None and "PartitionKey" in object_key:
+        keys = entity_keys(unquote(object_key))
+    return keys[0] if keys else None
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
+    """A string column as (per-row index, distinct values): what is decided per value is decided once."""
+    encoded = pc.dictionary_encode(pc.fill_null(column, "")).combine_chunks()
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
+def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
+    """Per record: ``op_class`` (null for an operation on tables or the service, not an entity's), ``partition``
+    (``UNATTRIBUTED`` when its record names none), ``entities`` (exact for an operation on one entity; a query's from
+    its answer's size, a batch's from its request's) and whether they were ``estimated``."""
+    codes, operations = _codes(records["operation"])
+    op_class = np.array([ENTITY_OPERATIONS.get(name) for name in operations] + [None], dtype=object)[codes]
+    query = np.array([name == QUERY for name in operations] + [False])[codes]
+    batch = np.array([name == BATCH for name in operations] + [False])[codes]
+    entity = op_class != None  # noqa: E711 -- numpy's element-wise comparison
+    # an address lies before any query string, whose $filter never reads "(PartitionKey='"; a key percent-encoded
+    # (or an address whose quotes are) is decoded one record at a time
+    found = pc.struct_field(pc.extract_regex(records["uri"], POINT_PATTERN), "pk")  # null where no address matched
+    decoded = pc.replace_substring(found, "''", "'")
+    matched = pc.fill_null(pc.invert(pc.match_substring(found, "%")), False).to_numpy(zero_copy_only=False)
+    partition = np.array(decoded.to_pylist(), dtype=object) if matched.any() else np.full(len(codes), None, object)
+    rest = np.flatnonzero(entity & ~matched)
+    if len(rest):  # the few a block's regular expression cannot read, one at a time
+        uris, keys = records["uri"].take(rest).to_pylist(), records["object_key"].take(rest).to_pylist()
+        names = [operations[c] for c in codes[rest]]
+        given = zip(names, (u or "" for u in uris), (k or "" for k in keys), strict=True)
+        partition[rest] = [partition_of(*one) for one in given]
+    partition[entity & (partition == None)] = UNATTRIBUTED  # noqa: E711
+    status = pc.fill_null(records["status"], -1).to_numpy(zero_copy_only=False)
+    answered = (status >= 0) & (status < 400)
+    response = pc.fill_null(records["response_body"], 0).to_numpy(zero_copy_only=False)
+    request = pc.fill_null(records["request_body"], 0).to_numpy(zero_copy_only=False)
+    entities = np.where(
+        query,
+        np.where(answered, np.round(response / entity_bytes), 0),
+        np.where(batch, np.maximum(1, np.round(request / (entity_bytes + BATCH_PART_BYTES))), 1),
+    ).astype(np.int64)
+    return pa.table(
+        {
+            "op_class": pa.array(op_class, pa.string()),
+            "partition": pa.array(partition, pa.string()),
+            "entities": entities,
+            "estimated": query | batch,
+        }
+    )

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from ..log_forms import parse_time
 from .records import LogRecord, Unreadable
 
-__all__ = ["DUPLICATE", "FIELDS", "classic_records"]
+__all__ = ["DUPLICATE", "FIELDS", "HourSeen", "classic_records", "duplicate"]
 
 #: Version 1.0's fields, in order (``<version>;<request-start-time>;…``).
 FIELDS = (
@@ -37,11 +37,33 @@ def _number(text: str) -> float | None:
     return float(text) if text else None
 
 
-def classic_records(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
+class HourSeen:
+    """The records of the hour being read, by request id and operation count: the service may write one twice within
+    its hour (one reader's state across the blocks of its sources)."""
+
+    def __init__(self) -> None:
+        self.hour, self.keys = "", set[tuple[str, str]]()
+
+    def repeat(self, hour: str, request_id: str, operation_count: str) -> bool:
+        """Whether the record was read already within ``hour`` (``YYYY-MM-DDTHH``, its start time's)."""
+        if hour != self.hour:
+            self.hour, self.keys = hour, set()
+        key = (request_id, operation_count)
+        if key in self.keys:
+            return True
+        self.keys.add(key)
+        return False
+
+
+def duplicate(request_id: str, operation_count: str) -> Unreadable:
+    return Unreadable(DUPLICATE, f"request id {request_id}, operation count {operation_count}")
+
+
+def classic_records(lines: Iterable[str], seen: HourSeen | None = None) -> Iterator[LogRecord | Unreadable]:
     """The records of classic log lines; a line with too few fields or one that does not parse is ``Unreadable``, a
-    repeated record within its hour an ``Unreadable`` of reason ``DUPLICATE``."""
-    seen: set[tuple[str, str]] = set()
-    hour = ""
+    repeated record within its hour (``seen``: the reader's, across its blocks) an ``Unreadable`` of reason
+    ``DUPLICATE``."""
+    seen = HourSeen() if seen is None else seen
     for line in lines:
         if not line.strip():
             continue
@@ -52,12 +74,9 @@ def classic_records(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
         try:
             started = _field(row, "request-start-time")
             key = (row[_AT["request-id-header"]], row[_AT["operation-count"]])
-            if started[:13] != hour:  # records repeat within an hour: the set is that hour's
-                hour, seen = started[:13], set()
-            if key in seen:
-                yield Unreadable(DUPLICATE, line)
+            if seen.repeat(started[:13], *key):
+                yield duplicate(*key)
                 continue
-            seen.add(key)
             status = row[_AT["http-status-code"]]
             yield LogRecord(
                 time=parse_time(started),

@@ -5,15 +5,10 @@ report.html) from the same summary, verdict and report, ``run.target_kind: "logs
 from __future__ import annotations
 
 import argparse
-import glob
-import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from itertools import chain
 from pathlib import Path
-from typing import IO
 
 from .. import summary, wrapup
 from ..exit_codes import UsageError
@@ -22,9 +17,9 @@ from ..options.commands import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
-from .forms import ANALYTICS_COLUMNS, detect, records
+from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
-from .records import LogRecord, Unreadable
+from .reader import paths, read
 from .tally import Tally
 
 __all__ = ["LEAVES_OUT", "kql", "traffic_command"]
@@ -34,8 +29,6 @@ LEAVES_OUT = (
     "entities (scanned and returned rows are not logged: estimated from its answer's size); whether an application "
     "retried a throttled request except by its client request id; outages (a gap in the logs is no evidence of one)"
 )
-_SUFFIXES = (".json", ".jsonl", ".log", ".csv")
-NO_FORM = "a source in no form the tool reads"
 
 
 def _utc(epoch: float) -> str:
@@ -60,53 +53,6 @@ def kql(since: float | None, until: float | None) -> str:
     )
 
 
-def _paths(sources: list[str]) -> list[str]:
-    """Each source as files to read, in order: a folder's log files (every level), a glob's matches, ``-``."""
-    found: list[str] = []
-    for source in sources:
-        path = Path(source)
-        if source == "-":
-            found.append(source)
-        elif path.is_dir():
-            found += sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
-        elif path.is_file():
-            found.append(source)
-        elif any(c in source for c in "*?["):
-            found += sorted(p for p in glob.glob(source, recursive=True) if Path(p).is_file())
-        else:
-            raise UsageError(f"{source}: no such file or folder, and no glob; give log files, folders, globs or -")
-    if not found:
-        raise UsageError(f"{' '.join(sources)}: no log files there (*.json, *.jsonl, *.log, *.csv)")
-    return found
-
-
-def _opened(name: str) -> IO[str]:
-    if name == "-":
-        return sys.stdin
-    return open(name, encoding="utf-8-sig", errors="replace", newline="")  # noqa: SIM115 -- closed by the caller
-
-
-def _read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
-    """One source's records into ``tally``: its form given, or told by its first line."""
-    stream = _opened(name)
-    try:
-        lines: Iterator[str] = iter(stream)
-        first = next((line for line in lines if line.strip()), None)
-        if first is None:
-            return
-        chosen = detect(first) if form == "auto" else form
-        if chosen is None:
-            tally.add(Unreadable(NO_FORM, f"{name}: {first}"))
-            return
-        for item in records(chosen, chain((first,), lines)):
-            tally.add(item)
-            if isinstance(item, LogRecord):
-                forms[chosen] += 1
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
-
-
 def traffic_command(ns: argparse.Namespace) -> int:
     """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
@@ -118,7 +64,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         return 0
     if not given["sources"]:
         raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
-    names = _paths(given["sources"])
+    names = paths(given["sources"])
     if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
         raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
     out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
@@ -133,7 +79,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
     forms: Counter[str] = Counter()
     began = time.perf_counter()
     for name in names:
-        _read(name, given["format"], tally, forms)
+        read(name, given["format"], tally, forms)
     counts = tally.finish()
     if tally.first is None or tally.last is None:
         said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + tally.table_operations).items())

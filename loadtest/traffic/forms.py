@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..log_forms import FORMS, parse_time
-from .classic import classic_records
+from .classic import HourSeen, classic_records
 from .records import LogRecord, Unreadable
 
 __all__ = ["ANALYTICS_COLUMNS", "FORMS", "detect", "records"]
@@ -42,10 +42,11 @@ def detect(first: str) -> str | None:
     return None
 
 
-def records(form: str, lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
-    """The records of ``lines`` in ``form`` (``FORMS``), each line that is not one as ``Unreadable``."""
+def records(form: str, lines: Iterable[str], seen: HourSeen | None = None) -> Iterator[LogRecord | Unreadable]:
+    """The records of ``lines`` in ``form`` (``FORMS``), each line that is not one as ``Unreadable`` (``seen``: the
+    classic records read so far, across a reader's blocks)."""
     if form == "classic":
-        return classic_records(lines)
+        return classic_records(lines, seen)
     if form == "analytics-csv":
         return _analytics(csv.DictReader(lines), "a CSV row")
     if form == "analytics-json":

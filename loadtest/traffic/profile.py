@@ -46,11 +46,11 @@ class ProfileCounts:
         self.seconds: Counter[int] = Counter()  # second -> requests
         self.entity_bytes: int | None = None
 
-    def add(self, second: int, operation: str, op_class: str, partition: str, entities: int) -> None:
-        """One operation's first attempt."""
-        self.operations[(operation, op_class)] += 1
+    def add(self, second: int, operation: str, op_class: str, partition: str, entities: int, requests: int = 1) -> None:
+        """Operations' first attempts (``requests`` of them, asking for ``entities`` together) in one second."""
+        self.operations[(operation, op_class)] += requests
         self.operation_entities[(operation, op_class)] += entities
-        self.seconds[second] += 1
+        self.seconds[second] += requests
         if partition == UNATTRIBUTED:
             asked = self.unattributed.setdefault(op_class, [0.0, 0.0])
         else:
@@ -60,7 +60,7 @@ class ProfileCounts:
                     self._fold()
                 per_class = self.partitions[partition] = {}
             asked = per_class.setdefault(op_class, [0.0, 0.0])
-        asked[0] += 1
+        asked[0] += requests
         asked[1] += entities
 
     def _fold(self) -> None:

@@ -4,19 +4,28 @@ per second and op class), so the summary, verdict and report are a run's. What r
 A record is one attempt, as the service saw it. Its operation is its ``ClientRequestId`` (the SDKs keep one per
 operation across its retries): the first record of an id is the operation's request (its demand), every record an
 attempt. Throttled records count as throttled attempts with their reason; other errors as failures by status text.
+
+Records are counted a block at a time (``count``, the columns of ``columns.COLUMNS``): grouped by second, partition and
+op class in Arrow, so the buckets are touched once a group, not once a record.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
 from ..redact import redact
 from ..service_errors import logged_throttling
-from .attribution import attribute
+from .attribution import _codes, attribute
+from .columns import from_records
 from .profile import ProfileCounts
 from .records import LogRecord, Unreadable
 
@@ -24,9 +33,15 @@ __all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally", "hashed"]
 
 EXAMPLES = 3  # unreadable lines shown per reason (redacted, cut short)
 RETRY_WINDOW_S = 300  # an operation's retries come within this: its id is forgotten after (memory stays bounded)
-COMPACT_EVERY = 20_000  # records between foldings of old seconds' untracked keys (``RunCounts.compact``)
+BLOCK = 65_536  # records read a line at a time, counted together
 OUTSIDE = "outside --since/--until"
 OTHER_CLIENTS = "another client's (--client-request-id)"
+_KEY = ["second", "partition", "op_class"]
+
+
+def _rows(table: pa.Table, *names: str) -> Iterator[tuple[Any, ...]]:
+    """A (grouped, so short) table's rows as tuples of the named columns."""
+    return zip(*(table[name].to_pylist() for name in names), strict=True)
 
 
 def hashed(key: str) -> str:
@@ -59,88 +74,185 @@ class Tally:
         self.unattributed: Counter[str] = Counter()  # requests whose records name no partition, by operation
         self.first: float | None = None
         self.last: float | None = None
-        self._operations: dict[str, float] = {}  # client request id -> when its latest attempt started
-        self._forgotten_at = 0.0
+        self._recent = pa.table({"id": pa.array([], pa.string()), "time": pa.array([], pa.float64())})
+        self._pending: list[LogRecord] = []
 
     def add(self, item: LogRecord | Unreadable) -> None:
+        """One record read a line at a time (counted with the next ``BLOCK``), or a line that is not one."""
         if isinstance(item, Unreadable):
             self.unreadable[item.reason] += 1
             examples = self.examples.setdefault(item.reason, [])
             if len(examples) < EXAMPLES and not self.hash_keys:
                 examples.append(redact(item.line.strip())[:300])
             return
-        if self.prefix and not item.client_request_id.startswith(self.prefix):
-            self.passed[OTHER_CLIENTS] += 1
-            return
-        if (self.since is not None and item.time < self.since) or (self.until is not None and item.time >= self.until):
-            self.passed[OUTSIDE] += 1
-            return
-        attribution = attribute(item, self.entity_bytes)
-        if attribution is None:
-            self.table_operations[item.operation] += 1
-            return
-        partition = attribution.partition
-        if self.hash_keys and partition not in GROUPS:
-            partition = hashed(partition)
-        self._count(item, attribution.op_class, partition, attribution.entities, attribution.estimated)
+        self._pending.append(item)
+        if len(self._pending) >= BLOCK:
+            self._flush()
 
-    def _count(self, record: LogRecord, op_class: str, partition: str, entities: int, estimated: bool) -> None:
-        counts, second = self.counts, int(record.time)
-        self.first = record.time if self.first is None else min(self.first, record.time)
-        self.last = record.time if self.last is None else max(self.last, record.time)
-        bucket = counts.bucket(second, partition, op_class)
-        bucket.attempts += 1
-        first = self._first_attempt(record)
-        if first:
-            bucket.requests += 1
-            bucket.offered += entities
-            if partition == UNATTRIBUTED:
-                self.unattributed[record.operation] += 1
-            else:
-                counts.seen(partition, entities)
-            if self.profile is not None:
-                self.profile.add(second, record.operation, op_class, partition, entities)
-        reason = logged_throttling(record.status, record.status_text, record.response_type)
-        if reason is not None:
-            bucket.throttled += 1
-            bucket.throttled_by[reason] += 1
-        elif record.status is not None and record.status < 400:
+    def _flush(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, []
+            self._block(from_records(pending))
+
+    def count(self, records: pa.Table) -> None:
+        """A block of records (``columns.COLUMNS``), in the order they were logged (after any added before it)."""
+        self._flush()
+        self._block(records)
+
+    def _block(self, records: pa.Table) -> None:
+        keep = np.ones(records.num_rows, bool)
+        if self.prefix:
+            ours = pc.starts_with(records["client_request_id"], self.prefix).to_numpy(zero_copy_only=False)
+            self.passed[OTHER_CLIENTS] += int((~ours).sum())
+            keep &= ours
+        times = records["time"].to_numpy()
+        if self.since is not None or self.until is not None:
+            inside = (times >= (self.since if self.since is not None else -np.inf)) & (
+                times < (self.until if self.until is not None else np.inf)
+            )
+            self.passed[OUTSIDE] += int((keep & ~inside).sum())
+            keep &= inside
+        records = records.filter(pa.array(keep)) if not keep.all() else records
+        said = attribute(records, self.entity_bytes)
+        entity = pc.is_valid(said["op_class"])
+        if not pc.all(entity).as_py():
+            codes, names = _codes(records.filter(pc.invert(entity))["operation"])
+            self.table_operations.update({names[c]: int(n) for c, n in enumerate(np.bincount(codes)) if n})
+            records, said = records.filter(entity), said.filter(entity)
+        if records.num_rows:
+            self._count(records, said)
+
+    def _count(self, records: pa.Table, said: pa.Table) -> None:
+        times = records["time"].to_numpy()
+        self.first = min(float(times.min()), self.first if self.first is not None else np.inf)
+        self.last = max(float(times.max()), self.last if self.last is not None else -np.inf)
+        self.counted += records.num_rows
+        partition = said["partition"]
+        if self.hash_keys:
+            codes, keys = _codes(partition)
+            partition = pa.array(np.array([k if k in GROUPS else hashed(k) for k in keys], object)[codes], pa.string())
+        first = self._first_attempts(records["client_request_id"], times)
+        reason, failed = self._answers(records)
+        entities = said["entities"].to_numpy()
+        succeeded = (reason == None) & ~failed  # noqa: E711
+        duration = records["duration_ms"].to_numpy(zero_copy_only=False)  # NaN where not logged
+        rows = pa.table(
+            {
+                "second": np.floor(times).astype(np.int64),
+                "partition": partition,
+                "op_class": said["op_class"],
+                "operation": records["operation"],
+                "first": first.astype(np.int64),
+                "offered": np.where(first, entities, 0),
+                "throttled": (reason != None).astype(np.int64),  # noqa: E711
+                "reason": pa.array(reason, pa.string()),
+                "failed": failed.astype(np.int64),
+                "error": pc.if_else(
+                    pc.equal(records["status_text"], ""),
+                    pc.fill_null(pc.binary_join_element_wise("HTTP", pc.cast(records["status"], pa.string()), ""), "Unknown"),
+                    records["status_text"],
+                ),
+                "entities": np.where(succeeded, entities, 0),
+                "estimated": np.where(succeeded & said["estimated"].to_numpy(zero_copy_only=False), entities, 0),
+                "longest_ms": np.where(np.isnan(duration), 0, duration).astype(np.int64),
+                "micros": np.maximum(1, np.where(np.isnan(duration), 0, duration * 1000)).astype(np.int64),
+                "timed": ~np.isnan(duration),
+                "weight": np.maximum(1, entities),
+            }
+        )
+        self._buckets(rows)
+        self._latency(rows.filter(rows["timed"]))
+        self._demand(rows.filter(pc.equal(rows["first"], 1)))
+        self.counts.compact(now=self.last)
+
+    def _first_attempts(self, ids: pa.ChunkedArray, times: np.ndarray) -> np.ndarray:
+        """Whether each record is its operation's first attempt: the first of its client request id within
+        ``RETRY_WINDOW_S`` (a record without one is an operation of its own)."""
+        block = pa.table({"id": ids, "time": times})
+        given = pc.not_equal(ids, "").to_numpy(zero_copy_only=False)
+        position = pa.array(np.arange(len(times)))
+        earliest = block.append_column("at", position).group_by("id", use_threads=False).aggregate([("at", "min")])["at_min"]
+        opening = np.zeros(len(times), bool)
+        opening[earliest.to_numpy()] = True
+        before = pc.is_in(ids, value_set=self._recent["id"]).to_numpy(zero_copy_only=False)
+        recent = pa.concat_tables([self._recent, block.filter(pa.array(given))])
+        self._recent = recent.filter(pc.greater_equal(recent["time"], float(times.max()) - RETRY_WINDOW_S))
+        return ~given | (opening & ~before)
+
+    @staticmethod
+    def _answers(records: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Per record: its throttling reason (None if not throttled), and whether it failed otherwise: decided once
+        for each distinct (status, status text, response type)."""
+        status = pc.fill_null(records["status"], -1).to_numpy(zero_copy_only=False)
+        text_codes, texts = _codes(records["status_text"])
+        type_codes, types = _codes(records["response_type"])
+        kinds = len(texts) * len(types)  # one number per (status, text, type): a 1-D unique is a fast sort
+        distinct, inverse = np.unique((status + 1) * kinds + text_codes * len(types) + type_codes, return_inverse=True)
+        combos = [(int(k // kinds) - 1, int(k % kinds) // len(types), int(k % len(types))) for k in distinct]
+        reasons = [logged_throttling(None if s < 0 else s, texts[t], types[r]) for s, t, r in combos]
+        failed = [reason is None and not (0 <= combo[0] < 400) for reason, combo in zip(reasons, combos, strict=True)]
+        return np.array(reasons, dtype=object)[inverse], np.array(failed, dtype=bool)[inverse]
+
+    def _buckets(self, rows: pa.Table) -> None:
+        sums = ("first", "offered", "throttled", "failed", "entities", "estimated")
+        grouped = rows.group_by(_KEY, use_threads=False).aggregate(
+            [("second", "count"), *((name, "sum") for name in sums), ("longest_ms", "max")]
+        )
+        columns = (*_KEY, "second_count", *(f"{name}_sum" for name in sums), "longest_ms_max")
+        for second, partition, op_class, attempts, requests, offered, throttled, failures, entities, estimated, longest in _rows(
+            grouped, *columns
+        ):
+            bucket = self.counts.bucket(second, partition, op_class)
+            bucket.attempts += attempts
+            bucket.requests += requests
+            bucket.offered += offered
+            bucket.throttled += throttled
+            bucket.failures += failures
             bucket.entities += entities
-            bucket.estimated += entities if estimated else 0
-        else:
-            bucket.failures += 1
-            bucket.errors[record.status_text or f"HTTP{record.status}"] += 1
-        if record.duration_ms is not None:
-            micros = max(1, int(record.duration_ms * 1000))
-            bucket.longest_ms = max(bucket.longest_ms, int(record.duration_ms))
-            hist = counts.latency.get((second, op_class))
-            if hist is None:
-                hist = counts.latency[(second, op_class)] = new_histogram()
-            hist.record_value(micros)
-            if first:
-                opening = counts.first_attempt.get(op_class)
-                if opening is None:
-                    opening = counts.first_attempt[op_class] = new_histogram()
-                opening.record_value(micros)
-        self.counted += 1
-        if self.counted % COMPACT_EVERY == 0:
-            counts.compact(now=self.last)
+            bucket.estimated += estimated
+            bucket.longest_ms = max(bucket.longest_ms, longest)
+        for kind, column in (("throttled", "reason"), ("failed", "error")):
+            marked = rows.filter(pc.equal(rows[kind], 1))
+            if marked.num_rows:
+                by = marked.group_by([*_KEY, column], use_threads=False).aggregate([("second", "count")])
+                for second, partition, op_class, what, n in _rows(by, *_KEY, column, "second_count"):
+                    bucket = self.counts.bucket(second, partition, op_class)
+                    (bucket.throttled_by if kind == "throttled" else bucket.errors)[what] += n
 
-    def _first_attempt(self, record: LogRecord) -> bool:
-        """Whether the record is its operation's first attempt: the first of its client request id (a record without
-        one is an operation of its own). Ids older than ``RETRY_WINDOW_S`` are forgotten."""
-        key = record.client_request_id
-        if not key:
-            return True
-        first = key not in self._operations
-        self._operations[key] = record.time
-        if record.time - self._forgotten_at > RETRY_WINDOW_S / 5:
-            self._operations = {k: t for k, t in self._operations.items() if t >= record.time - RETRY_WINDOW_S}
-            self._forgotten_at = record.time
-        return first
+    def _latency(self, timed: pa.Table) -> None:
+        """Each attempt's logged duration into its second's histogram; a first attempt's into its op class's too."""
+        latency, opening = self.counts.latency, self.counts.first_attempt
+        by = timed.group_by(["second", "op_class", "micros"], use_threads=False).aggregate([("first", "count"), ("first", "sum")])
+        for second, op_class, micros, attempts, firsts in _rows(by, "second", "op_class", "micros", "first_count", "first_sum"):
+            hist = latency.get((second, op_class))
+            if hist is None:
+                hist = latency[(second, op_class)] = new_histogram()
+            hist.record_value(micros, attempts)
+            if firsts:
+                into = opening.get(op_class)
+                if into is None:
+                    into = opening[op_class] = new_histogram()
+                into.record_value(micros, firsts)
+
+    def _demand(self, firsts: pa.Table) -> None:
+        """The operations' demand: the heaviest keys' weights, the unattributed by operation, the profile's."""
+        named = firsts.filter(pc.not_equal(firsts["partition"], UNATTRIBUTED))
+        by = named.group_by("partition", use_threads=False).aggregate([("weight", "sum")])
+        for partition, weight in _rows(by, "partition", "weight_sum"):
+            self.counts.seen(partition, weight)
+        nameless = firsts.filter(pc.equal(firsts["partition"], UNATTRIBUTED))
+        if nameless.num_rows:
+            codes, names = _codes(nameless["operation"])
+            self.unattributed.update({names[c]: int(n) for c, n in enumerate(np.bincount(codes)) if n})
+        if self.profile is not None:
+            keys = ["second", "operation", "op_class", "partition"]
+            by = firsts.group_by(keys, use_threads=False).aggregate([("offered", "sum"), ("first", "count")])
+            for row in _rows(by, *keys, "offered_sum", "first_count"):
+                self.profile.add(*row)
 
     def finish(self) -> RunCounts:
         """The counts with the records' clock: their first second to their last, all of it steady (no ramp)."""
+        self._flush()
         counts = self.counts
         if self.first is not None and self.last is not None:
             counts.started = counts.steady_from = float(int(self.first))

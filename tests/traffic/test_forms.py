@@ -13,6 +13,7 @@ from loadtest.log_forms import parse_time
 from loadtest.service_errors import BUSY, logged_throttling
 from loadtest.traffic.attribution import attribute
 from loadtest.traffic.classic import DUPLICATE
+from loadtest.traffic.columns import from_records
 from loadtest.traffic.forms import detect, records
 from loadtest.traffic.records import LogRecord, Unreadable
 from loadtest.traffic.tally import Tally
@@ -105,18 +106,33 @@ def test_a_logged_answer_is_throttling_for_the_reason_its_record_tells(status, t
     assert logged_throttling(status, text, response_type) == reason
 
 
+TABLE = "http://h/acct/orders"
+
+
 def test_what_a_record_names_and_what_it_cannot():
-    point = attribute(record(), entity_bytes=1000)
-    assert (point.op_class, point.partition, point.entities, point.estimated) == ("GET", "k'0", 1, False)
-    query = attribute(
-        record(operation="QueryEntities", uri="http://h/acct/orders()?$filter=PartitionKey%20eq%20'k1'", response_body=5000),
+    said = attribute(
+        from_records(
+            [
+                record(),
+                record(operation="QueryEntities", uri=f"{TABLE}()?$filter=PartitionKey%20eq%20'k1'", response_body=5000),
+                record(operation="InsertEntity", uri="http://h/acct/orders", status=204),
+                record(operation="EntityGroupTransaction", uri="http://h/acct/$batch", request_body=13000),
+                record(operation="CreateTable", uri="http://h/acct/Tables"),
+                record(uri="http://h/acct/orders(PartitionKey='a%2Fb',RowKey='1')"),  # percent-encoded: read one at a time
+                record(operation="QueryEntities", uri="http://h/acct/orders()", status=503, response_body=5000),
+            ]
+        ),
         entity_bytes=1000,
-    )
-    assert (query.partition, query.entities, query.estimated) == ("k1", 5, True)
-    insert = attribute(record(operation="InsertEntity", uri="http://h/acct/orders", status=204), entity_bytes=1000)
-    batch = attribute(record(operation="EntityGroupTransaction", uri="http://h/acct/$batch", request_body=13000), 1000)
-    assert (insert.partition, insert.entities) == (UNATTRIBUTED, 1) and (batch.partition, batch.entities) == (UNATTRIBUTED, 10)
-    assert attribute(record(operation="CreateTable", uri="http://h/acct/Tables"), 1000) is None
+    ).to_pylist()
+    assert [(r["op_class"], r["partition"], r["entities"], r["estimated"]) for r in said] == [
+        ("GET", "k'0", 1, False),
+        ("GET", "k1", 5, True),
+        ("PUT", UNATTRIBUTED, 1, False),
+        ("PUT", UNATTRIBUTED, 10, True),
+        (None, None, 1, False),  # an operation on tables: not an entity's
+        ("GET", "a/b", 1, False),
+        ("GET", UNATTRIBUTED, 0, True),  # a throttled query returned nothing
+    ]
 
 
 def test_retries_of_one_operation_are_one_request_and_each_an_attempt():
