@@ -7,7 +7,8 @@
 - ``classic``: Storage Analytics logging (``$logs/table/…/NNNNNN.log``), ``classic.records``.
 
 Built from the documented fields; no public sample of the Table service's logs exists to check them against (the
-docs page on this command says so). Records are read one at a time: memory does not grow with the logs' size.
+docs page on this command says so). Records are read one at a time (the bulk forms a block at a time, ``columns``,
+this reader taking any block Arrow's cannot): memory does not grow with the logs' size.
 """
 
 from __future__ import annotations
