@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from ..buckets import UNATTRIBUTED
 from ..table_uri import ENTITY_OPERATIONS, POINT_PATTERN, entity_keys, filter_partition
 
-__all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "attribute", "partition_of"]
+__all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "attribute", "codes_of", "partition_of"]
 
 #: A batch's bytes per operation beside its entity (the multipart part's boundary, headers and request line): a batch's
 #: operations are estimated from its request body as body / (entity + this).
@@ -39,7 +39,7 @@ def partition_of(operation: str, uri: str, object_key: str) -> str | None:
     return keys[0] if keys else None
 
 
-def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
+def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
     """A string column as (per-row index, distinct values): what is decided per value is decided once."""
     encoded = pc.dictionary_encode(pc.fill_null(column, "")).combine_chunks()
     return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
@@ -49,7 +49,7 @@ def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     """Per record: ``op_class`` (null for an operation on tables or the service, not an entity's), ``partition``
     (``UNATTRIBUTED`` when its record names none), ``entities`` (exact for an operation on one entity; a query's from
     its answer's size, a batch's from its request's) and whether they were ``estimated``."""
-    codes, operations = _codes(records["operation"])
+    codes, operations = codes_of(records["operation"])
     op_class = np.array([ENTITY_OPERATIONS.get(name) for name in operations] + [None], dtype=object)[codes]
     query = np.array([name == QUERY for name in operations] + [False])[codes]
     batch = np.array([name == BATCH for name in operations] + [False])[codes]

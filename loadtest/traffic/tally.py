@@ -24,7 +24,7 @@ from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
 from ..redact import redact
 from ..service_errors import logged_throttling
-from .attribution import _codes, attribute
+from .attribution import attribute, codes_of
 from .columns import from_records
 from .profile import ProfileCounts
 from .records import LogRecord, Unreadable
@@ -116,7 +116,7 @@ class Tally:
         said = attribute(records, self.entity_bytes)
         entity = pc.is_valid(said["op_class"])
         if not pc.all(entity).as_py():
-            codes, names = _codes(records.filter(pc.invert(entity))["operation"])
+            codes, names = codes_of(records.filter(pc.invert(entity))["operation"])
             self.table_operations.update({names[c]: int(n) for c, n in enumerate(np.bincount(codes)) if n})
             records, said = records.filter(entity), said.filter(entity)
         if records.num_rows:
@@ -129,7 +129,7 @@ class Tally:
         self.counted += records.num_rows
         partition = said["partition"]
         if self.hash_keys:
-            codes, keys = _codes(partition)
+            codes, keys = codes_of(partition)
             partition = pa.array(np.array([k if k in GROUPS else hashed(k) for k in keys], object)[codes], pa.string())
         first = self._first_attempts(records["client_request_id"], times)
         reason, failed = self._answers(records)
@@ -184,8 +184,8 @@ class Tally:
         """Per record: its throttling reason (None if not throttled), and whether it failed otherwise: decided once
         for each distinct (status, status text, response type)."""
         status = pc.fill_null(records["status"], -1).to_numpy(zero_copy_only=False)
-        text_codes, texts = _codes(records["status_text"])
-        type_codes, types = _codes(records["response_type"])
+        text_codes, texts = codes_of(records["status_text"])
+        type_codes, types = codes_of(records["response_type"])
         kinds = len(texts) * len(types)  # one number per (status, text, type): a 1-D unique is a fast sort
         distinct, inverse = np.unique((status + 1) * kinds + text_codes * len(types) + type_codes, return_inverse=True)
         combos = [(int(k // kinds) - 1, int(k % kinds) // len(types), int(k % len(types))) for k in distinct]
@@ -242,7 +242,7 @@ class Tally:
             self.counts.seen(partition, weight)
         nameless = firsts.filter(pc.equal(firsts["partition"], UNATTRIBUTED))
         if nameless.num_rows:
-            codes, names = _codes(nameless["operation"])
+            codes, names = codes_of(nameless["operation"])
             self.unattributed.update({names[c]: int(n) for c, n in enumerate(np.bincount(codes)) if n})
         if self.profile is not None:
             keys = ["second", "operation", "op_class", "partition"]
