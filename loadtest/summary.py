@@ -202,14 +202,9 @@ def timeseries(
     """One row per second, partition and op class (timeseries.csv); latency is per second and op class, its
     percentiles read once for all the second's partitions."""
     rows = []
-    read: dict[tuple[int, str], tuple[float, float, float, float]] = {}
+    read = {key: (ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)) for key, hist in latency.items()}
     for (second, partition, op_class), bucket in sorted(buckets.items()):
-        figures = read.get((second, op_class))
-        if figures is None:
-            hist = latency.get((second, op_class))
-            figures = (ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)) if hist is not None else (0.0,) * 4
-            read[(second, op_class)] = figures
-        p50, p95, p99, top = figures
+        p50, p95, p99, top = read.get((second, op_class), (0.0,) * 4)
         rows.append(
             {
                 "t": second - first,
