@@ -13,7 +13,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from browser import close_chromium  # noqa: E402
-from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest  # noqa: E402
+from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest, stop_warm_servers  # noqa: E402
 
 from loadtest.azurite import EmbeddedAzurite  # noqa: E402
 from loadtest.table import TestTable  # noqa: E402
@@ -22,6 +22,7 @@ from loadtest.target import Target, resolve_target  # noqa: E402
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     close_chromium()
+    stop_warm_servers()
 
 
 @pytest.fixture(scope="session")

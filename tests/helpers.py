@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
@@ -60,9 +61,13 @@ class Finished:
 
 
 def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Finished:
-    """``python -m loadtest ARGS`` in a child process, as a user would run it (bounded in time)."""
+    """``python -m loadtest ARGS`` in a child process, as a user would run it (bounded in time): started warm
+    (``warm.py``: forked from a process that has the imports done), or cold when the test sets variables of its own
+    (``env``: some are read at import, e.g. ``SSL_CERT_FILE`` by the contexts a library makes then)."""
     child_env = {k: v for k, v in os.environ.items() if k != "AZURE_STORAGE_CONNECTION_STRING"}
     child_env.update(env or {})
+    if not env:
+        return warm_start("loadtest", list(args), env=child_env, timeout=timeout)
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", *args],
         cwd=ROOT,
@@ -73,6 +78,57 @@ def run_loadtest(*args: str, env: dict[str, str] | None = None, timeout: float =
         stdin=subprocess.DEVNULL,
     )
     return Finished(done.returncode, done.stdout, done.stderr)
+
+
+class _Warm:
+    """The two warm servers (with and without gevent's patches), started on first use, stopped by PID at the end."""
+
+    servers: dict[bool, subprocess.Popen] = {}
+
+    @classmethod
+    def server(cls, patched: bool) -> subprocess.Popen:
+        running = cls.servers.get(patched)
+        if running is None or running.poll() is not None:
+            log = (ARTIFACTS / f"warm-server{'-patched' if patched else ''}.log").open("w")
+            running = subprocess.Popen(
+                [sys.executable, str(ROOT / "tests" / "warm.py"), *(["patched"] if patched else [])],
+                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+            )  # fmt: skip
+            cls.servers[patched] = running
+        return running
+
+    @classmethod
+    def stop(cls) -> None:
+        for server in cls.servers.values():
+            server.stdin.close()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=10)
+        cls.servers.clear()
+
+
+def stop_warm_servers() -> None:
+    _Warm.stop()
+
+
+def warm_start(module: str, args: list[str], *, env: dict[str, str], timeout: float) -> Finished:
+    """``python -m MODULE ARGS`` forked from a warm server in ROOT with ``env``: its exit status and outputs, or
+    ``subprocess.TimeoutExpired`` (the child killed) past ``timeout``."""
+    from loadtest.entry import GEVENT_COMMANDS
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    server = _Warm.server(module == "locust" or args[:1] in ([c] for c in GEVENT_COMMANDS))
+    with tempfile.TemporaryDirectory() as outputs:
+        out, err = Path(outputs, "stdout"), Path(outputs, "stderr")
+        command = {"module": module, "args": args, "env": env, "cwd": str(ROOT), "stdout": str(out), "stderr": str(err)}
+        server.stdin.write(json.dumps({**command, "timeout": timeout}) + "\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        if answer.get("timeout"):
+            raise subprocess.TimeoutExpired([module, *args], timeout, out.read_text(), err.read_text())
+        return Finished(answer["code"], out.read_text(), err.read_text())
 
 
 def run_with_azurite_frozen(
@@ -104,16 +160,12 @@ def run_with_azurite_frozen(
 def locust_headless(
     locustfile: Path, azurite: EmbeddedAzurite, *args: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """``locust -f locustfile --headless ARGS`` in a child process against ``azurite`` (bounded in time)."""
-    return subprocess.run(
-        [sys.executable, "-m", "locust", "-f", str(locustfile), "--headless", *args],
-        cwd=ROOT,
-        env={**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    """``locust -f locustfile --headless ARGS`` in a child process against ``azurite`` (bounded in time), started
+    warm."""
+    args = ["-f", str(locustfile), "--headless", *args]
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    done = warm_start("locust", args, env=env, timeout=timeout)
+    return subprocess.CompletedProcess(["locust", *args], done.code, done.stdout, done.stderr)
 
 
 def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *args: str) -> tuple[dict, list[dict]]:
