@@ -95,7 +95,7 @@ class RequestProfile:
         if client is not None:
             self._single_write(client, context["partition"])
         if request_type in _CREATING:
-            self._key_written(context["partition"])
+            self.key_written(context["partition"])
 
     def on_user_error(self, user_instance: Any, exception: BaseException, tb: Any, **_: Any) -> None:
         self.task_errors[redact(f"{type(exception).__name__}: {exception}")[:300]] += 1
@@ -113,7 +113,9 @@ class RequestProfile:
         self.totals["batchable"] += sum(n for n in self._cells.values() if n >= BATCHABLE_PER_S)
         self._cells.clear()
 
-    def _key_written(self, key: str) -> None:
+    def key_written(self, key: str) -> None:
+        """A write that may create an entity, under ``key``: where it falls against the keys written before the last
+        ``EDGE_WINDOW`` (``loadtest traffic`` feeds the logged ones, in the order they were logged)."""
         recent = self._recent
         if len(recent) == EDGE_WINDOW:
             old = recent[0]

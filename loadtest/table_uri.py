@@ -9,9 +9,18 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .query_reach import reach_of
+from .query_reach import Reach, reach_of
 
-__all__ = ["ENTITY_OPERATIONS", "POINT_PATTERN", "category_of", "entity_keys", "filter_partition", "operation_name", "table_of"]
+__all__ = [
+    "ENTITY_OPERATIONS",
+    "POINT_PATTERN",
+    "category_of",
+    "entity_keys",
+    "filter_partition",
+    "filter_reach",
+    "operation_name",
+    "table_of",
+]
 
 #: The service's names of entity operations (its logs' ``OperationName``), with the op class the targets count them in:
 #: reads are GETs, every write (a batch's included) a PUT.
@@ -41,17 +50,23 @@ def entity_keys(address: str) -> tuple[str, str] | None:
     return (found.group(1).replace("''", "'"), found.group(2).replace("''", "'")) if found else None
 
 
+def filter_reach(query: str) -> Reach | None:
+    """The key range a query string's ``$filter`` selects (no filter: the whole table), or None (one this parser
+    cannot read)."""
+    where = next((value for name, value in parse_qsl(query, keep_blank_values=True) if name == "$filter"), None)
+    if not where:
+        return Reach()
+    try:
+        return reach_of(where)
+    except (ValueError, IndexError):
+        return None
+
+
 def filter_partition(query: str) -> str | None:
     """The one PartitionKey a query string's ``$filter`` reads (``PartitionKey eq 'a'`` among its ``and`` terms), or
     None (no filter, a range of partitions, or one this parser cannot read)."""
-    where = next((value for name, value in parse_qsl(query, keep_blank_values=True) if name == "$filter"), None)
-    if not where:
-        return None
-    try:
-        low, low_in, high, high_in = reach_of(where).pk
-    except (ValueError, IndexError):
-        return None
-    return low if low is not None and low == high and low_in and high_in else None
+    reach = filter_reach(query)
+    return reach.partition if reach is not None else None
 
 
 def table_of(uri: str) -> str:

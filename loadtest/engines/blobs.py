@@ -1,6 +1,6 @@
 """The hand-over through a blob container: an engine's outputs up to ``CONTAINER/<run-id>/<engine>/``, and every
 engine's results.json of a run back down for ``loadtest merge --from-container``. azure-storage-blob, in the target's
-own storage account (its blob endpoint and credential), bounded in time and retries."""
+own storage account (``blob_container``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from azure.core.exceptions import (
-    AzureError,
-    ClientAuthenticationError,
-    HttpResponseError,
-    ResourceExistsError,
-    ResourceNotFoundError,
-)
-from azure.storage.blob import ContainerClient, ContentSettings, LinearRetry
+from azure.core.exceptions import AzureError, ResourceExistsError, ResourceNotFoundError
+from azure.storage.blob import ContentSettings
 
-from ..exit_codes import RunError
+from ..blob_container import failed, open_container
 from ..outputs import RESULTS_FILE, TIMESERIES_FILE
-from ..redact import redact
-from ..target import CONNECT_TIMEOUT_S, blob_account
 from ..wrapup import OUTPUTS
 
 __all__ = ["RUN_OUTPUTS", "download_results", "upload_outputs", "upload_place"]
@@ -29,33 +21,7 @@ log = logging.getLogger("loadtest")
 #: A run's own outputs, by name: nothing else in ``--out`` leaves the machine (``--out .`` in a project folder holds
 #: its locust.conf, which may carry a connection string).
 RUN_OUTPUTS = (RESULTS_FILE, TIMESERIES_FILE, *(name for name, _ in OUTPUTS))
-#: The Blob service version asked for: one Azure and Azurite (3.35 and later) both answer; the SDK's newest is ahead of
-#: Azurite's, which refuses it (400 InvalidHeaderValue). Upload, list and download need nothing newer.
-BLOB_API_VERSION = "2025-01-05"
 CONTENT_TYPES = {".html": "text/html", ".json": "application/json", ".csv": "text/csv", ".kql": "text/plain"}
-
-
-def _container(name: str, *, connection_string: str, account_url: str, timeout: float, flag: str) -> ContainerClient:
-    url, credential = blob_account(connection_string=connection_string, account_url=account_url, flag=flag)
-    return ContainerClient(
-        url,
-        name,
-        credential=credential,
-        api_version=BLOB_API_VERSION,
-        connection_timeout=min(CONNECT_TIMEOUT_S, timeout),
-        read_timeout=timeout,
-        retry_policy=LinearRetry(backoff=0.5, random_jitter_range=0, retry_total=2),
-    )
-
-
-def _failed(err: AzureError, where: str) -> RunError:
-    """One line for a blob request that failed, no secret in it."""
-    if isinstance(err, ClientAuthenticationError) or getattr(err, "status_code", None) == 403:
-        return RunError(f"{where}: the storage account refused the credentials (403): check the key, SAS or role")
-    if isinstance(err, HttpResponseError) and err.status_code:
-        return RunError(f"{where}: answered {err.status_code} {err.error_code or err.reason or ''}".rstrip())
-    first = (str(err).splitlines() or [type(err).__name__])[0]
-    return RunError(f"{where}: cannot reach the blob service: {redact(first)[:200]}")
 
 
 def upload_place(container: str, run_id: str, engine: str) -> str:
@@ -69,7 +35,9 @@ def upload_outputs(
     """The run's outputs in ``out`` (``RUN_OUTPUTS``, by name) to ``container/<run_id>/<engine>/`` (the container
     created if absent); the place."""
     folder, place = f"{run_id}/{engine}", upload_place(container, run_id, engine)
-    client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag="--upload")
+    client = open_container(
+        container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag="--upload"
+    )
     files = [Path(out) / name for name in RUN_OUTPUTS if (Path(out) / name).is_file()]
     try:
         with client:
@@ -82,7 +50,7 @@ def upload_outputs(
                 with path.open("rb") as data:
                     client.upload_blob(f"{folder}/{path.name}", data, overwrite=True, content_settings=settings)
     except AzureError as err:
-        raise _failed(err, f"the upload to {place}") from None
+        raise failed(err, f"the upload to {place}") from None
     log.info("Uploaded %d files to %s", len(files), place)
     return place
 
@@ -92,7 +60,7 @@ def download_results(
 ) -> list[tuple[str, str]]:
     """Each engine's results.json under ``container/<run_id>/``: (its blob name, its text)."""
     where = f"--from-container {container} --run-id {run_id}"
-    client = _container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
+    client = open_container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
     found: list[tuple[str, Any]] = []
     try:
         with client:
@@ -103,5 +71,5 @@ def download_results(
     except ResourceNotFoundError:
         return []  # no container of that name: nothing was uploaded there
     except AzureError as err:
-        raise _failed(err, where) from None
+        raise failed(err, where) from None
     return found

@@ -39,7 +39,8 @@ COMMAND_HELP: dict[str, tuple[str, str]] = {
         "read the account's request logs into a hot-partition report: which partitions production ran hot",
         "Reads Azure Monitor's table logs (archived by a diagnostic setting, or exported from Log Analytics) "
         "or Storage Analytics' $logs, counts every request per partition, op class and second as a run counts its "
-        "operations, and writes a run's outputs (results.json, timeseries.csv, report.html). Sends nothing.",
+        "operations, and writes a run's outputs (results.json, timeseries.csv, report.html). "
+        "Writes nothing to the account (--from-container reads its archived logs through the blob endpoint).",
     ),
     "merge": (
         "merge the results of a run's engines (--run-id) into one run's results and report",

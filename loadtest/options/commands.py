@@ -1,5 +1,5 @@
 """The commands' own options (users and time, how Locust runs, a comparison, the emulator's address, a simulation's
-step, a merge, a cleanup, a report), and which options each command registers.
+step, a merge, a cleanup, a report; the logs' in ``traffic``), and which options each command registers.
 
 Each is declared once with the commands that take it (``Option.commands``); what a command refuses or shares is
 derived from that field, never listed by hand.
@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..connection_string import CONNECTION_STRING_ENV
-from ..log_forms import FORMS
 from . import rules
 from .emulator import EMULATOR_OPTIONS
 from .limits import MAX_DURATION_S, MAX_USERS, MAX_WORKERS
 from .option import REAL_RUN, Option, of, only
 from .stress import CEILING_OPTIONS, OPTIONS
+from .traffic import TRAFFIC_OPTIONS
 from .values import duration, number, port, switch, text, texts, whole
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "SERVE_OPTIONS",
     "SIMULATE_OPTIONS",
     "SIMULATION_REFUSES",
-    "TRAFFIC_OPTIONS",
 ]
 
 #: ``loadtest run``'s users and time (Locust's ``-u``, ``-r``, ``-t``; a ceiling search sets them itself).
@@ -183,73 +182,6 @@ MERGE_OPTIONS: tuple[Option, ...] = only(
         ),
     ),
 ) + of("merge", OPTIONS)
-
-#: ``loadtest traffic``'s own, then the stress test's it shares (those marked for it): the targets, the outputs.
-TRAFFIC_OPTIONS: tuple[Option, ...] = only(
-    "traffic",
-    (
-        Option(
-            ("sources",),
-            "the account's request logs: files, folders (read whole), globs, or - for standard input; Azure Monitor's "
-            "diagnostic logs as archived (PT1H.json), a Log Analytics export of StorageTableLogs (CSV or JSON), or "
-            "Storage Analytics' $logs/table (*.log)",
-            parse=texts,
-            locust=False,
-            many=True,
-        ),
-        Option(
-            ("--format",),
-            "the logs' form: auto (each source's first line tells), " + ", ".join(FORMS),
-            "auto",
-            rules.log_form,
-            locust=False,
-        ),
-        Option(
-            ("--client-request-id",),
-            "count only requests whose x-ms-client-request-id starts with this (a partition-stress run's: <run-id>-)",
-            "",
-            locust=False,
-        ),
-        Option(
-            ("--since",),
-            "count records from this UTC time on, ISO 8601 (e.g. 2026-11-24T14:00:00Z)",
-            "",
-            rules.utc_time,
-            locust=False,
-        ),
-        Option(("--until",), "count records before this UTC time, ISO 8601", "", rules.utc_time, locust=False),
-        Option(
-            ("--hash-keys",),
-            "replace every PartitionKey by a stable hash in every output (production keys can be personal data); "
-            "unreadable lines are counted, never shown",
-            False,
-            switch,
-            locust=False,
-        ),
-        Option(
-            ("--kql",),
-            "print the Log Analytics query that exports the columns this command reads, for --since/--until (default: "
-            "the last day), and exit",
-            False,
-            switch,
-            locust=False,
-        ),
-        Option(
-            ("--profile-out",),
-            "also write the workload the logs describe to this file (a traffic profile, JSON), for simulate --traffic",
-            "",
-            rules.file_to_write,
-            locust=False,
-        ),
-        Option(
-            ("--entity-bytes",),
-            "an entity's size in bytes: a query's entities are estimated from its answer's size, a batch's from its request's",
-            1024,
-            whole(minimum=1, maximum=1024 * 1024),
-            locust=False,
-        ),
-    ),
-) + of("traffic", OPTIONS)
 
 #: ``loadtest cleanup``: what a ``--run-id`` run left on purpose, named on the command line (no ``LOCUST_*`` guess).
 _CLEANUP_HELP = {

@@ -136,6 +136,12 @@ def container(flag: str, value: Any) -> str:
     return _name(flag, value, r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}", rule)
 
 
+def log_containers(flag: str, value: Any) -> list[str]:
+    """Blob containers that hold request logs, a comma list: names by the storage service's rule, or $logs."""
+    given = text(flag, value)
+    return [name if name == "$logs" else container(flag, name) for name in given.split(",")] if given else []
+
+
 def file_to_write(flag: str, value: Any) -> str:
     """A file this tool will write (a request log, a traffic profile): not a folder, in a folder that exists and can
     be written; "" is none."""

@@ -178,14 +178,14 @@ OPTIONS: tuple[Option, ...] = (
         parse=rules.connection_string,
         secret=True,
         env=CONNECTION_STRING_ENV,
-        commands=REAL_RUN | {"cleanup", "merge"},
+        commands=REAL_RUN | {"cleanup", "merge", "traffic"},
     ),
     Option(
         ("--account-url",),
         "https://<account>.table.core.windows.net, signed in with DefaultAzureCredential",
         "",
         rules.account_url,
-        commands=REAL_RUN | {"cleanup", "merge"},
+        commands=REAL_RUN | {"cleanup", "merge", "traffic"},
     ),
     Option(("--table",), "test table name (default: a new, unique one)", "", rules.table, commands=REAL_RUN | {"cleanup"}),
     Option(("--reuse-table",), "write to the existing --table (never deleted)", False, switch, commands=REAL_RUN),
@@ -222,7 +222,7 @@ OPTIONS: tuple[Option, ...] = (
         f"{CONNECT_TIMEOUT_S:g} s); a timed-out attempt is an error with code Timeout, retried as connection errors are",
         TIMEOUT_S,
         number(f"a positive number of seconds, at most {MAX_TIMEOUT_S}", lambda n: 0 < n <= MAX_TIMEOUT_S),
-        commands=REAL_RUN | {"cleanup", "merge"},
+        commands=REAL_RUN | {"cleanup", "merge", "traffic"},
     ),
     Option(
         ("--retry",), f"retry strategy: {RETRY_FORMS}; every attempt is counted", DEFAULT_RETRY, rules.retry, RetryStrategy.spec

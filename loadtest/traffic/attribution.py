@@ -4,7 +4,8 @@ unattributed (the keys are in the body, which no log keeps), a query's or a batc
 
 A block of records at a time (columns, not objects): an entity's address is read by one regular expression over the
 block (RE2, the pattern ``table_uri`` declares); only what it cannot read (a percent-encoded address, a query's
-``$filter``, an object key) goes through ``partition_of`` one record at a time.
+``$filter``, an object key) goes through ``partition_of`` one record at a time. What a read reached (a point, a range
+in a partition, partitions, the table: ``query_reach.REACHES``) comes with it, for the checklist.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..buckets import UNATTRIBUTED
-from ..table_uri import ENTITY_OPERATIONS, POINT_PATTERN, entity_keys, filter_partition
+from ..table_uri import ENTITY_OPERATIONS, POINT_PATTERN, entity_keys, filter_reach
 
 __all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "attribute", "codes_of", "partition_of"]
 
@@ -27,16 +28,17 @@ QUERY = "QueryEntities"  # entities estimated from the answer's size; the partit
 BATCH = "EntityGroupTransaction"  # operations estimated from the request's size; the partition not logged
 
 
-def partition_of(operation: str, uri: str, object_key: str) -> str | None:
-    """The partition one record names: its address's PartitionKey (percent-decoded), a query's ``$filter``, or its
-    object key's; None when it names none."""
+def partition_of(operation: str, uri: str, object_key: str) -> tuple[str | None, str]:
+    """The partition one record names — its address's PartitionKey (percent-decoded), a query's ``$filter``, or its
+    object key's; None when it names none — and the reach of what it addressed ("" where the record does not tell)."""
     path, _, query = uri.partition("?")
     keys = entity_keys(unquote(path))
     if keys is None and operation == QUERY:
-        return filter_partition(query)
+        reach = filter_reach(query)
+        return (reach.partition, reach.kind) if reach is not None else (None, "")
     if keys is None and "PartitionKey" in object_key:
         keys = entity_keys(unquote(object_key))
-    return keys[0] if keys else None
+    return (keys[0], "point") if keys else (None, "")
 
 
 def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
@@ -47,8 +49,9 @@ def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]
 
 def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     """Per record: ``op_class`` (null for an operation on tables or the service, not an entity's), ``partition``
-    (``UNATTRIBUTED`` when its record names none), ``entities`` (exact for an operation on one entity; a query's from
-    its answer's size, a batch's from its request's) and whether they were ``estimated``."""
+    (``UNATTRIBUTED`` when its record names none), ``reach`` (``partition_of``'s), ``entities`` (exact for an operation
+    on one entity; a query's from its answer's size, a batch's from its request's) and whether they were
+    ``estimated``."""
     codes, operations = codes_of(records["operation"])
     op_class = np.array([ENTITY_OPERATIONS.get(name) for name in operations] + [None], dtype=object)[codes]
     query = np.array([name == QUERY for name in operations] + [False])[codes]
@@ -60,12 +63,13 @@ def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     decoded = pc.replace_substring(found, "''", "'")
     matched = pc.fill_null(pc.invert(pc.match_substring(found, "%")), False).to_numpy(zero_copy_only=False)
     partition = np.array(decoded.to_pylist(), dtype=object) if matched.any() else np.full(len(codes), None, object)
+    reach = np.where(matched, "point", "").astype(object)
     rest = np.flatnonzero(entity & ~matched)
-    if len(rest):  # the few a block's regular expression cannot read, one at a time
+    if len(rest):  # the few a block's regular expression cannot read, one at a time (and every query)
         uris, keys = records["uri"].take(rest).to_pylist(), records["object_key"].take(rest).to_pylist()
         names = [operations[c] for c in codes[rest]]
         given = zip(names, (u or "" for u in uris), (k or "" for k in keys), strict=True)
-        partition[rest] = [partition_of(*one) for one in given]
+        partition[rest], reach[rest] = zip(*(partition_of(*one) for one in given), strict=True)
     partition[entity & (partition == None)] = UNATTRIBUTED  # noqa: E711
     status = pc.fill_null(records["status"], -1).to_numpy(zero_copy_only=False)
     answered = (status >= 0) & (status < 400)
@@ -80,6 +84,7 @@ def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
         {
             "op_class": pa.array(op_class, pa.string()),
             "partition": pa.array(partition, pa.string()),
+            "reach": pa.array(reach, pa.string()),
             "entities": entities,
             "estimated": query | batch,
         }

@@ -13,21 +13,24 @@ from pathlib import Path
 from .. import summary, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
-from ..options.commands import TRAFFIC_OPTIONS
+from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
+from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
 from .reader import paths, read
 from .tally import Tally
+from .workload import LEAVES_OUT as WORKLOAD_LEAVES_OUT
 
 __all__ = ["LEAVES_OUT", "kql", "traffic_command"]
 
 LEAVES_OUT = (
     "the partition of an insert or a batch (its keys are in the request's body, which no log keeps); a query's "
     "entities (scanned and returned rows are not logged: estimated from its answer's size); whether an application "
-    "retried a throttled request except by its client request id; outages (a gap in the logs is no evidence of one)"
+    "retried a throttled request except by its client request id; outages (a gap in the logs is no evidence of one); "
+    + WORKLOAD_LEAVES_OUT
 )
 
 
@@ -62,9 +65,14 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if given["kql"]:
         print(kql(since, until), end="", flush=True)
         return 0
-    if not given["sources"]:
-        raise UsageError("traffic: give the logs to read: files, folders, globs or - (see loadtest traffic --help)")
-    names = paths(given["sources"])
+    containers = given["from_container"]
+    if containers and given["sources"]:
+        raise UsageError("traffic: give the logs' files (SOURCE…) or --from-container, not both")
+    if given["prefix"] and not containers:
+        raise UsageError(f"--prefix {given['prefix']!r}: only with --from-container (it selects blobs)")
+    if not given["sources"] and not containers:
+        raise UsageError("traffic: give the logs to read: files, folders, globs or -, or --from-container C")
+    names = [] if containers else paths(given["sources"])
     if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
         raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
     out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
@@ -78,8 +86,26 @@ def traffic_command(ns: argparse.Namespace) -> int:
     )
     forms: Counter[str] = Counter()
     began = time.perf_counter()
-    for name in names:
-        read(name, given["format"], tally, forms)
+    if containers:
+        with LogBlobs(
+            containers,
+            prefix=given["prefix"],
+            since=since,
+            until=until,
+            connection_string=given["connection_string"],
+            account_url=given["account_url"],
+            timeout=given["timeout"],
+        ) as blobs:
+            names = blobs.names()
+            for name in names:
+                with blobs.open(name) as stream:
+                    read(name, given["format"], tally, forms, stream)
+        passed = "".join(f"; passed by {n:,} {why}" for why, n in blobs.passed.items())
+        blobs_read = [f"Read {len(names):,} log blobs from {', '.join(containers)}{passed}."]
+    else:
+        blobs_read = []
+        for name in names:
+            read(name, given["format"], tally, forms)
     counts = tally.finish()
     if tally.first is None or tally.last is None:
         said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + tally.table_operations).items())
@@ -97,8 +123,9 @@ def traffic_command(ns: argparse.Namespace) -> int:
         account_target=given["account_target"] or account_default,
         profile=given["profile"],
         endpoint="the account's request logs",
+        entity_bytes=tally.workload.entity_bytes() or given["entity_bytes"],
     )
-    results = summary.build(counts, info)
+    results = summary.build(counts, info, workload=tally.workload.figures())
     results.logs = {
         "sources": names,
         "forms": dict(forms),
@@ -127,6 +154,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         f"{time.perf_counter() - began:.1f} s; counted {logs['records']:,}, {logs['requests']:,} operations, "
         f"{logs['unattributed_share']:.0%} naming no partition."
     ]
+    lines += blobs_read
     if tally.unreadable:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in tally.unreadable.items()))
     lines.append(f"Report: {out / REPORT_FILE}")

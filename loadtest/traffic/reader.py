@@ -62,9 +62,12 @@ def _blocks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
         yield rest
 
 
-def read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
-    """One source's records into ``tally`` (``forms`` counts them by form): its form given, or told by its first line."""
-    stream: BinaryIO = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 -- closed below
+def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: BinaryIO | None = None) -> None:
+    """One source's records into ``tally`` (``forms`` counts them by form): its form given, or told by its first line.
+    ``stream`` when the source is not a file (a blob being downloaded): the caller closes it."""
+    own = stream is None and name != "-"
+    if stream is None:
+        stream = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 -- closed below
     try:
         first = next((line for line in stream if line.strip()), b"")
         if not first:
@@ -83,7 +86,7 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str]) -> None:
         lines = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
         _lines(chain((text,), lines), chosen, None, tally, forms)
     finally:
-        if stream is not sys.stdin.buffer:
+        if own:
             stream.close()
 
 

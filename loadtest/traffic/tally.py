@@ -28,6 +28,7 @@ from .attribution import attribute, codes_of
 from .columns import from_records
 from .profile import ProfileCounts
 from .records import LogRecord, Unreadable
+from .workload import LoggedWorkload
 
 __all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally", "hashed"]
 
@@ -72,6 +73,7 @@ class Tally:
         self.passed: Counter[str] = Counter()  # read, not counted: outside the window, other clients' requests
         self.table_operations: Counter[str] = Counter()
         self.unattributed: Counter[str] = Counter()  # requests whose records name no partition, by operation
+        self.workload = LoggedWorkload()  # the checklist's evidence
         self.first: float | None = None
         self.last: float | None = None
         self._recent = pa.table({"id": pa.array([], pa.string()), "time": pa.array([], pa.float64())})
@@ -135,6 +137,7 @@ class Tally:
         reason, failed = self._answers(records)
         entities = said["entities"].to_numpy()
         succeeded = (reason == None) & ~failed  # noqa: E711
+        self.workload.add(records, said, first, failed, succeeded)
         duration = records["duration_ms"].to_numpy(zero_copy_only=False)  # NaN where not logged
         rows = pa.table(
             {

@@ -19,9 +19,10 @@ from synthetic import recorded
 
 from loadtest import summary
 from loadtest.azurite import azurite_connection_string
+from loadtest.blob_container import BLOB_API_VERSION
 from loadtest.child_process import free_port
 from loadtest.counts import ms_at, new_histogram
-from loadtest.engines.blobs import BLOB_API_VERSION, RUN_OUTPUTS
+from loadtest.engines.blobs import RUN_OUTPUTS
 from loadtest.engines.merge import merge
 from loadtest.findings.assess import assess
 from loadtest.key_specs import key_strategy

@@ -4,16 +4,22 @@ itself counted. The same records converted to every documented form say the same
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 import re
 import textwrap
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+from azure.storage.blob import BlobServiceClient
 from helpers import in_process, run_locustfile
 
+from loadtest.azurite import azurite_connection_string
+from loadtest.blob_container import BLOB_API_VERSION
 from loadtest.buckets import UNATTRIBUTED
+from loadtest.redact import AZURITE_KEY
 from loadtest.traffic.classic import FIELDS
 
 #: Orders users on four keys, 70 % of their operations on one (read and upsert: every record names its partition),
@@ -57,6 +63,10 @@ def logged(azurite, tmp_path_factory) -> tuple[dict, Path]:
     return results, log
 
 
+#: The checklist's findings whose evidence records carry (``traffic/workload``).
+LOGGED_CHECKLIST = {"SCANS", "NO_PROJECTION", "APPEND_ONLY", "PREPEND_ONLY"}
+
+
 def figures(results: dict) -> dict[tuple[str, str], tuple[int, int]]:
     """(requests, throttled attempts) per partition and op class."""
     return {
@@ -88,6 +98,8 @@ def test_the_records_say_what_the_run_counted(logged, tmp_path, monkeypatch):
     hottest = [p for p in run["keys"]["top"] if p != "inbox"][:2]
     assert [p for p in read["keys"]["top"] if not p.startswith("#")][:2] == hottest
     assert read["run"]["target_kind"] == "logs" and read["logs"]["forms"] == {"diagnostic": read["logs"]["records"]}
+    checklist = lambda results: {f["kind"] for f in results["findings"]} & LOGGED_CHECKLIST  # noqa: E731
+    assert checklist(read) == checklist(run) == {"NO_PROJECTION"}  # its point reads, whole entities, in both
     verdict = (tmp_path / "traffic" / "report.html").read_text()
     assert "The account&#39;s request logs" in verdict and f"partition &#39;{hot}&#39; was throttled" in verdict, said
 
@@ -239,3 +251,39 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
     assert hot == {next(p for p in run["keys"]["top"] if p != "inbox")}, replayed["10"]["findings"]  # inbox: unattributed
     said = (tmp_path / "x10" / "report.html").read_text()
     assert "Production traffic from the logs" in said and "replayed at 10x" in said
+
+
+def test_the_same_records_read_where_a_diagnostic_setting_archives_them(logged, azurite, blob_service, tmp_path, monkeypatch):
+    """--from-container through Azurite's blob service: the hour's PT1H.json gives the figures the file gives; the blob
+    service's own logs beside it and an hour outside --since are passed by (both garbage: read, they would count as
+    unreadable); a missing container and refused credentials are one line each, the key in neither."""
+    run, log = logged
+    first = min(json.loads(line)["time"] for line in log.read_text().splitlines())
+    hour = datetime.fromisoformat(first.replace("Z", "+00:00")).replace(minute=0, second=0, microsecond=0)
+    account = "resourceId=/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/devstoreaccount1"
+    at = f"y={hour:%Y}/m={hour:%m}/d={hour:%d}/h={hour:%H}/m=00/PT1H.json"
+    connection = azurite_connection_string(azurite.port, blob_port=blob_service.port)
+    container = BlobServiceClient.from_connection_string(connection, api_version=BLOB_API_VERSION).create_container(
+        "insights-logs-storageread"
+    )
+    container.upload_blob(f"{account}/tableServices/default/{at}", log.read_bytes())
+    container.upload_blob(f"{account}/blobServices/default/{at}", b"not a table record\n")
+    container.upload_blob(f"{account}/tableServices/default/y=2020/m=01/d=01/h=00/m=00/PT1H.json", b"an old hour\n")
+    env = {"AZURE_STORAGE_CONNECTION_STRING": connection}
+    since = ("--since", f"{hour:%Y-%m-%dT%H:%M:%SZ}", "--client-request-id", f"{run['run']['id']}-")
+    from_files, _ = traffic(monkeypatch, tmp_path, str(log), prefix=f"{run['run']['id']}-")
+    out = tmp_path / "from-container"
+    code, stdout, stderr = in_process(
+        monkeypatch, "traffic", "--from-container", "insights-logs-storageread", *since, "--out", str(out), env=env
+    )
+    assert code == 0 and "Unreadable" not in stdout, stdout + stderr
+    assert "Read 1 log blobs from insights-logs-storageread; passed by 1 of another service; passed by 1 outside" in stdout
+    from_blobs = json.loads((out / "results.json").read_text())
+    assert figures(from_blobs) == figures(from_files) and from_blobs["logs"]["requests"] == from_files["logs"]["requests"]
+    code, _, err = in_process(monkeypatch, "traffic", "--from-container", "insights-logs-storagewrite", env=env)
+    assert code == 2 and err.count("\n") == 1 and "has no container 'insights-logs-storagewrite'" in err, err
+    refused = connection.replace(AZURITE_KEY, base64.b64encode(b"not the key").decode())
+    code, _, err = in_process(
+        monkeypatch, "traffic", "--from-container", "insights-logs-storageread", env={"AZURE_STORAGE_CONNECTION_STRING": refused}
+    )
+    assert code == 1 and err.count("\n") == 1 and "refused the credentials (403)" in err and "bm90IHRoZSBrZXk" not in err, err

@@ -1,0 +1,109 @@
+"""``loadtest traffic``'s options: where the account's request logs are, which of their records count, what is written
+besides a run's outputs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..connection_string import CONNECTION_STRING_ENV
+from ..log_forms import FORMS
+from . import rules
+from .option import Option, of, only
+from .stress import OPTIONS
+from .values import switch, texts, whole
+
+__all__ = ["DIAGNOSTIC_CONTAINERS", "TRAFFIC_OPTIONS"]
+
+#: Where a diagnostic setting archives a storage account's logs, by category.
+DIAGNOSTIC_CONTAINERS = ("insights-logs-storageread", "insights-logs-storagewrite", "insights-logs-storagedelete")
+
+#: The shared options' meaning here: the account only holds the archived logs.
+_SHARED_HELP = {
+    "connection_string": f"with --from-container: connection string of the account that archives the logs (or "
+    f"${CONNECTION_STRING_ENV}); its blob endpoint is read",
+    "account_url": "with --from-container: https://<account>.table.core.windows.net of the account that archives the "
+    "logs (its blob endpoint), signed in with DefaultAzureCredential",
+    "timeout": "with --from-container: seconds a blob request waits for the service's answer",
+}
+#: ``loadtest traffic``'s own, then the stress test's it shares (those marked for it): the targets, the outputs.
+TRAFFIC_OPTIONS: tuple[Option, ...] = only(
+    "traffic",
+    (
+        Option(
+            ("sources",),
+            "the account's request logs: files, folders (read whole), globs, or - for standard input; Azure Monitor's "
+            "diagnostic logs as archived (PT1H.json), a Log Analytics export of StorageTableLogs (CSV or JSON), or "
+            "Storage Analytics' $logs/table (*.log)",
+            parse=texts,
+            locust=False,
+            many=True,
+        ),
+        Option(
+            ("--from-container",),
+            "read the logs where the account archives them instead (comma list): a diagnostic setting's "
+            + ",".join(DIAGNOSTIC_CONTAINERS)
+            + ", or Storage Analytics' $logs; through the connection's blob endpoint, a blob at a time",
+            "",
+            rules.log_containers,
+            locust=False,
+        ),
+        Option(
+            ("--prefix",),
+            "with --from-container: read only the blobs whose names start with this (e.g. resourceId=/subscriptions/…/"
+            "storageAccounts/NAME/ or table/2026/11/24/); --since/--until pass by the hours outside them",
+            "",
+            locust=False,
+        ),
+        Option(
+            ("--format",),
+            "the logs' form: auto (each source's first line tells), " + ", ".join(FORMS),
+            "auto",
+            rules.log_form,
+            locust=False,
+        ),
+        Option(
+            ("--client-request-id",),
+            "count only requests whose x-ms-client-request-id starts with this (a partition-stress run's: <run-id>-)",
+            "",
+            locust=False,
+        ),
+        Option(
+            ("--since",),
+            "count records from this UTC time on, ISO 8601 (e.g. 2026-11-24T14:00:00Z)",
+            "",
+            rules.utc_time,
+            locust=False,
+        ),
+        Option(("--until",), "count records before this UTC time, ISO 8601", "", rules.utc_time, locust=False),
+        Option(
+            ("--hash-keys",),
+            "replace every PartitionKey by a stable hash in every output (production keys can be personal data); "
+            "unreadable lines are counted, never shown",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
+            ("--kql",),
+            "print the Log Analytics query that exports the columns this command reads, for --since/--until (default: "
+            "the last day), and exit",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
+            ("--profile-out",),
+            "also write the workload the logs describe to this file (a traffic profile, JSON), for simulate --traffic",
+            "",
+            rules.file_to_write,
+            locust=False,
+        ),
+        Option(
+            ("--entity-bytes",),
+            "an entity's size in bytes: a query's entities are estimated from its answer's size, a batch's from its request's",
+            1024,
+            whole(minimum=1, maximum=1024 * 1024),
+            locust=False,
+        ),
+    ),
+) + tuple(replace(opt, help=_SHARED_HELP.get(opt.dest, opt.help)) for opt in of("traffic", OPTIONS))

@@ -1,0 +1,97 @@
+"""The records' evidence for the docs' checklist, in a run's ``workload`` form (``request_profile``), so the same
+checklist judges it: per request name — the operation as the service logs it, a query's with its reach — requests,
+failures, entities returned (a query's estimated from its answer's size) and reads with no ``$select`` in their URI;
+and the order of the PartitionKeys that attributable writes which may create an entity used (upserts: an insert's or a
+batch's keys are not logged).
+
+What the records do not carry stays zero, so its findings are not raised: the entities a query scanned (no query
+density), the client that sent a write (no unbatched writes: a caller's address is not a client) and whether that
+client had just read the entity (no read before write).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..buckets import UNATTRIBUTED
+from ..request_profile import RequestProfile
+from .attribution import QUERY
+
+__all__ = ["LEAVES_OUT", "LoggedWorkload"]
+
+LEAVES_OUT = "query density, unbatched writes and reads before writes (the records name no client and no scanned rows)"
+#: Logged writes that name their partition and may create an entity.
+_CREATING = ("InsertOrReplaceEntity", "InsertOrMergeEntity")
+#: The tool's operation for a logged one (a query's by its reach), as a run's request names carry it.
+_OPERATIONS = {
+    "QueryEntity": "read",
+    "InsertEntity": "insert",
+    "InsertOrMergeEntity": "upsert",
+    "InsertOrReplaceEntity": "upsert",
+    "UpdateEntity": "replace",
+    "MergeEntity": "update",
+    "DeleteEntity": "delete",
+    "EntityGroupTransaction": "batch",
+}
+_QUERIES = {"point": "read", "range": "scan", "partitions": "partition-scan", "table": "table-scan", "": "scan"}
+_KEY = ["operation", "reach", "op_class"]
+
+
+class LoggedWorkload:
+    """The checklist's evidence, counted a block of records at a time (first attempts: one a request)."""
+
+    def __init__(self) -> None:
+        self.profile = RequestProfile(clock=lambda: 0.0)
+        self._point_bytes = 0  # point reads' answers: the entity's size as the service sends it
+        self._point_reads = 0
+
+    def add(self, records: pa.Table, said: pa.Table, first: np.ndarray, failed: np.ndarray, succeeded: np.ndarray) -> None:
+        """A counted block: ``records`` and what ``attribution.attribute`` said of them, with each record's
+        first-attempt, failed and succeeded flags (``Tally``'s)."""
+        get = pc.equal(said["op_class"], "GET").to_numpy(zero_copy_only=False)
+        entities, estimated = said["entities"].to_numpy(), said["estimated"].to_numpy(zero_copy_only=False)
+        projected = pc.match_substring_regex(records["uri"], r"(\$|%24)select=", ignore_case=True)
+        rows = pa.table(
+            {
+                "operation": records["operation"],
+                "reach": pc.if_else(pa.array(get), said["reach"], ""),
+                "op_class": said["op_class"],
+                "requests": first.astype(np.int64),
+                "failures": (first & failed).astype(np.int64),
+                "returned": np.where(get & succeeded, entities, 0),
+                "estimated": np.where(get & succeeded & estimated, entities, 0),
+                "unprojected": (first & get & ~pc.fill_null(projected, False).to_numpy(zero_copy_only=False)).astype(np.int64),
+            }
+        )
+        sums = ("requests", "failures", "returned", "estimated", "unprojected")
+        grouped = rows.group_by(_KEY, use_threads=False).aggregate([(name, "sum") for name in sums])
+        names: dict[str, dict[str, Any]] = {}
+        for row in grouped.to_pylist():
+            operation, reach = row["operation"], row["reach"]
+            if not row["requests_sum"]:
+                continue
+            query = operation == QUERY
+            counts = {"op": _QUERIES[reach] if query else _OPERATIONS.get(operation, operation), "op_class": row["op_class"]}
+            counts |= {"reach": reach, **{name: row[f"{name}_sum"] for name in sums}, "scanned": 0, "after_read": 0}
+            names[f"{operation} ({reach or 'unread filter'})" if query else operation] = counts
+        self.profile.merge({"names": names, "totals": {}})
+        point = first & succeeded & pc.equal(records["operation"], "QueryEntity").to_numpy(zero_copy_only=False)
+        if point.any():
+            sizes = pc.fill_null(records["response_body"], 0).to_numpy(zero_copy_only=False)[point]
+            self._point_bytes += int(sizes.sum())
+            self._point_reads += int(point.sum())
+        creating = first & pc.is_in(records["operation"], pa.array(_CREATING)).to_numpy(zero_copy_only=False)
+        creating &= pc.not_equal(said["partition"], UNATTRIBUTED).to_numpy(zero_copy_only=False)
+        for key in said["partition"].filter(pa.array(creating)).to_pylist():  # in the order they were logged
+            self.profile.key_written(key)
+
+    def entity_bytes(self) -> int | None:
+        """An entity's size as its point reads' answers carried it (their mean), or None without one."""
+        return round(self._point_bytes / self._point_reads) if self._point_reads else None
+
+    def figures(self) -> dict[str, Any]:
+        return self.profile.figures()
