@@ -75,9 +75,11 @@ class LoggedWorkload:
             if not row["requests_sum"]:
                 continue
             query = operation == QUERY
-            counts = {"op": _QUERIES[reach] if query else _OPERATIONS.get(operation, operation), "op_class": row["op_class"]}
-            counts |= {"reach": reach, **{name: row[f"{name}_sum"] for name in sums}, "scanned": 0, "after_read": 0}
-            names[f"{operation} ({reach or 'unread filter'})" if query else operation] = counts
+            name = f"{operation} ({reach or 'unread filter'})" if query else operation
+            counts = names.setdefault(name, {"op": _QUERIES[reach] if query else _OPERATIONS.get(operation, operation)})
+            counts |= {"op_class": row["op_class"], "reach": counts.get("reach") or reach, "scanned": 0, "after_read": 0}
+            for total in sums:  # a point read whose address did not parse is still the operation's
+                counts[total] = counts.get(total, 0) + row[f"{total}_sum"]
         self.profile.merge({"names": names, "totals": {}})
         point = first & succeeded & pc.equal(records["operation"], "QueryEntity").to_numpy(zero_copy_only=False)
         if point.any():

@@ -36,10 +36,11 @@ def _kinds(records: list[LogRecord]) -> tuple[set[str], dict]:
 def test_scans_and_whole_entity_reads_in_the_records_are_the_checklists_findings():
     reads = [_record(n, "QueryEntity", f"{ACCOUNT}(PartitionKey='p{n % 4}',RowKey='r{n}')") for n in range(30)]
     scans = [_record(30 + n, "QueryEntities", f"{ACCOUNT}()?$filter=PartitionKey%20ge%20'p{n}'") for n in range(10)]
-    kinds, workload = _kinds(reads + scans)
+    unparsed = [_record(40 + n, "QueryEntity", f"{ACCOUNT}") for n in range(5)]  # no address: still a point read
+    kinds, workload = _kinds(reads + scans + unparsed)
     assert {"SCANS", "NO_PROJECTION"} <= kinds, kinds
     names = {n["name"]: n for n in workload["names"]}
-    assert names["QueryEntity"]["requests"] == 30 and names["QueryEntity"]["reach"] == "point"
+    assert names["QueryEntity"]["requests"] == 35 and names["QueryEntity"]["reach"] == "point"
     assert names["QueryEntities (partitions)"]["op"] == "partition-scan"
     assert names["QueryEntities (partitions)"]["returned"] == 10 and names["QueryEntities (partitions)"]["estimated"] == 10
     projected = [_record(n, "QueryEntity", f"{ACCOUNT}(PartitionKey='p',RowKey='r{n}')?%24select=a,b") for n in range(40)]
