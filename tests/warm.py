@@ -64,7 +64,8 @@ def _serve(patched: bool) -> dict | None:
 
 
 def _become(command: dict, patched: bool) -> None:
-    """Turn this forked child into ``python -m loadtest ARGS`` run in ``cwd`` with ``env`` and the given outputs."""
+    """Turn this forked child into ``python -m MODULE ARGS`` (``loadtest`` or ``locust``) run in ``cwd`` with ``env`` and
+    the given outputs."""
     if patched:
         import gevent
 
