@@ -89,11 +89,11 @@ class _Warm:
     def server(cls, patched: bool) -> subprocess.Popen:
         running = cls.servers.get(patched)
         if running is None or running.poll() is not None:
-            log = (ARTIFACTS / f"warm-server{'-patched' if patched else ''}.log").open("w")
-            running = subprocess.Popen(
-                [sys.executable, str(ROOT / "tests" / "warm.py"), *(["patched"] if patched else [])],
-                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
-            )  # fmt: skip
+            with (ARTIFACTS / f"warm-server{'-patched' if patched else ''}.log").open("w") as log:  # the server keeps its own
+                running = subprocess.Popen(
+                    [sys.executable, str(ROOT / "tests" / "warm.py"), *(["patched"] if patched else [])],
+                    cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                )  # fmt: skip
             cls.servers[patched] = running
         return running
 

@@ -11,6 +11,8 @@ import time
 import pytest
 from helpers import warm_start
 
+from loadtest.child_process import free_port
+
 
 def test_a_warm_command_runs_as_python_m_would_with_its_own_environment_and_status():
     env = {**os.environ, "LOCUST_NO_SUCH_SETTING": "1"}
@@ -21,9 +23,7 @@ def test_a_warm_command_runs_as_python_m_would_with_its_own_environment_and_stat
 
 
 def test_a_warm_command_past_its_timeout_is_killed_and_raises():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     args = ["emulator", "--upstream", "http://127.0.0.1:9", "--port", str(port)]  # serves until stopped
     began = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):

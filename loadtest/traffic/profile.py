@@ -44,7 +44,6 @@ class ProfileCounts:
         self.operation_entities: Counter[tuple[str, str]] = Counter()
         self.unattributed: dict[str, list[float]] = {}  # op class -> [requests, entities]
         self.seconds: Counter[int] = Counter()  # second -> requests
-        self.entity_bytes: int | None = None
 
     def add(self, second: int, operation: str, op_class: str, partition: str, entities: int, requests: int = 1) -> None:
         """Operations' first attempts (``requests`` of them, asking for ``entities`` together) in one second."""
