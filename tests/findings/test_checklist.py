@@ -92,17 +92,19 @@ def run_mix(loadtest, azurite, tmp_path, *args: str) -> dict:
     return json.loads((tmp_path / "results.json").read_text())
 
 
-def run_file(source: str, azurite, tmp_path, args: tuple[str, ...] = SHORT) -> dict:
+def run_file(source: str, azurite, tmp_path, args: tuple[str, ...] = SHORT, allowed: frozenset[str] = frozenset()) -> dict:
     locustfile = tmp_path / "workload_locustfile.py"
     locustfile.write_text(source)
     results, _ = run_locustfile(locustfile, tmp_path, azurite, *args)
-    assert results["errors"] == {}, results["errors"]
+    assert set(results["errors"]) <= allowed, results["errors"]
     return results
 
 
 @pytest.fixture(scope="module")
 def good(azurite, tmp_path_factory) -> dict:
-    return run_file(GOOD, azurite, tmp_path_factory.mktemp("good"), LONGER)
+    # two users may read the same entity and update it with its etag: the second is refused (412), as optimistic
+    # concurrency means it to be (seen once in a full suite)
+    return run_file(GOOD, azurite, tmp_path_factory.mktemp("good"), LONGER, frozenset({"UpdateConditionNotSatisfied"}))
 
 
 @pytest.mark.parametrize("kind", list(CHECKLIST))
