@@ -4,7 +4,8 @@ with the operations that add, hand over and compact them. Plain counts, no Locus
 own, and ``summary.build`` reads them.
 
 Buckets are keyed by (second, partition, op_class); latency goes into one HDR histogram per
-(second, op_class) (microseconds, 2 significant digits), not Locust's rounded buckets.
+(second, op_class) (microseconds, 2 significant digits), not Locust's rounded buckets; per minute once the
+second is ten minutes old (``latency``), so that a run of any length holds them in bounded memory.
 
 Many keys, bounded memory: a frequent-items sketch (Apache DataSketches) follows the heaviest
 PartitionKeys and an HLL sketch estimates how many distinct ones the run touched. Seconds
@@ -30,26 +31,13 @@ import datasketches as ds
 from hdrh.histogram import HdrHistogram
 
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
+from .latency import Latency, max_ms, ms_at, new_histogram
 
 __all__ = ["COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
-LATENCY_MAX_US = 3_600_000_000  # one hour
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
-
-
-def new_histogram() -> HdrHistogram:
-    return HdrHistogram(1, LATENCY_MAX_US, 2)
-
-
-def ms_at(hist: HdrHistogram, percentile: float) -> float:
-    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty."""
-    return round(hist.get_value_at_percentile(percentile) / 1000.0, 2) if hist.get_total_count() else 0.0
-
-
-def max_ms(hist: HdrHistogram) -> float:
-    return round(hist.get_max_value() / 1000.0, 2)
 
 
 def _b64(raw: bytes) -> str:
@@ -62,9 +50,9 @@ class RunCounts:
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock  # seconds since the epoch; tests pass their own
         self.buckets: dict[BucketKey, Bucket] = {}
-        self.latency: dict[tuple[int, str], HdrHistogram] = {}
+        self.latency = Latency()  # per second and op class (per minute once aged: ``latency``)
         self.first_attempt: dict[str, HdrHistogram] = {}  # per op class: the first attempt's latency
-        self.corrected: dict[tuple[int, str], HdrHistogram] = {}  # per second and op class, open loop: completion - due
+        self.corrected = Latency()  # per second and op class, open loop: completion - due
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
@@ -104,9 +92,9 @@ class RunCounts:
         distinct.update(self._distinct_here)
         return {
             "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
-            "latency": [[*key, hist.encode().decode("ascii")] for key, hist in self.latency.items()],
+            **dict(zip(("latency", "latency_minutes"), self.latency.encoded(), strict=True)),
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
-            "corrected": [[*key, hist.encode().decode("ascii")] for key, hist in self.corrected.items()],
+            **dict(zip(("corrected", "corrected_minutes"), self.corrected.encoded(), strict=True)),
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(distinct.get_result().serialize_compact()),
             "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
@@ -143,15 +131,13 @@ class RunCounts:
             return
         for second, partition, op_class, bucket in data["buckets"]:
             self._bucket(int(second), partition, op_class).merge(bucket)
-        for second, op_class, encoded in data["latency"]:
-            hist = self.latency.get((int(second), op_class))
-            if hist is None:
-                hist = self.latency[(int(second), op_class)] = new_histogram()
-            hist.decode_and_add(encoded)
+        for latency, name in ((self.latency, "latency"), (self.corrected, "corrected")):
+            for second, op_class, encoded in data.get(name, ()):
+                latency.add_encoded(int(second), op_class, encoded)
+            for minute, op_class, encoded in data.get(f"{name}_minutes", ()):  # rolled up (older counts have none)
+                latency.add_encoded(int(minute), op_class, encoded, minute=True)
         for op_class, encoded in data.get("first_attempt", ()):
             self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
-        for second, op_class, encoded in data.get("corrected", ()):
-            self.corrected.setdefault((int(second), op_class), new_histogram()).decode_and_add(encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
         for second, start, entities in data.get("ranges", ()):
@@ -175,8 +161,12 @@ class RunCounts:
         return union.get_result().get_estimate()
 
     def compact(self, now: float | None = None) -> None:
-        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``."""
-        cutoff = int(self.clock() if now is None else now) - COMPACT_AFTER_S
+        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``, and roll the
+        latency of seconds older than ``latency.PER_SECOND_FOR_S`` into their minutes."""
+        newest = int(self.clock() if now is None else now)
+        self.latency.roll_up(newest)
+        self.corrected.roll_up(newest)
+        cutoff = newest - COMPACT_AFTER_S
         if cutoff <= self.folded_before:
             return
         self._top = frozenset(self.top_partitions())

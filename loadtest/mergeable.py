@@ -1,9 +1,9 @@
 """An engine's whole count, as ``loadtest merge`` adds it: what results.json carries beside the figures.
 
 The metrics' snapshot (per-second buckets by wall-clock second, partition and op class; the HDR
-latency histograms in HdrHistogram's own encoding; the key sketches in DataSketches' own
-serialization; the run's clock), the request profile's counts, the per-second samples and who
-counted them. The integrity ledger's counts, the settings and the run's identity are in the
+latency histograms in HdrHistogram's own encoding, per second and, for the seconds rolled up, per
+minute; the key sketches in DataSketches' own serialization; the run's clock), the request profile's
+counts, the per-second samples and who counted them. The integrity ledger's counts, the settings and the run's identity are in the
 results already.
 
 ``capture`` writes it; ``Mergeable`` is its form, which ``Results.from_dict`` checks on read like every section
@@ -11,12 +11,12 @@ results already.
 A count of another version is read past: ``merge`` refuses it, naming its version.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time
+# (which keys are ``NotRequired``).
 import base64
 import socket
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 from .operations import OpClass
 from .results_schema import Epoch, NameCounts
@@ -68,8 +68,10 @@ class MetricsSnapshot(TypedDict):
 
     buckets: list[tuple[int, str, OpClass, Counts]]  # (wall-clock second, partition, op class, its counts)
     latency: list[tuple[int, OpClass, Histogram]]  # (second, op class, histogram)
+    latency_minutes: NotRequired[list[tuple[int, OpClass, Histogram]]]  # (a minute's first second, ...): aged ones
     first_attempt: list[tuple[OpClass, Histogram]]
     corrected: list[tuple[int, OpClass, Histogram]]
+    corrected_minutes: NotRequired[list[tuple[int, OpClass, Histogram]]]
     heavy: Annotated[str, Check(_frequent_items, "a frequent-items sketch of strings (DataSketches), in base64")]
     distinct: Annotated[str, Check(_hll, "an HLL sketch (DataSketches), in base64")]
     ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
@@ -103,8 +105,8 @@ class OtherVersion(TypedDict):
 
 
 def capture(
-    metrics: RunCounts,
-    workload: RequestProfile,
+    metrics: "RunCounts",
+    workload: "RequestProfile",
     samples: Mapping[int, Mapping[str, Any]],
     *,
     run_id: str,

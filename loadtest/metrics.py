@@ -66,18 +66,18 @@ class PartitionMetrics(RunCounts):
         if first is None:
             first = self.first_attempt[op_class] = new_histogram()
         first.record_value(max(1, int(context.get("first_ms", response_time) * 1000)))
-        hist = self.latency.get((second, op_class))
+        hist = self.latency.seconds.get((second, op_class))
         if hist is None:
-            hist = self.latency[(second, op_class)] = new_histogram()
+            hist = self.latency.seconds[(second, op_class)] = new_histogram()
         hist.record_value(max(1, int(response_time * 1000)))
         late = context.get("late_ms")
         if late is not None:
             bucket.scheduled += 1
             bucket.late += late >= LATE_MS
             bucket.dropped += context.get("dropped", 0)
-            corrected = self.corrected.get((second, op_class))
+            corrected = self.corrected.seconds.get((second, op_class))
             if corrected is None:
-                corrected = self.corrected[(second, op_class)] = new_histogram()
+                corrected = self.corrected.seconds[(second, op_class)] = new_histogram()
             corrected.record_value(max(1, int((response_time + late) * 1000)))
             asked = int(now - (response_time + late) / 1000.0)  # an open loop's demand counts in the second it was due
         if exception is not None:

@@ -15,6 +15,7 @@ from hdrh.histogram import HdrHistogram
 
 from .buckets import GROUPS, Bucket, BucketKey, fold
 from .counts import RunCounts, max_ms, ms_at, new_histogram
+from .latency import Latency
 from .operations import OpClass
 from .phases import Phases
 from .results import AccountRow, PartitionRow, Results, RunInfo
@@ -113,21 +114,12 @@ def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int
     )
 
 
-def _by_op_class(hists: Mapping[tuple[int, str], HdrHistogram]) -> dict[str, HdrHistogram]:
-    merged: dict[str, HdrHistogram] = {}
-    for (_, op_class), hist in hists.items():
-        merged.setdefault(op_class, new_histogram()).add(hist)
-    return merged
-
-
 def latency_figures(
-    latency: Mapping[tuple[int, str], HdrHistogram],
-    first_attempt: Mapping[str, HdrHistogram],
-    corrected: Mapping[tuple[int, str], HdrHistogram] | None = None,
+    latency: Latency, first_attempt: Mapping[str, HdrHistogram], corrected: Latency | None = None
 ) -> dict[str, dict[str, float]]:
     """Per op class: end-to-end percentiles over the run (the service time), the first attempt's, and in an open loop
     the corrected ones (from when each operation was due)."""
-    merged, due_by_class = _by_op_class(latency), _by_op_class(corrected or {})
+    merged, due_by_class = latency.by_op_class(), corrected.by_op_class() if corrected else {}
     figures = {}
     for op_class, hist in sorted(merged.items()):
         first_try = first_attempt.get(op_class) or new_histogram()
@@ -194,17 +186,14 @@ def in_flight_figures(samples: Mapping[int, Mapping[str, Any]], rate: float) -> 
 
 
 def timeseries(
-    buckets: Mapping[BucketKey, Bucket],
-    latency: Mapping[tuple[int, str], HdrHistogram],
-    samples: Mapping[int, Mapping[str, float]],
-    first: int,
+    buckets: Mapping[BucketKey, Bucket], latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int
 ) -> list[dict[str, Any]]:
-    """One row per second, partition and op class (timeseries.csv); latency is per second and op class, its
-    percentiles read once for all the second's partitions."""
+    """One row per second, partition and op class (timeseries.csv); latency is per second and op class (its minute's
+    once aged: ``latency``), its percentiles read once for all the second's partitions."""
     rows = []
-    read = {key: (ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)) for key, hist in latency.items()}
+    read = latency.figures()
     for (second, partition, op_class), bucket in sorted(buckets.items()):
-        p50, p95, p99, top = read.get((second, op_class), (0.0,) * 4)
+        p50, p95, p99, top = read(second, op_class)
         rows.append(
             {
                 "t": second - first,

@@ -23,7 +23,7 @@ def test_worker_buckets_merge_on_the_master_exactly_once():
         assert again["buckets"] == [] and again["latency"] == []
     (bucket,) = master.buckets.values()
     assert (bucket.requests, bucket.entities) == (30, 30)
-    (hist,) = master.latency.values()
+    (hist,) = master.latency.seconds.values()
     assert hist.get_total_count() == 30
 
 

@@ -25,7 +25,7 @@ def test_failures_count_offered_not_served_and_keep_the_error_code():
 
 def test_latency_goes_into_an_hdr_histogram_unrounded():
     metrics = recorded({0: [{"ms": 1.234}] * 99 + [{"ms": 250.0}]})
-    (hist,) = metrics.latency.values()
+    (hist,) = metrics.latency.seconds.values()
     assert hist.get_value_at_percentile(50) / 1000 == pytest.approx(1.234, rel=0.02)
     assert hist.get_max_value() / 1000 == pytest.approx(250.0, rel=0.01)
 

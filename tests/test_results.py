@@ -5,6 +5,7 @@ import re
 import uuid
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from functools import cache
+from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Union, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -536,3 +537,24 @@ def test_a_results_json_without_its_optional_fields_still_reports_and_merges(tmp
     monkeypatch.chdir(tmp_path)
     code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
     assert code == 0, err
+
+
+def test_a_results_json_written_before_the_latency_roll_up_still_reports_and_merges(tmp_path, monkeypatch):
+    """A real 1-s run's results.json from main at 5774fbe (per-second latency only, no ``*_minutes``): its report
+    renders, and two engines of it merge into twice its counts."""
+    older = json.loads((Path(__file__).parent / "data" / "results-5774fbe.json").read_text())
+    assert "latency_minutes" not in older["mergeable"]["metrics"] and older["mergeable"]["metrics"]["latency"]
+    for engine in ("e0", "e1"):
+        copied = copy.deepcopy(older)
+        copied["mergeable"]["engine"] = engine
+        (tmp_path / engine).mkdir()
+        (tmp_path / engine / "results.json").write_text(json.dumps(copied))
+    code, _, err = in_process(monkeypatch, "report", str(tmp_path / "e0"))
+    assert code == 0 and (tmp_path / "e0" / "report.html").is_file(), err
+    monkeypatch.chdir(tmp_path)
+    code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    assert code == 0, err
+    merged = json.loads((tmp_path / "m" / "results.json").read_text())
+    single = {(r["partition"], r["op_class"]): r["requests"] for r in older["partitions"]}
+    assert {(r["partition"], r["op_class"]): r["requests"] for r in merged["partitions"]} == {k: 2 * n for k, n in single.items()}
+    assert {op: 0 < f["p99_ms"] for op, f in merged["latency"].items()} == {op: True for op in older["latency"]}

@@ -14,12 +14,11 @@ from collections.abc import Mapping
 from statistics import mean
 from typing import Any
 
-from hdrh.histogram import HdrHistogram
-
 from ..bounds.cpu import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
 from ..bounds.throttlers import throttler
 from ..buckets import Bucket, BucketKey
-from ..counts import RunCounts, ms_at, new_histogram
+from ..counts import RunCounts, ms_at
+from ..latency import Latency
 from ..results import RunInfo
 from ..service_errors import THROTTLING_CODES
 from ..summary import counted
@@ -32,19 +31,11 @@ MAX_THROTTLED_SHARE = 0.01
 MAX_ERROR_SHARE = 0.01
 
 
-def _merged(hists: Mapping[tuple[int, str], HdrHistogram], seconds: set[int]) -> HdrHistogram:
-    merged = new_histogram()
-    for (second, _), hist in hists.items():
-        if second in seconds:
-            merged.add(hist)
-    return merged
-
-
 def step_figures(
     window: StepWindow,
     buckets: Mapping[BucketKey, Bucket],
-    latency: Mapping[tuple[int, str], HdrHistogram],
-    corrected: Mapping[tuple[int, str], HdrHistogram],
+    latency: Latency,
+    corrected: Latency,
     samples: Mapping[int, Mapping[str, Any]],
     first: float,
 ) -> dict[str, Any]:
@@ -74,8 +65,8 @@ def step_figures(
         "error_share": round((total.failures - throttle_failures) / max(1, total.requests), 4),
         "errors": dict(total.errors),
         "dropped": total.dropped,
-        "p99_ms": ms_at(_merged(latency, seconds), 99),
-        "corrected_p99_ms": ms_at(_merged(corrected, seconds), 99),
+        "p99_ms": ms_at(latency.over(seconds), 99),
+        "corrected_p99_ms": ms_at(corrected.over(seconds), 99),
         "generator_cpu": busiest_cpu(samples.get(second, {}) for second in sorted(seconds)),
         "servers_cpu": {
             server: round(mean(cpu), 1) for server, cpu in servers_cpu(samples.get(s, {}) for s in sorted(seconds)).items()

@@ -227,10 +227,7 @@ class Tally:
         latency, opening = self.counts.latency, self.counts.first_attempt
         by = timed.group_by(["second", "op_class", "micros"], use_threads=False).aggregate([("first", "count"), ("first", "sum")])
         for second, op_class, micros, attempts, firsts in _rows(by, "second", "op_class", "micros", "first_count", "first_sum"):
-            hist = latency.get((second, op_class))
-            if hist is None:
-                hist = latency[(second, op_class)] = new_histogram()
-            hist.record_value(micros, attempts)
+            latency.at(second, op_class).record_value(micros, attempts)
             if firsts:
                 into = opening.get(op_class)
                 if into is None:

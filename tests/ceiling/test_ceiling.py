@@ -19,8 +19,8 @@ from loadtest.buckets import Bucket
 from loadtest.ceiling.judge import search, step_figures, stopped_by
 from loadtest.ceiling.plan import Plan, StepWindow
 from loadtest.child_process import free_port
-from loadtest.counts import new_histogram
 from loadtest.exit_codes import UsageError
+from loadtest.latency import Latency
 
 BUDGET = 300  # entities/s per PartitionKey: the emulator's, the figure the search must find
 BURST = 0.4  # seconds of budget each bucket holds: batches arriving together fit; a step over the budget soon throttles
@@ -58,13 +58,13 @@ def test_a_plan_that_cannot_run_is_refused_naming_the_flag(given, says):
 
 def counts(per_second: dict[int, dict[str, Bucket]], latency_ms: float = 5.0, late_ms: float = 0.0):
     """Synthetic metrics: buckets per (second, partition, op class) and one latency per operation."""
-    buckets, latency, corrected = {}, {}, {}
+    buckets, latency, corrected = {}, Latency(), Latency()
     for second, partitions in per_second.items():
         for key, bucket in partitions.items():
             partition, op_class = key.split("/")
             buckets[(second, partition, op_class)] = bucket
             for hists, ms in ((latency, latency_ms), (corrected, latency_ms + late_ms)):
-                hist = hists.setdefault((second, op_class), new_histogram())
+                hist = hists.at(second, op_class)
                 for _ in range(bucket.requests):
                     hist.record_value(int(ms * 1000))
     return buckets, latency, corrected

@@ -1,0 +1,139 @@
+"""A run's latency at any length: an HDR histogram per second and op class for the recent seconds, one per minute
+before them.
+
+Each histogram of the counts' range (1 µs to an hour, 2 digits) holds about 21 KB whatever it counted, so a day's
+soak would hold some 3.6 GB of per-second ones. Seconds older than ``PER_SECOND_FOR_S`` (behind the newest second
+counted) are rolled into their minute's histogram, kept in HdrHistogram's own compressed encoding (under 1 KB).
+What each figure keeps: the run's percentiles per op class stay exact (histograms add without loss); the recent ten
+minutes keep their seconds (a ceiling step, the live view, a short run whole); an older second's percentiles are its
+minute's (timeseries.csv, a step judged after the run: a minute that any of its seconds touches counts whole).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from hdrh.histogram import HdrHistogram
+
+__all__ = ["PER_SECOND_FOR_S", "ROLLUP_S", "LATENCY_MAX_US", "Latency", "max_ms", "ms_at", "new_histogram"]
+
+LATENCY_MAX_US = 3_600_000_000  # one hour
+ROLLUP_S = 60  # an aged second's histogram goes into its minute's
+PER_SECOND_FOR_S = 600  # seconds kept apart behind the newest one counted: ten minutes
+
+Figures = tuple[float, float, float, float]  # p50, p95, p99 and max, ms
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(1, LATENCY_MAX_US, 2)
+
+
+def ms_at(hist: HdrHistogram, percentile: float) -> float:
+    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty."""
+    return round(hist.get_value_at_percentile(percentile) / 1000.0, 2) if hist.get_total_count() else 0.0
+
+
+def max_ms(hist: HdrHistogram) -> float:
+    return round(hist.get_max_value() / 1000.0, 2)
+
+
+def _figures(hist: HdrHistogram) -> Figures:
+    return ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)
+
+
+def _minute(second: int) -> int:
+    return second - second % ROLLUP_S
+
+
+class Latency:
+    """Histograms of microseconds by (second, op class) (``seconds``), the aged ones by (minute's first second, op
+    class) in HdrHistogram's encoding (``minutes``)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[tuple[int, str], HdrHistogram] = {}
+        self.minutes: dict[tuple[int, str], str] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.seconds or self.minutes)
+
+    def at(self, second: int, op_class: str) -> HdrHistogram:
+        """The histogram of ``second`` (made if new; a second already rolled up joins its minute at the next roll)."""
+        hist = self.seconds.get((second, op_class))
+        if hist is None:
+            hist = self.seconds[(second, op_class)] = new_histogram()
+        return hist
+
+    def add_encoded(self, second: int, op_class: str, encoded: str, *, minute: bool = False) -> None:
+        """Add a histogram in HdrHistogram's encoding: one second's, or (``minute``) one minute's."""
+        if minute:
+            self._into_minute(second, op_class, [encoded])
+        else:
+            self.at(second, op_class).decode_and_add(encoded)
+
+    def _into_minute(self, minute: int, op_class: str, parts: Iterable[HdrHistogram | str]) -> None:
+        into = new_histogram()
+        if (minute, op_class) in self.minutes:
+            into.decode_and_add(self.minutes[(minute, op_class)])
+        for part in parts:
+            if isinstance(part, str):
+                into.decode_and_add(part)
+            else:
+                into.add(part)
+        self.minutes[(minute, op_class)] = into.encode().decode("ascii")
+
+    def roll_up(self, newest: int) -> None:
+        """Roll the seconds more than ``PER_SECOND_FOR_S`` behind ``newest`` into their minutes (whole minutes only)."""
+        before = _minute(newest - PER_SECOND_FOR_S)
+        aged: dict[tuple[int, str], list[HdrHistogram]] = {}
+        for key in [key for key in self.seconds if key[0] < before]:
+            aged.setdefault((_minute(key[0]), key[1]), []).append(self.seconds.pop(key))
+        for (minute, op_class), parts in aged.items():
+            self._into_minute(minute, op_class, parts)
+
+    def _decoded_minutes(self) -> Iterator[tuple[int, str, HdrHistogram]]:
+        for (minute, op_class), encoded in self.minutes.items():
+            hist = new_histogram()
+            hist.decode_and_add(encoded)
+            yield minute, op_class, hist
+
+    def histograms(self) -> Iterator[tuple[int, str, HdrHistogram]]:
+        """(first second, op class, histogram) of every second kept apart and every minute (decoded one at a time)."""
+        for (second, op_class), hist in self.seconds.items():
+            yield second, op_class, hist
+        yield from self._decoded_minutes()
+
+    def by_op_class(self) -> dict[str, HdrHistogram]:
+        """The whole run's histogram per op class (exact: histograms add without loss)."""
+        merged: dict[str, HdrHistogram] = {}
+        for _, op_class, hist in self.histograms():
+            merged.setdefault(op_class, new_histogram()).add(hist)
+        return merged
+
+    def over(self, seconds: set[int]) -> HdrHistogram:
+        """One histogram of ``seconds``: each one's own, and the minute of any rolled up (counted once, whole)."""
+        merged = new_histogram()
+        for (second, _), hist in self.seconds.items():
+            if second in seconds:
+                merged.add(hist)
+        minutes = {_minute(second) for second in seconds}
+        for minute, _, hist in self._decoded_minutes():
+            if minute in minutes:
+                merged.add(hist)
+        return merged
+
+    def figures(self) -> Callable[[int, str], Figures]:
+        """p50, p95, p99 and max (ms) of a (second, op class): its own, its minute's where rolled up, else zeros."""
+        own = {key: _figures(hist) for key, hist in self.seconds.items()}
+        rolled = {(minute, op_class): _figures(hist) for minute, op_class, hist in self._decoded_minutes()}
+        return lambda second, op_class: own.get((second, op_class)) or rolled.get((_minute(second), op_class), (0.0,) * 4)
+
+    def encoded(self) -> tuple[list[list], list[list]]:
+        """Every second kept apart and every minute, as [first second, op class, encoding] each."""
+        return (
+            [[second, op_class, hist.encode().decode("ascii")] for (second, op_class), hist in self.seconds.items()],
+            [[minute, op_class, encoded] for (minute, op_class), encoded in self.minutes.items()],
+        )
+
+    def clear(self) -> None:
+        self.seconds.clear()
+        self.minutes.clear()

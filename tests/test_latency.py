@@ -1,0 +1,90 @@
+"""Latency at any length: aged seconds rolled into their minutes, nothing lost from the run's percentiles."""
+
+from __future__ import annotations
+
+import random
+
+from synthetic import Clock, environment, fire
+
+from loadtest.counts import RunCounts
+from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, max_ms, ms_at
+from loadtest.metrics import PartitionMetrics
+
+START = 1_000_020  # not on a minute's edge: the roll-up goes by whole minutes of wall-clock time
+
+
+def filled(seconds: int, seed: int = 3) -> Latency:
+    draw, latency = random.Random(seed), Latency()
+    for second in range(START, START + seconds):
+        for op_class in ("GET", "PUT"):
+            hist = latency.at(second, op_class)
+            for _ in range(5):
+                hist.record_value(int(draw.lognormvariate(8, 0.7)))
+    return latency
+
+
+def percentiles(latency: Latency) -> dict[str, tuple]:
+    return {op: (h.get_total_count(), *(ms_at(h, p) for p in (50, 95, 99, 100))) for op, h in latency.by_op_class().items()}
+
+
+def test_seconds_ten_minutes_old_go_into_their_minutes_and_the_runs_percentiles_stay_exact():
+    latency = filled(3600)
+    whole = percentiles(latency)
+    newest = START + 3599
+    latency.roll_up(newest)
+    kept = {second for second, _ in latency.seconds}
+    oldest_kept = newest - PER_SECOND_FOR_S
+    assert min(kept) == oldest_kept - oldest_kept % ROLLUP_S and max(kept) == newest  # whole minutes
+    assert all(minute % ROLLUP_S == 0 and minute < min(kept) for minute, _ in latency.minutes)
+    assert len(latency.minutes) == 2 * len({m for m, _ in latency.minutes}) == 2 * ((min(kept) - START + 20) // ROLLUP_S)
+    assert percentiles(latency) == whole  # histograms add without loss
+    latency.roll_up(newest)  # again: nothing moves twice
+    assert percentiles(latency) == whole
+
+
+def test_an_aged_second_reads_its_minutes_figures_and_a_window_counts_a_minute_once():
+    latency = filled(1200)
+    minute = START - START % ROLLUP_S + ROLLUP_S  # the first whole minute
+    inside = set(range(minute, minute + ROLLUP_S))
+    before = latency.over(inside)
+    latency.roll_up(START + 1199)
+    assert (minute, "GET") in latency.minutes and (minute, "GET") not in latency.seconds
+    after = latency.over({minute + 5, minute + 6})  # two of its seconds: the minute, once
+    assert after.get_total_count() == before.get_total_count() == 2 * 5 * ROLLUP_S
+    read = latency.figures()
+    assert read(minute + 7, "GET") == read(minute + 50, "GET") != (0.0,) * 4
+    newest = latency.seconds[(START + 1199, "GET")]
+    assert read(START + 1199, "GET") == (ms_at(newest, 50), ms_at(newest, 95), ms_at(newest, 99), max_ms(newest))
+    assert read(START + 5000, "GET") == (0.0,) * 4
+
+
+def test_a_count_with_minutes_merges_into_another_and_an_older_one_without_them_still_does():
+    counts = RunCounts(clock=Clock(START + 1800))
+    counts.latency = filled(1800)
+    counts.corrected = filled(1800, seed=5)
+    counts.compact()
+    assert counts.latency.minutes and counts.corrected.minutes
+    snapshot = counts.snapshot()
+    into = RunCounts(clock=Clock(START + 1800))
+    into.merge(snapshot)
+    assert percentiles(into.latency) == percentiles(counts.latency)
+    assert percentiles(into.corrected) == percentiles(counts.corrected)
+    older = {k: v for k, v in snapshot.items() if not k.endswith("_minutes")}  # as written before the roll-up
+    into = RunCounts(clock=Clock(START + 1800))
+    into.merge(older)
+    assert into.latency.by_op_class()["GET"].get_total_count() == 5 * len(counts.latency.seconds) // 2
+
+
+def test_the_listener_holds_ten_minutes_of_per_second_histograms_however_long_the_run():
+    clock = Clock(float(START))
+    env = environment()
+    metrics = PartitionMetrics.register(env, clock=clock)
+    env.events.test_start.fire(environment=env)
+    for second in range(2 * 3600):
+        clock.now = START + second + 0.5
+        fire(env, op_class="GET", ms=3.0)
+        fire(env, op="upsert", op_class="PUT", ms=4.0)
+        metrics.compact()
+    per_op = {op: sum(1 for _, o in metrics.latency.seconds if o == op) for op in ("GET", "PUT")}
+    assert all(PER_SECOND_FOR_S <= n <= PER_SECOND_FOR_S + ROLLUP_S for n in per_op.values()), per_op
+    assert {op: h.get_total_count() for op, h in metrics.latency.by_op_class().items()} == {"GET": 7200, "PUT": 7200}
