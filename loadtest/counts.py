@@ -9,9 +9,10 @@ second is ten minutes old (``latency``), so that a run of any length holds them 
 
 Many keys, bounded memory: a frequent-items sketch (Apache DataSketches) follows the heaviest
 PartitionKeys and an HLL sketch estimates how many distinct ones the run touched. Seconds
-older than ``COMPACT_AFTER_S`` keep exact buckets only for the current top ``TOP_K`` keys;
-the rest fold into one ``OTHER`` bucket per second. A key hot from the start is never folded,
-so its counts stay exact.
+older than ``COMPACT_AFTER_S`` keep exact buckets only for the top ``TOP_K`` keys of the moment
+they aged (each bucket is judged once); the rest fold into one ``OTHER`` bucket per second, and
+the summary folds again with the run's final top keys. A key hot from the start is never
+folded, so its counts stay exact.
 
 A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
 counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
@@ -58,6 +59,7 @@ class RunCounts:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         self.folded_before = 0  # seconds before this are compacted
         self._top: frozenset[str] = frozenset()
+        self._fresh: list[BucketKey] = []  # buckets made since ``compact`` last looked: the only ones it reads
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -80,6 +82,7 @@ class RunCounts:
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = Bucket()
+            self._fresh.append(key)
         return bucket
 
     # --- a worker's counts, to the master ---------------------------------------------------
@@ -110,6 +113,7 @@ class RunCounts:
     def _afresh(self) -> None:
         """Drop what a drain handed over: the buckets, histograms and this process's sketches."""
         self.buckets.clear()
+        self._fresh.clear()
         self.latency.clear()
         self.first_attempt.clear()
         self.corrected.clear()
@@ -170,7 +174,10 @@ class RunCounts:
         if cutoff <= self.folded_before:
             return
         self._top = frozenset(self.top_partitions())
-        stale = [k for k in self.buckets if k[0] < cutoff and k[1] not in self._top and k[1] not in GROUPS]
+        # each bucket is judged once, as it ages, not the whole run's every second (that grew with the run's length)
+        aged = [key for key in self._fresh if key[0] < cutoff]
+        self._fresh = [key for key in self._fresh if key[0] >= cutoff]
+        stale = dict.fromkeys(k for k in aged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
         for key, bucket in others.items():
             self._bucket(*key).add(bucket)

@@ -116,9 +116,9 @@ class Latency:
             if second in seconds:
                 merged.add(hist)
         minutes = {_minute(second) for second in seconds}
-        for minute, _, hist in self._decoded_minutes():
-            if minute in minutes:
-                merged.add(hist)
+        for (minute, _), encoded in self.minutes.items():
+            if minute in minutes:  # only these decoded: a step judged during a long run reads its own seconds
+                merged.decode_and_add(encoded)
         return merged
 
     def figures(self) -> Callable[[int, str], Figures]:
