@@ -22,6 +22,7 @@ from ..findings.levels import level
 from ..findings.outages import outages
 from ..results import PEAK_WINDOW_S, Results, peak_words
 from .badges import colour
+from .time_axis import binned, first_epoch, utc_axis
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
 # a date in an unknown time zone, and dateutil warns; the labels are categories, so the warning says nothing
@@ -67,8 +68,10 @@ def _legend_beside(ax: Axes, handles: list | None = None, labels: list | None = 
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
 
 
-def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "") -> str:
-    """The finish every over-time chart shares: labels, zero-based y, legend, grid; then the PNG."""
+def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.DataFrame | None = None) -> str:
+    """The finish every over-time chart shares: labels (UTC along the top), zero-based y, legend, grid; then the PNG."""
+    if frame is not None and not frame.empty:
+        utc_axis(ax, first_epoch(frame), frame["t"].max())
     ax.set_xlabel("seconds since start")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -118,7 +121,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
     if results.run.steady_from_s:
         ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
     _mark_outages(ax, spans)
-    return _time_axes(fig, ax, "Entities per second (all partitions) against the per-partition target", "entities / s")
+    return _time_axes(fig, ax, "Entities per second (all partitions) against the per-partition target", "entities / s", frame)
 
 
 def partition_peaks(results: Results) -> str:
@@ -151,7 +154,7 @@ def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()
             ax.plot(by_second.index, by_second["p95_ms"], color=color, linestyle="--", label=f"{op_class} p95")
             ax.plot(by_second.index, by_second["p99_ms"], color=color, linestyle=":", label=f"{op_class} p99")
     _mark_outages(ax, spans)
-    return _time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms")
+    return _time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms", frame)
 
 
 def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
@@ -165,7 +168,7 @@ def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = 
         ax.stairs(per_second["failures"], edges, fill=True, label="failed operations/s", color="#d62728", alpha=0.6)
         ax.stairs(per_second["throttled"], edges, fill=True, label="throttled attempts/s", color="#8c564b", alpha=0.6)
     _mark_outages(ax, spans)
-    return _time_axes(fig, ax, "Operations, attempts and errors per second")
+    return _time_axes(fig, ax, "Operations, attempts and errors per second", frame=frame)
 
 
 def strategy_peaks(comparison: Comparison) -> str:
@@ -212,14 +215,17 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         spans.columns = [f"keys '{c}…' (untracked)" if len(str(c)) == 1 else f"keys '{c}' (untracked)" for c in spans.columns]
         table = table.join(spans, how="outer").fillna(0) if not table.empty else spans
     fig, ax = _figure((9, 0.28 * (len(table.columns) + 1) + 1.6))
+    size = 1  # seconds a column holds
     if not table.empty:
-        table = table.reindex(range(0, int(table.index.max()) + 1), fill_value=0)
+        table, size = binned(table.reindex(range(0, int(table.index.max()) + 1), fill_value=0))  # a bin's busiest second
+        extent = (-0.5, table.index[-1] + size - 0.5, len(table.columns) - 0.5, -0.5)  # x: seconds since start
         shares = (table / target).T.to_numpy()
-        image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=2.0, interpolation="nearest")
+        image = ax.imshow(shares, aspect="auto", cmap="inferno", vmin=0, vmax=2.0, interpolation="nearest", extent=extent)
         ax.set_yticks(range(len(table.columns)), [str(c)[:34] for c in table.columns], fontsize=7)
         bar = fig.colorbar(image, ax=ax)
         bar.set_label("× target", fontsize=8)  # short: it stands beside a map that may be one row tall
-    ax.set_xlabel("seconds since start")
+        utc_axis(ax, first_epoch(frame), table.index[-1] + size)
+    ax.set_xlabel("seconds since start" + (f" (a column: the busiest second of {size} s)" if size > 1 else ""))
     ax.set_title(
         "Key heat map: entities/s per partition (and per key range) as a share of the per-partition target\n"
         "(1.0 = the target; 2x and above: brightest)",
