@@ -69,7 +69,8 @@ def _legend_beside(ax: Axes, handles: list | None = None, labels: list | None = 
 
 
 def _time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.DataFrame | None = None) -> str:
-    """The finish every over-time chart shares: labels (UTC along the top), zero-based y, legend, grid; then the PNG."""
+    """The finish every over-time chart shares: labels (a long run: UTC along the top), zero-based y, legend, grid; then
+    the PNG."""
     if frame is not None and not frame.empty:
         utc_axis(ax, first_epoch(frame), frame["t"].max())
     ax.set_xlabel("seconds since start")
