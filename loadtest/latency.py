@@ -53,9 +53,6 @@ class Latency:
         self.seconds: dict[tuple[int, str], HdrHistogram] = {}
         self.minutes: dict[tuple[int, str], str] = {}
 
-    def __bool__(self) -> bool:
-        return bool(self.seconds or self.minutes)
-
     def at(self, second: int, op_class: str) -> HdrHistogram:
         """The histogram of ``second`` (made if new; a second already rolled up joins its minute at the next roll)."""
         hist = self.seconds.get((second, op_class))
@@ -96,16 +93,13 @@ class Latency:
             hist.decode_and_add(encoded)
             yield minute, op_class, hist
 
-    def histograms(self) -> Iterator[tuple[int, str, HdrHistogram]]:
-        """(first second, op class, histogram) of every second kept apart and every minute (decoded one at a time)."""
-        for (second, op_class), hist in self.seconds.items():
-            yield second, op_class, hist
-        yield from self._decoded_minutes()
-
     def by_op_class(self) -> dict[str, HdrHistogram]:
-        """The whole run's histogram per op class (exact: histograms add without loss)."""
+        """The whole run's histogram per op class (exact: histograms add without loss), the minutes decoded one at a
+        time."""
         merged: dict[str, HdrHistogram] = {}
-        for _, op_class, hist in self.histograms():
+        for (_, op_class), hist in self.seconds.items():
+            merged.setdefault(op_class, new_histogram()).add(hist)
+        for _, op_class, hist in self._decoded_minutes():
             merged.setdefault(op_class, new_histogram()).add(hist)
         return merged
 

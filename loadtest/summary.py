@@ -119,7 +119,7 @@ def latency_figures(
 ) -> dict[str, dict[str, float]]:
     """Per op class: end-to-end percentiles over the run (the service time), the first attempt's, and in an open loop
     the corrected ones (from when each operation was due)."""
-    merged, due_by_class = latency.by_op_class(), corrected.by_op_class() if corrected else {}
+    merged, due_by_class = latency.by_op_class(), corrected.by_op_class() if corrected is not None else {}
     figures = {}
     for op_class, hist in sorted(merged.items()):
         first_try = first_attempt.get(op_class) or new_histogram()

@@ -58,6 +58,14 @@ def fire(
     )
 
 
+def listener(start: float = 1_000_000.0) -> tuple[Clock, Environment, PartitionMetrics]:
+    """The real request listener on a fake clock at ``start``, its test started (a test compacts it as a run does)."""
+    clock, env = Clock(start), environment()
+    metrics = PartitionMetrics.register(env, clock=clock)
+    metrics.on_test_start()
+    return clock, env, metrics
+
+
 def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0, env=None):
     """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``), on ``env`` if given."""
     env = env or environment()

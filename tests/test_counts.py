@@ -4,7 +4,7 @@ exact, the sketches merged."""
 from collections import defaultdict
 
 import pytest
-from synthetic import Clock, environment, fire
+from synthetic import Clock, environment, fire, listener
 
 from loadtest.buckets import OTHER
 from loadtest.counts import COMPACT_AFTER_S, TOP_K
@@ -31,10 +31,7 @@ def test_worker_buckets_merge_on_the_master_exactly_once():
 
 
 def test_many_keys_fold_into_other_and_planted_hot_keys_stay_exact():
-    clock = Clock()
-    env = environment()
-    metrics = PartitionMetrics.register(env, clock=clock)
-    metrics.on_test_start()
+    clock, env, metrics = listener()
     for second in range(20):
         clock.now = 1_000_000 + second + 0.5
         for i in range(500):  # 10,000 distinct cold keys, 1 entity each
@@ -74,10 +71,7 @@ def test_worker_sketches_merge_on_the_master():
 def test_compact_reads_only_the_buckets_made_since_it_last_looked():
     """Its work each second stays that of the last few seconds however long the run: it once walked every bucket of
     the run each second (a soak's second hour took 3.5 times its first in bench/soak_memory.py)."""
-    clock = Clock()
-    env = environment()
-    metrics = PartitionMetrics.register(env, clock=clock)
-    metrics.on_test_start()
+    clock, env, metrics = listener()
     for second in range(600):
         clock.now = 1_000_000 + second + 0.5
         for key in range(20):

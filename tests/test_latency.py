@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 
-from synthetic import Clock, environment, fire
+from synthetic import Clock, fire, listener
 
 from loadtest.counts import RunCounts
 from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, max_ms, ms_at
-from loadtest.metrics import PartitionMetrics
 
 START = 1_000_030  # half a minute in: the roll-up goes by whole minutes of wall-clock time
 
@@ -76,10 +75,7 @@ def test_a_count_with_minutes_merges_into_another_and_an_older_one_without_them_
 
 
 def test_the_listener_holds_ten_minutes_of_per_second_histograms_however_long_the_run():
-    clock = Clock(float(START))
-    env = environment()
-    metrics = PartitionMetrics.register(env, clock=clock)
-    env.events.test_start.fire(environment=env)
+    clock, env, metrics = listener(float(START))
     for second in range(2 * 3600):
         clock.now = START + second + 0.5
         fire(env, op_class="GET", ms=3.0)
