@@ -141,9 +141,9 @@ def test_every_operation_and_failure_is_the_same_through_both_clients(azurite):
 
 
 def provoke_throttling(ops: TableSession) -> None:
-    """A batch of 40 against a 20-entities/s budget leaves the partition 20 entities in debt: the next read
-    is refused until a second has passed."""
-    ops.batch([("insert", row(f"t{i:02d}", i)) for i in range(40)])
+    """A batch of 60 against a 40-entities/s budget leaves the partition 20 entities in debt: the next read
+    is refused until half a second has passed."""
+    ops.batch([("insert", row(f"t{i:02d}", i)) for i in range(60)])
     ops.read("c", "t00")
 
 
@@ -151,11 +151,11 @@ def provoke_throttling(ops: TableSession) -> None:
     "code,timeout_share,over",
     [("ServerBusy", 0.0, "partition"), ("OperationTimedOut", 1.0, "timeout"), ("ServerBusy", 0.0, "account")],
 )
-@pytest.mark.parametrize("retry", ["none", "fixed:3,1.3"])
+@pytest.mark.parametrize("retry", ["none", "fixed:3,0.8"])
 def test_throttled_answers_and_their_retries_are_counted_alike(azurite, code, timeout_share, over, retry):
     """Each client reads Azure's answers over a target alike: the error code, the reason (the partition's target, the
     account's limit, a timeout) and the retries."""
-    rates = {"partition_rate": 10**6, "account_rate": 20} if over == "account" else {"partition_rate": 20, "account_rate": 10**6}
+    rates = {"partition_rate": 10**6, "account_rate": 40} if over == "account" else {"partition_rate": 40, "account_rate": 10**6}
     budgets = Budgets(**rates, timeout_share=timeout_share)
     events = {client: through(azurite, client, provoke_throttling, budgets=budgets, retry=retry)[0] for client in ("fast", "sdk")}
     assert events["fast"] == events["sdk"]

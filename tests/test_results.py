@@ -359,7 +359,7 @@ def test_every_section_is_checked_on_read_and_the_field_named(section, data):
         event(f"{change.section}: {change.action}, read")
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=8, deadline=None, suppress_health_check=HEALTH)
 @given(st.data())
 def test_report_on_a_malformed_results_json_is_one_line_exit_2_never_a_traceback(tmp_path, monkeypatch, data):
     """The same through `loadtest report`, in any section: it renders what the reader took (every reader of the report
@@ -377,7 +377,7 @@ def test_report_on_a_malformed_results_json_is_one_line_exit_2_never_a_traceback
     assert code == 0 or not added_a_field(change), err  # the contract: fields may be added freely
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=6, deadline=None, suppress_health_check=HEALTH)
 @given(st.data())
 def test_merge_of_a_malformed_engine_is_one_line_exit_2_never_a_traceback(tmp_path, monkeypatch, data):
     """The same for `loadtest merge`, on one of two engines' results.json: every section is read (mergeable's histograms

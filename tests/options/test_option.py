@@ -4,12 +4,11 @@ variables and ``locust.conf`` / ``--config``, with Locust's precedence (command 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, SHORT, in_process, results_of
+from helpers import ROOT, SHORT, Finished, in_process, results_of, warm_start
 from locust.argument_parser import parse_options
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
@@ -20,19 +19,14 @@ from loadtest.options.stress import OPTIONS
 QUICK = ("-t", "2s", "-u", "1", "--seed-entities", "10")
 
 
-def run(tool: str, *args: str, env: dict[str, str], cwd=ROOT) -> subprocess.CompletedProcess:
-    """``loadtest run ARGS`` or ``locust -f loadtest/locustfile.py --headless ARGS`` in a child process."""
-    command = ["loadtest", "run"] if tool == "loadtest" else ["locust", "-f", str(ROOT / "loadtest/locustfile.py"), "--headless"]
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_") and k != "AZURE_STORAGE_CONNECTION_STRING"}
-    return subprocess.run(
-        [sys.executable, "-m", *command, *args],
-        cwd=cwd,
-        env={**clean, "PYTHONPATH": str(ROOT), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
+def run(tool: str, *args: str, env: dict[str, str]) -> Finished:
+    """``loadtest run ARGS`` or ``locust -f loadtest/locustfile.py --headless ARGS`` in a child process (started warm:
+    its environment is its own, read as the command runs) without the variables of this one."""
+    module, command = (
+        ("loadtest", ["run"]) if tool == "loadtest" else ("locust", ["-f", str(ROOT / "loadtest/locustfile.py"), "--headless"])
     )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_") and k != "AZURE_STORAGE_CONNECTION_STRING"}
+    return warm_start(module, [*command, *args], env={**clean, **env}, timeout=120)
 
 
 def test_every_option_has_its_locust_variable():
@@ -85,7 +79,7 @@ def test_settings_from_the_environment_reach_the_run_as_a_user_runs_it(azurite, 
     env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string, "LOCUST_PARTITION_TARGET": "7"}
     env["LOCUST_SKIP_VERIFY"] = "true"
     done = run(tool, *QUICK, "--out", str(tmp_path / "env"), env=env)
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.output
     data = results_of(tmp_path / "env")
     assert data["run"]["partition_target"] == 7 and data["integrity"] == {}
 
