@@ -5,8 +5,10 @@ own storage account (``blob_container``)."""
 from __future__ import annotations
 
 import logging
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from azure.core.exceptions import AzureError, ResourceExistsError, ResourceNotFoundError
 from azure.storage.blob import ContentSettings
@@ -18,6 +20,7 @@ from ..wrapup import OUTPUTS
 __all__ = ["RUN_OUTPUTS", "download_results", "upload_outputs", "upload_place"]
 
 log = logging.getLogger("loadtest")
+DOWNLOADS_AT_ONCE = 8  # engines' results.json downloading ahead of the merge: its memory, and the container's round trips
 #: A run's own outputs, by name: nothing else in ``--out`` leaves the machine (``--out .`` in a project folder holds
 #: its locust.conf, which may carry a connection string).
 RUN_OUTPUTS = (RESULTS_FILE, TIMESERIES_FILE, *(name for name, _ in OUTPUTS))
@@ -56,20 +59,34 @@ def upload_outputs(
 
 
 def download_results(
-    container: str, run_id: str, *, connection_string: str, account_url: str, timeout: float
-) -> list[tuple[str, str]]:
-    """Each engine's results.json under ``container/<run_id>/``: (its blob name, its text)."""
+    container: str, run_id: str, *, connection_string: str, account_url: str, timeout: float, at_once: int = DOWNLOADS_AT_ONCE
+) -> Iterator[tuple[str, str]]:
+    """Each engine's results.json under ``container/<run_id>/``, in name order: (its blob name, its text). Read as
+    the merge takes them, ``at_once`` downloading ahead in parallel: at most that many engines' texts are held."""
     where = f"--from-container {container} --run-id {run_id}"
     client = open_container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
-    found: list[tuple[str, Any]] = []
+    with client, ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="download") as pool:
+        try:
+            names = sorted(
+                blob.name
+                for blob in client.list_blobs(name_starts_with=f"{run_id}/")
+                if len(parts := blob.name.split("/")) == 3 and parts[2] == RESULTS_FILE
+            )
+        except ResourceNotFoundError:
+            return  # no container of that name: nothing was uploaded there
+        except AzureError as err:
+            raise failed(err, where) from None
+        ahead: deque[tuple[str, Future[bytes]]] = deque()
+        for name in names:
+            ahead.append((name, pool.submit(lambda blob: client.download_blob(blob).readall(), name)))
+            if len(ahead) >= at_once:
+                yield _downloaded(container, *ahead.popleft(), where)
+        while ahead:
+            yield _downloaded(container, *ahead.popleft(), where)
+
+
+def _downloaded(container: str, name: str, download: Future[bytes], where: str) -> tuple[str, str]:
     try:
-        with client:
-            for blob in client.list_blobs(name_starts_with=f"{run_id}/"):
-                parts = blob.name.split("/")
-                if len(parts) == 3 and parts[2] == RESULTS_FILE:
-                    found.append((f"{container}/{blob.name}", client.download_blob(blob.name).readall().decode("utf-8")))
-    except ResourceNotFoundError:
-        return []  # no container of that name: nothing was uploaded there
+        return f"{container}/{name}", download.result().decode("utf-8", errors="replace")
     except AzureError as err:
         raise failed(err, where) from None
-    return found

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 from .. import wrapup
@@ -26,15 +28,24 @@ def _read(source: str, text: str) -> tuple[str, Results]:
         raise UsageError(f"{source}: not a partition-stress results.json: {err}") from None
 
 
-def _from_files(sources: list[str]) -> list[tuple[str, Results]]:
-    read = []
+def _from_files(sources: list[str]) -> Iterator[tuple[str, Results]]:
+    """Each engine's results, read as the merge takes it (every path checked first: a missing one reads nothing)."""
+    found = []
     for source in sources:
         path = Path(source)
-        found = path / RESULTS_FILE if path.is_dir() else path
-        if not found.is_file():
+        found.append(path / RESULTS_FILE if path.is_dir() else path)
+        if not found[-1].is_file():
             raise UsageError(f"{source}: no results.json there; give engines' run folders or their results.json files")
-        read.append(_read(source, found.read_text(encoding="utf-8", errors="replace")))
-    return read
+    for source, path in zip(sources, found, strict=True):
+        yield _read(source, path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _of_run(sources: Iterator[tuple[str, Results]], run_id: str) -> Iterator[tuple[str, Results]]:
+    """The engines, each of run ``run_id`` when one is given."""
+    for source, results in sources:
+        if run_id and results.run.id != run_id:
+            raise UsageError(f"--run-id {run_id}: {source} is run {results.run.id!r}")
+        yield source, results
 
 
 def merge_command(ns: argparse.Namespace) -> int:
@@ -52,17 +63,16 @@ def merge_command(ns: argparse.Namespace) -> int:
             account_url=given["account_url"],
             timeout=given["timeout"],
         )
-        if not texts:
+        first = next(texts, None)
+        if first is None:
             raise UsageError(
                 f"--from-container {container} --run-id {run_id}: no engine's results.json under {container}/{run_id}/ "
                 f"(engines put them there with --upload {container} --run-id {run_id})"
             )
-        sources = [_read(name, text) for name, text in texts]
+        sources = (_read(name, text) for name, text in chain([first], texts))
     else:
         sources = _from_files(given["sources"])
-    if run_id and sources and sources[0][1].run.id != run_id:
-        raise UsageError(f"--run-id {run_id}: {sources[0][0]} is run {sources[0][1].run.id!r}")
-    merged = merge(sources)
+    merged = merge(_of_run(sources, run_id))
     out = check_out(given["out"] or str(Path("reports") / merged.run.id / "merged"), overwrite=given["overwrite"])
     if not wrapup.finish(merged, out, target=None, started=time.time()):
         return 1

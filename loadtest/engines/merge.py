@@ -12,7 +12,7 @@ The steady phase is when every engine's users all ran.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -23,7 +23,7 @@ from ..exit_codes import UsageError
 from ..mergeable import MERGEABLE_VERSION
 from ..operations import OpClass
 from ..request_profile import RequestProfile
-from ..results import Results
+from ..results import Results, RunInfo
 
 __all__ = ["KEY_DESIGN", "TARGET", "check", "merge"]
 
@@ -33,123 +33,138 @@ KEY_DESIGN = ("key_strategy", "partition_key", "row_key_strategy", "key_seed", "
 TARGET = ("target_kind", "endpoint", "table", "partition_target", "account_target")
 
 
-def check(sources: Sequence[tuple[str, Results]]) -> None:
-    """One line (``UsageError``) naming the first difference that makes ``sources`` not one run's engines."""
-    if not sources:
+def check(source: str, results: Results, first: tuple[str, RunInfo] | None, engines: dict[str, str]) -> None:
+    """One line (``UsageError``) naming what makes ``results`` not an engine of the run the ``first`` engine ran
+    (``engines``: those met so far, by name, to their sources)."""
+    if results.ceiling or results.run.simulated or results.engines:
+        what = "a ceiling search" if results.ceiling else "a simulation" if results.run.simulated else "already a merge"
+        raise UsageError(f"{source}: {what}, not one engine's run: nothing to merge")
+    if results.mergeable.get("version") != MERGEABLE_VERSION:
+        raise UsageError(
+            f"{source}: no mergeable data (results.json written before engines could be merged, version "
+            f"{results.mergeable.get('version', 'none')}): rerun it with this version"
+        )
+    engine = results.mergeable["engine"]
+    if engine in engines:
+        raise UsageError(f"engine {engine!r} twice: {engines[engine]} and {source}; give each engine's results once")
+    if first is None:
+        return
+    name, base = first
+    if results.run.id != base.id:
+        raise UsageError(f"different run ids: {base.id!r} ({name}) and {results.run.id!r} ({source}); merge one run")
+    for field in TARGET:
+        ours, theirs = getattr(base, field), getattr(results.run, field)
+        if ours != theirs:
+            raise UsageError(f"different targets: {field} {ours!r} ({name}) and {theirs!r} ({source})")
+    for key in KEY_DESIGN:
+        ours, theirs = base.settings.get(key), results.run.settings.get(key)
+        if ours != theirs:
+            flag = "--" + key.replace("_", "-")
+            raise UsageError(f"different key designs: {flag} {ours!r} ({name}) and {theirs!r} ({source})")
+
+
+def merge(sources: Iterable[tuple[str, Results]]) -> Results:
+    """One run's results from its engines' (each checked as it comes); its findings are the verdict's to fill in.
+    ``sources`` is read once, one engine at a time: only the sum and each engine's few figures are kept, so memory
+    grows with the run's seconds and keys, not with its engines."""
+    merging = _Merging()
+    for source, results in sources:
+        merging.add(source, results)
+    if merging.first is None:
         raise UsageError("merge: give engines' results (folders or results.json files), or --from-container C --run-id ID")
-    for source, results in sources:
-        if results.ceiling or results.run.simulated or results.engines:
-            what = "a ceiling search" if results.ceiling else "a simulation" if results.run.simulated else "already a merge"
-            raise UsageError(f"{source}: {what}, not one engine's run: nothing to merge")
-        if results.mergeable.get("version") != MERGEABLE_VERSION:
-            raise UsageError(
-                f"{source}: no mergeable data (results.json written before engines could be merged, version "
-                f"{results.mergeable.get('version', 'none')}): rerun it with this version"
-            )
-    (first, base), engines = sources[0], {}
-    for source, results in sources:
-        if results.run.id != base.run.id:
-            raise UsageError(f"different run ids: {base.run.id!r} ({first}) and {results.run.id!r} ({source}); merge one run")
+    return merging.merged()
+
+
+class _Merging:
+    """The sum so far: the counts added with the metrics' own ``merge``, and what each engine adds apart (its share,
+    its clock, its users, workers and integrity)."""
+
+    def __init__(self) -> None:
+        self.metrics, self.workload = RunCounts(), RequestProfile()
+        self.first: tuple[str, RunInfo] | None = None  # the first engine's run: what the others must share
+        self.engines: dict[str, str] = {}
+        self.clocks: list[dict[str, Any]] = []
+        self.shares: list[dict[str, Any]] = []
+        self.samples: dict[int, dict[str, Any]] = {}
+        self.user_classes: dict[str, dict[str, Any]] = {}
+        self.workers: dict[str, list] = {"reported": [], "lost": []}
+        self.integrity: list[dict[str, Any]] = []
+        self.incomplete: list[dict[str, Any]] = []
+        self.arrival_rate, self.users, self.interrupted = 0.0, 0, set()
+
+    def add(self, source: str, results: Results) -> None:
+        check(source, results, self.first, self.engines)
         engine = results.mergeable["engine"]
-        if engine in engines:
-            raise UsageError(f"engine {engine!r} twice: {engines[engine]} and {source}; give each engine's results once")
-        engines[engine] = source
-        for field in TARGET:
-            ours, theirs = getattr(base.run, field), getattr(results.run, field)
-            if ours != theirs:
-                raise UsageError(f"different targets: {field} {ours!r} ({first}) and {theirs!r} ({source})")
-        for name in KEY_DESIGN:
-            ours, theirs = base.run.settings.get(name), results.run.settings.get(name)
-            if ours != theirs:
-                flag = "--" + name.replace("_", "-")
-                raise UsageError(f"different key designs: {flag} {ours!r} ({first}) and {theirs!r} ({source})")
-
-
-def merge(sources: Sequence[tuple[str, Results]]) -> Results:
-    """One run's results from its engines' (``check`` first); its findings are the verdict's to fill in."""
-    check(sources)
-    metrics, workload = RunCounts(), RequestProfile()
-    for _, results in sources:
-        metrics.merge(results.mergeable["metrics"])
-        workload.merge(results.mergeable["workload"])
-    clocks = [results.mergeable["metrics"]["clock"] for _, results in sources]
-    metrics.started = min(c["started"] for c in clocks)
-    ramps = [c["steady_from"] for c in clocks]  # an engine whose ramp never finished: the run had no steady phase
-    metrics.steady_from = None if None in ramps else max(ramps)
-    metrics.stopped = max(c["stopped"] for c in clocks)
-    metrics.steady_until = min(c["stopped"] for c in clocks)
-    runs = [results for _, results in sources]
-    base = runs[0].run
-    names = [results.mergeable["engine"] for results in runs]
-    settings = {
-        **base.settings,
-        "engine": ",".join(names),
-        "arrival_rate": sum(float(r.run.settings.get("arrival_rate") or 0) for r in runs),
-    }
-    info = replace(
-        base,
-        started=datetime.fromtimestamp(metrics.started, UTC).isoformat(timespec="seconds"),
-        duration_s=round(metrics.stopped - metrics.started, 1),
-        users=sum(r.run.users for r in runs),
-        settings=settings,
-        user_classes=_user_classes(runs),
-        interrupted=",".join(sorted({r.run.interrupted for r in runs} - {""})),
-    )
-    merged = summary.build(metrics, info, samples=_samples(runs), workers=_workers(runs), workload=workload.figures())
-    merged.integrity = _integrity(runs)
-    merged.incomplete = [
-        {**step, "step": f"engine {r.mergeable['engine']}: {step['step']}"} for r in runs for step in r.incomplete
-    ]
-    merged.engines = _shares(runs, merged)
-    metrics.close()
-    return merged
-
-
-def _user_classes(runs: Sequence[Results]) -> list[dict[str, Any]]:
-    """Each user class of the engines, its users summed over them (its design as the first engine that ran it)."""
-    classes: dict[str, dict[str, Any]] = {}
-    for results in runs:
-        for one in results.run.user_classes:
-            known = classes.setdefault(one["name"], {**one, "users": 0})
+        self.engines[engine] = source
+        self.first = self.first or (source, results.run)
+        self.metrics.merge(results.mergeable["metrics"])
+        self.workload.merge(results.mergeable["workload"])
+        self.clocks.append(results.mergeable["metrics"]["clock"])
+        self.arrival_rate += float(results.run.settings.get("arrival_rate") or 0)
+        self.users += results.run.users
+        self.interrupted.add(results.run.interrupted)
+        for one in results.run.user_classes:  # each user class, its users summed (its design as the first engine's)
+            known = self.user_classes.setdefault(one["name"], {**one, "users": 0})
             known["users"] += one["users"]
-    return list(classes.values())
+        _add_samples(self.samples, engine, results.mergeable["samples"])
+        self.workers["reported"] += [f"{engine}/{w}" for w in results.workers.get("reported", [])]
+        self.workers["lost"] += [{**w, "worker": f"{engine}/{w['worker']}"} for w in results.workers.get("lost", [])]
+        self.integrity.append(results.integrity)
+        self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
+        self.shares.append(_share(results))
+
+    def merged(self) -> Results:
+        assert self.first is not None
+        metrics, clocks = self.metrics, self.clocks
+        metrics.started = min(c["started"] for c in clocks)
+        ramps = [c["steady_from"] for c in clocks]  # an engine whose ramp never finished: the run had no steady phase
+        metrics.steady_from = None if None in ramps else max(ramps)
+        metrics.stopped = max(c["stopped"] for c in clocks)
+        metrics.steady_until = min(c["stopped"] for c in clocks)
+        base = self.first[1]
+        info = replace(
+            base,
+            started=datetime.fromtimestamp(metrics.started, UTC).isoformat(timespec="seconds"),
+            duration_s=round(metrics.stopped - metrics.started, 1),
+            users=self.users,
+            settings={**base.settings, "engine": ",".join(self.engines), "arrival_rate": self.arrival_rate},
+            user_classes=list(self.user_classes.values()),
+            interrupted=",".join(sorted(self.interrupted - {""})),
+        )
+        workers = self.workers if self.workers["reported"] else {}
+        merged = summary.build(metrics, info, samples=self.samples, workers=workers, workload=self.workload.figures())
+        merged.integrity = _integrity(self.integrity)
+        merged.incomplete = self.incomplete
+        everything = merged.account.entities or 1
+        merged.engines = [{**share, "share": round(share["entities"] / everything, 4)} for share in self.shares]
+        metrics.close()
+        return merged
 
 
-def _samples(runs: Sequence[Results]) -> dict[int, dict[str, Any]]:
+def _add_samples(samples: dict[int, dict[str, Any]], engine: str, given: Iterable[Any]) -> None:
     """Per second: users and operations in flight of every engine together; each engine's CPU (and its workers'),
     its servers' and its machine's apart (the busiest machine stands for the run's)."""
-    samples: dict[int, dict[str, Any]] = {}
-    for results in runs:
-        engine = results.mergeable["engine"]
-        for second, sample in results.mergeable["samples"]:
-            into = samples.setdefault(int(second), {"users": 0})
-            into["users"] += sample.get("users") or 0
-            cpu = into.setdefault("workers_cpu", {})
-            if sample.get("cpu") is not None:
-                cpu[f"engine {engine}"] = sample["cpu"]
-            for worker, pct in sample.get("workers_cpu", {}).items():
-                cpu[f"engine {engine} worker {worker}"] = pct
-            for server, pct in sample.get("servers_cpu", {}).items():
-                into.setdefault("servers_cpu", {})[f"{server} (engine {engine})"] = pct
-            if sample.get("machine_cpu") is not None:
-                into["machine_cpu"] = max(into.get("machine_cpu", 0.0), sample["machine_cpu"])
-            flight = into.setdefault("in_flight", {}) if sample.get("in_flight") else {}
-            for name, value in sample.get("in_flight", {}).items():
-                flight[name] = flight.get(name, 0) + value
-    return samples
+    for second, sample in given:
+        into = samples.setdefault(int(second), {"users": 0})
+        into["users"] += sample.get("users") or 0
+        cpu = into.setdefault("workers_cpu", {})
+        if sample.get("cpu") is not None:
+            cpu[f"engine {engine}"] = sample["cpu"]
+        for worker, pct in sample.get("workers_cpu", {}).items():
+            cpu[f"engine {engine} worker {worker}"] = pct
+        for server, pct in sample.get("servers_cpu", {}).items():
+            into.setdefault("servers_cpu", {})[f"{server} (engine {engine})"] = pct
+        if sample.get("machine_cpu") is not None:
+            into["machine_cpu"] = max(into.get("machine_cpu", 0.0), sample["machine_cpu"])
+        flight = into.setdefault("in_flight", {}) if sample.get("in_flight") else {}
+        for name, value in sample.get("in_flight", {}).items():
+            flight[name] = flight.get(name, 0) + value
 
 
-def _workers(runs: Sequence[Results]) -> dict[str, Any]:
-    """Engines that were Locust masters: their workers, named by engine."""
-    reported = [f"{r.mergeable['engine']}/{w}" for r in runs for w in r.workers.get("reported", [])]
-    lost = [{**w, "worker": f"{r.mergeable['engine']}/{w['worker']}"} for r in runs for w in r.workers.get("lost", [])]
-    return {"reported": reported, "lost": lost} if reported else {}
-
-
-def _integrity(runs: Sequence[Results]) -> dict[str, Any]:
+def _integrity(engines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Every engine read its own writes back: the counts add up (none when an engine did not check)."""
-    checked = [r.integrity for r in runs if r.integrity.get("checked")]
-    if len(checked) < len(runs):
+    checked = [integrity for integrity in engines if integrity.get("checked")]
+    if len(checked) < len(engines):
         return {}
     total: Counter[str] = Counter()
     for integrity in checked:
@@ -157,28 +172,23 @@ def _integrity(runs: Sequence[Results]) -> dict[str, Any]:
     return {"checked": True, **total, "lost_examples": [e for i in checked for e in i.get("lost_examples", [])][:5]}
 
 
-def _shares(runs: Sequence[Results], merged: Results) -> list[dict[str, Any]]:
-    """Each engine's part of the merged run, and what its own report said of its hottest partition."""
-    everything = merged.account.entities or 1
-    shares = []
-    for results in runs:
-        hottest = results.hottest(1)
-        row = results.headline(hottest[0]) if hottest else None
-        shares.append(
-            {
-                "engine": results.mergeable["engine"],
-                "host": results.mergeable.get("host", ""),
-                "started": results.run.started,
-                "duration_s": results.run.duration_s,
-                "users": results.run.users,
-                "requests": sum(r.requests for r in results.partitions if r.op_class != OpClass.ALL),
-                "attempts": results.attempts,
-                "entities": results.account.entities,
-                "share": round(results.account.entities / everything, 4),
-                "hottest": hottest[0] if hottest else "",
-                "hottest_peak_eps": row.judged(results.open_loop)[0] if row else 0.0,
-                "hottest_finding": row.finding if row else "",
-                "findings": sorted({str(f.kind) for f in results.findings}),
-            }
-        )
-    return shares
+def _share(results: Results) -> dict[str, Any]:
+    """An engine's part of the run (its share of the whole is set once every engine is in), and what its own report
+    said of its hottest partition."""
+    hottest = results.hottest(1)
+    row = results.headline(hottest[0]) if hottest else None
+    return {
+        "engine": results.mergeable["engine"],
+        "host": results.mergeable.get("host", ""),
+        "started": results.run.started,
+        "duration_s": results.run.duration_s,
+        "users": results.run.users,
+        "requests": sum(r.requests for r in results.partitions if r.op_class != OpClass.ALL),
+        "attempts": results.attempts,
+        "entities": results.account.entities,
+        "share": 0.0,
+        "hottest": hottest[0] if hottest else "",
+        "hottest_peak_eps": row.judged(results.open_loop)[0] if row else 0.0,
+        "hottest_finding": row.finding if row else "",
+        "findings": sorted({str(f.kind) for f in results.findings}),
+    }

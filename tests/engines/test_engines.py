@@ -5,10 +5,12 @@ processes against Azurite's table and blob services."""
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import os
 import subprocess
 import sys
+import weakref
 
 import pytest
 from azure.data.tables import TableClient
@@ -95,6 +97,26 @@ def test_merged_counts_are_the_sum_per_second_partition_and_op_class():
     assert sum(e["entities"] for e in merged.engines) == merged.account.entities
     # the steady phase is when all three ran: b's from START + 2 to a's and c's end
     assert merged.run.steady_from_s == 2.0 and merged.run.steady_seconds == 4
+
+
+def test_the_merge_holds_one_engine_at_a_time_and_adds_them_all():
+    """Engines are read as the merge takes them: by the time the third is read, the first is gone from memory (only
+    the sum and each engine's few figures stay), and the sum is still every engine's."""
+    made: list[weakref.ref] = []
+
+    def engines():
+        for i in range(5):
+            if i >= 2:
+                gc.collect()
+                assert made[i - 2]() is None, f"engine {i - 2} still held when engine {i} is read"
+            results = engine(f"e{i}", load(10 + i, partition=f"k{i % 2}"))
+            made.append(weakref.ref(results))
+            yield f"e{i}", results
+
+    merged = merge(engines())
+    assert len(made) == 5 and [e["engine"] for e in merged.engines] == [f"e{i}" for i in range(5)]
+    assert merged.account.entities == sum(6 * (10 + i) for i in range(5))
+    assert sum(e["share"] for e in merged.engines) == pytest.approx(1.0, abs=0.001)
 
 
 def test_each_engine_alone_is_cool_and_together_hot():
