@@ -45,11 +45,12 @@ def test_every_kind_is_declared_whole_and_every_list_of_kinds_is_derived_from_it
         assert declared.severity in BADGES, kind  # a badge on every page
 
 
-def test_the_docs_findings_table_and_fail_on_row_name_every_kind_the_declaration_has():
+def test_the_docs_findings_table_names_every_kind_and_the_fail_on_row_points_at_it():
     rows = _docs_findings_table()
     assert set(rows) == {k.value for k in FindingKind}, set(rows) ^ {k.value for k in FindingKind}
     assert all(rows[k.value] for k in FindingKind), rows
     options = (DOCS / "options.md").read_text()  # the run's options explained, written by hand
     fail_on_row = next(line for line in options.splitlines() if line.startswith("| `--fail-on` |"))
-    listed = re.search(r"any of `([a-z_,]+)`", fail_on_row).group(1).split(",")
-    assert listed == [k.lower() for k in FAIL_ON if not KINDS[k].practice], listed
+    # no list of kinds of its own, which a new kind would have to be added to by hand: the generated table's column
+    assert "[Findings](findings.md)" in fail_on_row and "`--fail-on` column" in fail_on_row, fail_on_row
+    assert not re.search(r"[a-z_]+,[a-z_]+,[a-z_]+", fail_on_row), fail_on_row
