@@ -26,11 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from loadtest.buckets import COUNTERS
+from loadtest.latency import PER_SECOND_FOR_S  # the latency an engine keeps per second, the rest per minute
+
 ROOT = Path(__file__).resolve().parents[1]
-COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled", "backoff_ms")
-COUNTERS += ("scheduled", "late", "dropped", "unsent", "rows")
 PLACEHOLDER = "engine-placeholder-0123456789"
-PER_SECOND_FOR_S = 600  # the latency an engine keeps per second (loadtest.latency's), the rest per minute
 GOAL_S, GOAL_MB = 60, 2048
 
 

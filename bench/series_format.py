@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
-COUNTERS = ("requests", "failures", "entities", "offered", "estimated", "attempts", "throttled", "backoff_ms")
-COUNTERS += ("scheduled", "late", "dropped", "unsent", "rows")
+from loadtest.buckets import COUNTERS
+
 CHART = ["second", "partition", "op_class", "entities"]
 
 

@@ -3,8 +3,8 @@
 The metrics' snapshot (per-second buckets by wall-clock second, partition and op class; the HDR
 latency histograms in HdrHistogram's own encoding, per second and, for the seconds rolled up, per
 minute; the key sketches in DataSketches' own serialization; the run's clock), the request profile's
-counts, the per-second samples and who counted them. The integrity ledger's counts, the settings and the run's identity are in the
-results already.
+counts, the per-second samples and who counted them. The integrity ledger's counts, the settings
+and the run's identity are in the results already.
 
 ``capture`` writes it; ``Mergeable`` is its form, which ``Results.from_dict`` checks on read like every section
 (``results_schema``): the histograms and sketches are decoded there, so ``loadtest merge`` adds only what it can.
