@@ -3,8 +3,9 @@
 Fires synthetic request events (as the client fires them, GET and PUT) through the real listener
 (``PartitionMetrics.register``) with a fake clock: ``--rate`` events a simulated second over ``--keys``
 PartitionKeys, the listener compacting once a second as a run does. Prints, at every simulated hour, the
-listener's memory (the process's resident set less what it was before the listener was made) and the events
-fired; then whether the last ``--flat-hours`` grew.
+listener's memory (the process's resident set less what it was before the listener was made), the events fired, the
+buckets held as objects (the recent window's) and those put away as compressed columns; then whether the last
+``--flat-hours`` grew.
 
     .venv/bin/python bench/soak_memory.py [--hours 24] [--rate 100] [--keys 50] [--flat-hours 6]
 
@@ -77,7 +78,8 @@ def main() -> int:
             hour = (second + 1) // 3600
             hourly[hour] = rss_mb() - before
             print(f"hour {hour:3d}: {hourly[hour]:8.1f} MB  ({(second + 1) * args.rate:,} events, "
-                  f"{time.perf_counter() - started:,.0f} s)", flush=True)  # fmt: skip
+                  f"{time.perf_counter() - started:,.0f} s; {len(metrics.buckets):,} buckets held, "
+                  f"{metrics.aged.rows:,} put away in {metrics.aged.encoded_bytes / 2**20:.1f} MB)", flush=True)  # fmt: skip
     env.events.test_stop.fire(environment=env)
     last, flat_from = max(hourly, default=0), max(hourly, default=0) - int(args.flat_hours)
     if not hourly:

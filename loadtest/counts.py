@@ -12,7 +12,8 @@ PartitionKeys and an HLL sketch estimates how many distinct ones the run touched
 older than ``COMPACT_AFTER_S`` keep exact buckets only for the top ``TOP_K`` keys of the moment
 they aged (each bucket is judged once); the rest fold into one ``OTHER`` bucket per second, and
 the summary folds again with the run's final top keys. A key hot from the start is never
-folded, so its counts stay exact.
+folded, so its counts stay exact. Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as
+compressed columns (``aged_buckets``): exact still, and a day's soak holds them in bounded memory.
 
 A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
 counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
@@ -24,21 +25,27 @@ from __future__ import annotations
 
 import base64
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import datasketches as ds
+import pandas as pd
 from hdrh.histogram import HdrHistogram
 
+from .aged_buckets import AgedBuckets
+from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
-from .latency import Latency, max_ms, ms_at, new_histogram
+from .latency import PER_SECOND_FOR_S, Latency, max_ms, ms_at, new_histogram
 
-__all__ = ["COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
+__all__ = ["AGED_AFTER_S", "COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
+#: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
+#: its seconds apart); older ones are put away as columns.
+AGED_AFTER_S = PER_SECOND_FOR_S
 
 
 def _b64(raw: bytes) -> str:
@@ -60,6 +67,8 @@ class RunCounts:
         self.folded_before = 0  # seconds before this are compacted
         self._top: frozenset[str] = frozenset()
         self._fresh: list[BucketKey] = []  # buckets made since ``compact`` last looked: the only ones it reads
+        self._kept: deque[BucketKey] = deque()  # buckets ``compact`` kept, oldest first: to be put away as they age
+        self.aged = AgedBuckets()  # seconds more than ``AGED_AFTER_S`` behind the newest, as columns
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -70,6 +79,19 @@ class RunCounts:
         """A partition an operation asked of: its weight among the heaviest keys, and one of the distinct ones."""
         self.heavy.update(partition, max(1, entities))
         self._distinct_here.update(partition)
+
+    def frame(self) -> pd.DataFrame:
+        """Every bucket, put away or not, as a frame with one row per key (``bucket_frame``), sorted by it."""
+        return summed(pd.concat([*self.aged.frames(), frame_of(self.buckets.items())], ignore_index=True))
+
+    def between(self, first: int, last: int) -> dict[BucketKey, Bucket]:
+        """The buckets of seconds ``first`` to ``last`` (a ceiling step's), put away or not."""
+        frames = [frame[(frame["second"] >= first) & (frame["second"] <= last)] for frame in self.aged.frames()]
+        out = to_buckets(pd.concat(frames, ignore_index=True)) if frames else {}
+        for key, bucket in self.buckets.items():
+            if first <= key[0] <= last:
+                out.setdefault(key, Bucket()).add(bucket)
+        return out
 
     def bucket(self, second: int, partition: str, op_class: str) -> Bucket:
         """One second's bucket of a partition and op class (made if new): what a reader of records counts into."""
@@ -93,8 +115,9 @@ class RunCounts:
         distinct = ds.hll_union(SKETCH_LG_K)
         distinct.update(self.distinct.get_result())
         distinct.update(self._distinct_here)
+        aged = [[*key, bucket.to_dict()] for frame in self.aged.frames() for key, bucket in to_buckets(frame).items()]
         return {
-            "buckets": [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
+            "buckets": aged + [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
             **dict(zip(("latency", "latency_minutes"), self.latency.encoded(), strict=True)),
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
             **dict(zip(("corrected", "corrected_minutes"), self.corrected.encoded(), strict=True)),
@@ -114,6 +137,8 @@ class RunCounts:
         """Drop what a drain handed over: the buckets, histograms and this process's sketches."""
         self.buckets.clear()
         self._fresh.clear()
+        self._kept.clear()
+        self.aged.clear()
         self.latency.clear()
         self.first_attempt.clear()
         self.corrected.clear()
@@ -165,21 +190,34 @@ class RunCounts:
         return union.get_result().get_estimate()
 
     def compact(self, now: float | None = None) -> None:
-        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``, and roll the
-        latency of seconds older than ``latency.PER_SECOND_FOR_S`` into their minutes."""
+        """Fold the buckets of seconds older than ``COMPACT_AFTER_S`` outside the top keys into ``OTHER``, put away those
+        older than ``AGED_AFTER_S``, and roll the latency of seconds older than ``latency.PER_SECOND_FOR_S`` into their
+        minutes."""
         newest = int(self.clock() if now is None else now)
         self.latency.roll_up(newest)
         self.corrected.roll_up(newest)
+        self._put_away(newest - AGED_AFTER_S)
         cutoff = newest - COMPACT_AFTER_S
         if cutoff <= self.folded_before:
             return
         self._top = frozenset(self.top_partitions())
         # each bucket is judged once, as it ages, not the whole run's every second (that grew with the run's length)
-        aged = [key for key in self._fresh if key[0] < cutoff]
+        judged = [key for key in self._fresh if key[0] < cutoff]
         self._fresh = [key for key in self._fresh if key[0] >= cutoff]
-        stale = dict.fromkeys(k for k in aged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
+        stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
+        self._kept.extend(key for key in judged if key in self.buckets)
         for key, bucket in others.items():
             self._bucket(*key).add(bucket)
         self.ranges.update(folded)
         self.folded_before = cutoff
+
+    def _put_away(self, before: int) -> None:
+        """Put the kept buckets of seconds before ``before`` away as columns (oldest first: one made late waits behind
+        a newer one, a few seconds at most)."""
+        kept = self._kept
+        while kept and kept[0][0] < before:
+            key = kept.popleft()
+            bucket = self.buckets.pop(key, None)
+            if bucket is not None:
+                self.aged.add(key, bucket)

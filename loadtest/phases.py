@@ -8,24 +8,24 @@ the steady phase is: ``peak_window_s``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from .results import PEAK_WINDOW_S
 
 __all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak"]
 
 
-def moving_average_peak(values: list[float], window: int = PEAK_WINDOW_S) -> float:
-    """The highest mean over ``window`` consecutive seconds (the whole series if shorter)."""
-    if not values:
+def moving_average_peak(values: Sequence[float] | np.ndarray, window: int = PEAK_WINDOW_S) -> float:
+    """The highest mean over ``window`` consecutive seconds (the whole series if shorter): the windows' sums as
+    differences of running totals (exact for counts, which these are)."""
+    if len(values) == 0:
         return 0.0
     window = min(window, len(values))
-    total = best = sum(values[:window])
-    for i in range(window, len(values)):
-        total += values[i] - values[i - window]
-        best = max(best, total)
-    return best / window
+    totals = np.concatenate(([0.0], np.cumsum(np.asarray(values, dtype=np.float64))))
+    return float((totals[window:] - totals[:-window]).max()) / window
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,11 @@ class Phases:
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
         return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
 
-    def mean(self, values: list[float]) -> float:
+    def mean(self, values: Sequence[float] | np.ndarray) -> float:
         if not self.steady:
             return 0.0
-        offset = self.span[0]
-        return round(sum(values[s - offset] for s in self.steady) / len(self.steady), 2)
+        at = np.asarray(self.steady) - self.span[0]
+        return round(float(np.asarray(values, dtype=np.float64)[at].sum()) / len(self.steady), 2)
 
-    def peak(self, values: list[float]) -> float:
+    def peak(self, values: Sequence[float] | np.ndarray) -> float:
         return round(moving_average_peak(values, self.window), 2)

@@ -6,14 +6,18 @@ series and peaks as the results, from the same functions.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from hdrh.histogram import HdrHistogram
 
-from .buckets import GROUPS, Bucket, BucketKey, fold
+from .bucket_frame import KEYS, TALLIES, span_sums, summed, tallied
+from .buckets import COUNTERS, GROUPS, OTHER, Bucket, BucketKey
 from .counts import RunCounts, max_ms, ms_at, new_histogram
 from .latency import Latency
 from .operations import OpClass
@@ -41,71 +45,60 @@ def demand(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
     return [float(by_second[s].demand) if s in by_second else 0.0 for s in span]
 
 
-def _demand_figures(values: list[float], phases: Phases, target: int) -> dict[str, float]:
+def _demand_figures(values: np.ndarray, phases: Phases, target: int) -> dict[str, float]:
     peak = phases.peak(values)
     return {"offered_mean_eps": phases.mean(values), "offered_peak_eps": peak, "offered_ratio": round(peak / target, 4)}
 
 
+def _asked(frame: pd.DataFrame) -> pd.Series:
+    """Entities asked for: sent (served or not) and, in an open loop, never sent (``Bucket.demand``)."""
+    return frame["offered"] + frame["unsent"]
+
+
 def _row(
-    partition: str,
-    op_class: OpClass,
-    buckets: Iterable[Bucket],
-    values: list[float],
-    asked: list[float],
-    phases: Phases,
-    target: int,
+    partition: str, op_class: OpClass, rows: pd.DataFrame, values: np.ndarray, asked: np.ndarray, phases: Phases, target: int
 ) -> PartitionRow:
-    total = Bucket()
-    for bucket in buckets:
-        total.add(bucket)
+    total = {name: int(rows[name].sum()) for name in ("requests", "entities", "offered", "estimated", "failures")}
     peak = phases.peak(values)
     return PartitionRow(
         **_demand_figures(asked, phases, target),
         partition=partition,
         op_class=op_class,
-        requests=total.requests,
-        entities=total.entities,
+        **total,
         mean_eps=phases.mean(values),
         peak_eps=peak,
         target=target,
         ratio=round(peak / target, 4),
-        offered=total.offered,
-        estimated=total.estimated,
-        failures=total.failures,
-        attempts=total.attempts,
-        throttled=total.throttled,
-        errors=dict(total.errors),
-        throttled_by=dict(total.throttled_by),
+        attempts=int(rows["attempts"].sum()),
+        throttled=int(rows["throttled"].sum()),
+        errors=tallied(rows["errors"]),
+        throttled_by=tallied(rows["throttled_by"]),
     )
 
 
-def partition_rows(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> list[PartitionRow]:
+def partition_rows(frame: pd.DataFrame, phases: Phases, target: int) -> list[PartitionRow]:
     """One row per partition and op class, and an ALL row where a (tracked) partition had both."""
+    first, seconds = phases.span[0], len(phases.span)
     rows, both = [], defaultdict(list)
-    for (partition, op_class), by_second in sorted(per_partition(buckets).items()):
-        values, asked = series(by_second, phases.span), demand(by_second, phases.span)
-        rows.append(_row(partition, OpClass(op_class), by_second.values(), values, asked, phases, target))
-        both[partition].append((by_second, values, asked))
+    for (partition, op_class), group in frame.groupby(["partition", "op_class"], sort=True):
+        values, asked = span_sums(group, "entities", first, seconds), span_sums(group, _asked(group), first, seconds)
+        rows.append(_row(partition, OpClass(op_class), group, values, asked, phases, target))
+        both[partition].append((group, values, asked))
     for partition, classes in sorted(both.items()):
         if len(classes) > 1 and partition not in GROUPS:
-            values = [sum(v) for v in zip(*(v for _, v, _ in classes), strict=True)]
-            asked = [sum(v) for v in zip(*(a for _, _, a in classes), strict=True)]
-            buckets_of = [b for by_second, _, _ in classes for b in by_second.values()]
-            rows.append(_row(partition, OpClass.ALL, buckets_of, values, asked, phases, target))
+            values, asked = sum(v for _, v, _ in classes), sum(a for _, _, a in classes)
+            together = pd.concat([group for group, _, _ in classes])
+            rows.append(_row(partition, OpClass.ALL, together, values, asked, phases, target))
     return rows
 
 
-def account_row(buckets: Mapping[BucketKey, Bucket], phases: Phases, target: int) -> AccountRow:
+def account_row(frame: pd.DataFrame, phases: Phases, target: int) -> AccountRow:
     """Every partition's entities together, each second's in that second (looked up, never indexed by an offset)."""
-    served: Counter[int] = Counter()
-    wanted: Counter[int] = Counter()
-    for (second, _, _), bucket in buckets.items():
-        served[second] += bucket.entities
-        wanted[second] += bucket.demand
-    values, asked = [float(served[s]) for s in phases.span], [float(wanted[s]) for s in phases.span]
-    peak, entities = phases.peak(values), sum(b.entities for b in buckets.values())
+    first, seconds = phases.span[0], len(phases.span)
+    values, asked = span_sums(frame, "entities", first, seconds), span_sums(frame, _asked(frame), first, seconds)
+    peak = phases.peak(values)
     return AccountRow(
-        entities=entities,
+        entities=int(frame["entities"].sum()),
         mean_eps=phases.mean(values),
         peak_eps=peak,
         target=target,
@@ -139,7 +132,7 @@ def latency_figures(
 
 
 def arrival_figures(
-    buckets: Mapping[BucketKey, Bucket], phases: Phases, rate: float, kind: str, in_flight: Mapping[str, float] | None = None
+    frame: pd.DataFrame, phases: Phases, rate: float, kind: str, in_flight: Mapping[str, float] | None = None
 ) -> dict[str, Any]:
     """Open loop, over the steady phase: operations offered (the users' schedules: the rate asked, once every user
     runs), sent and served per second side by side; and over the whole run how many were sent on a schedule, late,
@@ -147,22 +140,16 @@ def arrival_figures(
     counted); and its operations in flight (``in_flight_figures``)."""
     if not rate:
         return {}
-    steady, seconds = set(phases.steady), max(1, len(phases.steady))
-    total = Bucket()
-    in_steady = Bucket()
-    for (second, _, _), bucket in buckets.items():
-        total.add(bucket)
-        if second in steady:
-            in_steady.add(bucket)
+    seconds = max(1, len(phases.steady))
+    steady = frame[frame["second"].isin(phases.steady)]
+    sent, failed = int(steady["requests"].sum()), int(steady["failures"].sum())
     return {
         "rate": rate,
         "arrivals": kind,
         "offered_per_s": rate,
-        "sent_per_s": round(in_steady.requests / seconds, 2),
-        "served_per_s": round((in_steady.requests - in_steady.failures) / seconds, 2),
-        "scheduled": total.scheduled,
-        "late": total.late,
-        "dropped": total.dropped,
+        "sent_per_s": round(sent / seconds, 2),
+        "served_per_s": round((sent - failed) / seconds, 2),
+        **{name: int(frame[name].sum()) for name in ("scheduled", "late", "dropped")},
         **({"in_flight": dict(in_flight)} if in_flight else {}),
     }
 
@@ -186,13 +173,15 @@ def in_flight_figures(samples: Mapping[int, Mapping[str, Any]], rate: float) -> 
 
 
 def timeseries(
-    buckets: Mapping[BucketKey, Bucket], latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int
+    frame: pd.DataFrame, latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int
 ) -> list[dict[str, Any]]:
-    """One row per second, partition and op class (timeseries.csv); latency is per second and op class (its minute's
-    once aged: ``latency``), its percentiles read once for all the second's partitions."""
-    rows = []
+    """One row per second, partition and op class (timeseries.csv), in the frame's order (``summed``'s: by key);
+    latency is per second and op class (its minute's once aged: ``latency``), its percentiles read once for all the
+    second's partitions."""
     read = latency.figures()
-    for (second, partition, op_class), bucket in sorted(buckets.items()):
+    columns = {name: frame[name].tolist() for name in (*KEYS, *COUNTERS, "longest_ms", *TALLIES)}
+    rows = []
+    for i, (second, partition, op_class) in enumerate(zip(*(columns[name] for name in KEYS), strict=True)):
         p50, p95, p99, top = read(second, op_class)
         rows.append(
             {
@@ -200,7 +189,8 @@ def timeseries(
                 "second": second,
                 "partition": partition,
                 "op_class": op_class,
-                **bucket.to_dict(),
+                **{name: columns[name][i] for name in (*COUNTERS, "longest_ms")},
+                **{name: json.loads(columns[name][i]) if columns[name][i] else {} for name in TALLIES},
                 "p50_ms": p50,
                 "p95_ms": p95,
                 "p99_ms": p99,
@@ -229,14 +219,19 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
-def counted(counts: RunCounts) -> tuple[Phases, dict[BucketKey, Bucket], Counter[tuple[int, str]]]:
-    """The run's phases, its buckets with every key outside the top folded into ``OTHER`` (on a copy), and the
-    entities folded per (second, key range)."""
-    phases = Phases.of(
-        (key[0] for key in counts.buckets), counts.started, counts.steady_from, counts.stopped, counts.steady_until
-    )
-    buckets, folded = fold(counts.buckets, keep=frozenset(counts.top_partitions()), before=phases.span[-1] + 1)
-    return phases, buckets, Counter(counts.ranges) + folded
+def counted(counts: RunCounts) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
+    """The run's phases, its buckets as a frame (``bucket_frame``) with every key outside the top folded into
+    ``OTHER``, and the entities folded per (second, key range)."""
+    frame = counts.frame()
+    phases = Phases.of(frame["second"].unique().tolist(), counts.started, counts.steady_from, counts.stopped, counts.steady_until)
+    ranges = Counter(counts.ranges)
+    folding = ~frame["partition"].isin(frozenset(counts.top_partitions()) | GROUPS)
+    if folding.any():
+        moved = frame[folding]
+        by_range = moved.groupby([moved["second"], moved["partition"].str[:1]])["entities"].sum()
+        ranges.update({(int(second), start): int(n) for (second, start), n in by_range.items()})
+        frame = summed(frame.assign(partition=frame["partition"].where(~folding, OTHER)))
+    return phases, frame, ranges
 
 
 def build(
@@ -252,14 +247,14 @@ def build(
     (``ceiling.judge.judged``), added by the run that searched."""
     samples = samples or {}
     rate = float(info.settings.get("arrival_rate", 0) or 0)
-    phases, buckets, ranges = counted(counts)
+    phases, frame, ranges = counted(counts)
     first, last = phases.span[0], phases.span[-1]
-    rows = partition_rows(buckets, phases, info.partition_target)
+    rows = partition_rows(frame, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)
     for row in single:
         errors.update(row.errors)
-    backoff_ms = sum(b.backoff_ms for b in buckets.values())
+    backoff_ms = int(frame["backoff_ms"].sum())
     run = replace(
         info,
         steady_from_s=float(phases.steady[0] - first) if phases.ramped else 0.0,
@@ -269,15 +264,15 @@ def build(
     return Results(
         run=run,
         partitions=rows,
-        account=account_row(buckets, phases, info.account_target),
+        account=account_row(frame, phases, info.account_target),
         errors=dict(errors),
         attempts=attempts,
-        timeseries=timeseries(buckets, counts.latency, samples, first),
+        timeseries=timeseries(frame, counts.latency, samples, first),
         load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
         workers=dict(workers or {}),
         workload=dict(workload or {}),
         latency=latency_figures(counts.latency, counts.first_attempt, counts.corrected),
-        arrivals=arrival_figures(buckets, phases, rate, str(info.settings.get("arrivals", "")), in_flight_figures(samples, rate)),
+        arrivals=arrival_figures(frame, phases, rate, str(info.settings.get("arrivals", "")), in_flight_figures(samples, rate)),
         keys=key_figures(rows, counts.distinct_partitions()),
         retry={
             "strategy": info.settings.get("retry", ""),

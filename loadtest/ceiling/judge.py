@@ -16,6 +16,7 @@ from typing import Any
 
 from ..bounds.cpu import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
 from ..bounds.throttlers import throttler
+from ..bucket_frame import to_buckets
 from ..buckets import Bucket, BucketKey
 from ..counts import RunCounts, ms_at
 from ..latency import Latency
@@ -199,7 +200,8 @@ def judged(
 ) -> dict[str, Any]:
     """The results' search (``CeilingShape.ran``'s steps): every step that ran its course (not one cut short by the
     stop), judged again from all the run's counts, the keys folded as the results fold them."""
-    phases, buckets, _ = counted(counts)
+    phases, frame, _ = counted(counts)
+    buckets = to_buckets(frame)
     whole = [w for w in windows if len(w.seconds()) >= plan.step_s - 2]
     steps = [step_figures(w, buckets, counts.latency, counts.corrected, samples or {}, phases.span[0]) for w in whole]
     throttlers = {reason: throttler(info, reason) for reason in ("partition", "account")}  # named where it limited

@@ -111,7 +111,9 @@ class CeilingShape(LoadTestShape):
             window = self.windows[self.judged]
             if window.ended is None or now < window.ended + lag:
                 return
-            figures = step_figures(window, metrics.buckets, metrics.latency, metrics.corrected, {}, 0.0)
+            seconds = window.seconds()
+            buckets = metrics.between(min(seconds), max(seconds)) if seconds else {}
+            figures = step_figures(window, buckets, metrics.latency, metrics.corrected, {}, 0.0)
             self.gave_way = stopped_by(figures, self.plan)
             self.judged += 1
             log.info(

@@ -85,7 +85,9 @@ def live_view(
 
     The "other partitions" row shows their load together (GET, PUT and demand now: the sums) and is judged by its
     hottest member, whose peak it shows and names: the target is one partition's, never their sum's. The untracked
-    keys folded together (outside the heaviest the metrics keep apart) count as their mean partition."""
+    keys folded together (outside the heaviest the metrics keep apart) count as their mean partition. The peaks are
+    over the seconds the counts still hold as buckets: the last ``counts.AGED_AFTER_S`` (ten minutes) of a longer run;
+    older ones are put away as columns, read by the results."""
     now = time.time() if now is None else now
     if metrics.stopped:  # a stopped test's chart ends where it stopped: no seconds of zeros drawn after it
         now = min(now, metrics.stopped)

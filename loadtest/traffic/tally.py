@@ -261,9 +261,8 @@ class Tally:
 
     def account(self) -> dict[str, Any]:
         """What the records were and what they could not tell: the ``logs`` section of the results."""
-        requests = sum(b.requests for b in self.counts.buckets.values())
-        entities = sum(b.entities for b in self.counts.buckets.values())
-        estimated = sum(b.estimated for b in self.counts.buckets.values())
+        frame = self.counts.frame()
+        requests, entities, estimated = (int(frame[name].sum()) for name in ("requests", "entities", "estimated"))
         return {
             "records": self.counted,
             "requests": requests,

@@ -1,0 +1,117 @@
+"""The buckets column by column: a pandas frame with a row per (second, partition, op class), what the summary
+computes on at any length (a day's seconds over 50 keys are millions of rows: a ``Bucket`` object each would be
+gigabytes), and Parquet's compressed encoding of it, how the counts hold seconds past the recent window.
+
+The counters are integer columns; ``errors`` and ``throttled_by`` (a counter by code or reason, rare) are JSON text,
+empty where nothing was counted. A frame may hold a key more than once (a late report for a second already put
+away): ``summed`` adds them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .buckets import COUNTERS, Bucket, BucketKey
+
+__all__ = ["COLUMNS", "KEYS", "TALLIES", "decode", "encode", "frame_of", "summed", "tallied", "to_buckets"]
+
+KEYS = ("second", "partition", "op_class")
+TALLIES = ("errors", "throttled_by")  # Counters by code or reason: JSON text, "" when empty
+COLUMNS = (*KEYS, *COUNTERS, "longest_ms", *TALLIES)
+_SCHEMA = pa.schema(
+    [("second", pa.int64()), ("partition", pa.string()), ("op_class", pa.string())]
+    + [(name, pa.int64()) for name in (*COUNTERS, "longest_ms")]
+    + [(name, pa.string()) for name in TALLIES]
+)
+
+
+def _text(counter: Mapping[str, int]) -> str:
+    return json.dumps(dict(counter), separators=(",", ":")) if counter else ""
+
+
+def frame_of(buckets: Iterable[tuple[BucketKey, Bucket]]) -> pd.DataFrame:
+    """A frame of ``(key, bucket)`` pairs, in their order."""
+    rows = list(buckets)
+    columns: dict[str, list] = {name: [key[i] for key, _ in rows] for i, name in enumerate(KEYS)}
+    for name in (*COUNTERS, "longest_ms"):
+        columns[name] = [getattr(bucket, name) for _, bucket in rows]
+    for name in TALLIES:
+        columns[name] = [_text(getattr(bucket, name)) for _, bucket in rows]
+    return pd.DataFrame({name: pd.Series(values, dtype=_dtype(name)) for name, values in columns.items()})
+
+
+def _dtype(name: str) -> str:
+    return "object" if name in ("partition", "op_class", *TALLIES) else "int64"
+
+
+def empty() -> pd.DataFrame:
+    return frame_of(())
+
+
+def encode(frame: pd.DataFrame) -> bytes:
+    """The frame in Parquet with zstd: a second of 50 keys' counts takes some 10 bytes a row (mostly zeros)."""
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, schema=_SCHEMA, preserve_index=False), sink, compression="zstd")
+    return sink.getvalue()
+
+
+def decode(encoded: bytes) -> pd.DataFrame:
+    frame = pq.read_table(io.BytesIO(encoded)).to_pandas()
+    for name in ("partition", "op_class", *TALLIES):
+        frame[name] = frame[name].astype(object)
+    return frame
+
+
+def tallied(texts: Iterable[str]) -> dict[str, int]:
+    """The counters' sum of a column of ``errors`` or ``throttled_by`` texts."""
+    total: Counter[str] = Counter()
+    for text in texts:
+        if text:
+            total.update(json.loads(text))
+    return dict(total)
+
+
+def summed(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per key, sorted by it: counters added, ``longest_ms`` the longest, the tallies' counts added."""
+    if frame.empty or not frame.duplicated(list(KEYS)).any():
+        return frame.sort_values(list(KEYS), kind="stable", ignore_index=True)
+    grouped = frame.groupby(list(KEYS), sort=True)
+    out = grouped[list(COUNTERS)].sum()
+    out["longest_ms"] = grouped["longest_ms"].max()
+    for name in TALLIES:
+        marked = frame[frame[name] != ""]
+        texts = marked.groupby(list(KEYS))[name].agg(lambda column: _text(tallied(column)))
+        out[name] = texts.reindex(out.index, fill_value="")
+    return out.reset_index()
+
+
+def to_buckets(frame: pd.DataFrame) -> dict[BucketKey, Bucket]:
+    """The frame as buckets (a step's seconds, or a short run's: what reads one bucket at a time)."""
+    out: dict[BucketKey, Bucket] = {}
+    values = {name: frame[name].to_numpy() for name in COLUMNS}
+    for i in range(len(frame)):
+        key = (int(values["second"][i]), values["partition"][i], values["op_class"][i])
+        bucket = out.get(key)
+        if bucket is None:
+            bucket = out[key] = Bucket()
+        bucket.merge({name: int(values[name][i]) for name in (*COUNTERS, "longest_ms")})
+        for name in TALLIES:
+            if values[name][i]:
+                getattr(bucket, name).update(json.loads(values[name][i]))
+    return out
+
+
+def span_sums(frame: pd.DataFrame, column: str | pd.Series, first: int, seconds: int) -> np.ndarray:
+    """A column added up per second of the span that starts at ``first`` (0 where nothing was)."""
+    values = frame[column] if isinstance(column, str) else column
+    out = np.zeros(seconds, dtype=np.float64)
+    np.add.at(out, frame["second"].to_numpy() - first, values.to_numpy(dtype=np.float64))
+    return out
