@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from .buckets import COUNTERS, Bucket, BucketKey
 
-__all__ = ["COLUMNS", "KEYS", "TALLIES", "decode", "encode", "frame_of", "summed", "tallied", "to_buckets"]
+__all__ = ["COLUMNS", "KEYS", "TALLIES", "decode", "encode", "frame_of", "span_sums", "summed", "tallied", "to_buckets"]
 
 KEYS = ("second", "partition", "op_class")
 TALLIES = ("errors", "throttled_by")  # Counters by code or reason: JSON text, "" when empty
@@ -50,10 +50,6 @@ def frame_of(buckets: Iterable[tuple[BucketKey, Bucket]]) -> pd.DataFrame:
 
 def _dtype(name: str) -> str:
     return "object" if name in ("partition", "op_class", *TALLIES) else "int64"
-
-
-def empty() -> pd.DataFrame:
-    return frame_of(())
 
 
 def encode(frame: pd.DataFrame) -> bytes:

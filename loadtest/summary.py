@@ -1,7 +1,9 @@
 """From what a run counted to its figures: a pure step (its inputs stay as they were).
 
-Mean and peak entities/s over the run's phases (``phases``); ratio is peak / target. The live web view reads the same
-series and peaks as the results, from the same functions.
+Mean and peak entities/s over the run's phases (``phases``); ratio is peak / target. The results read the whole run's
+counts as one frame, column by column (``bucket_frame``: a day's seconds are millions of rows); the live web view
+reads the recent buckets with ``per_partition``, ``series`` and ``demand``, and takes its peaks as the results do
+(``phases.moving_average_peak``).
 """
 
 from __future__ import annotations
