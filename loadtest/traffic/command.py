@@ -132,7 +132,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         "span": [_utc(tally.first), _utc(tally.last)],
         "client_request_id": given["client_request_id"],
         "hashed_keys": given["hash_keys"],
-        **tally.account(),
+        **tally.account(results),
         "leaves_out": LEAVES_OUT,
     }  # type: ignore[typeddict-item]
     counts.close()

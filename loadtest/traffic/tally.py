@@ -22,7 +22,9 @@ import pyarrow.compute as pc
 
 from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
+from ..operations import OpClass
 from ..redact import redact
+from ..results import Results
 from ..service_errors import logged_throttling
 from .attribution import attribute, codes_of
 from .columns import from_records
@@ -259,10 +261,11 @@ class Tally:
             counts.stopped = float(int(self.last) + 1)
         return counts
 
-    def account(self) -> dict[str, Any]:
-        """What the records were and what they could not tell: the ``logs`` section of the results."""
-        frame = self.counts.frame()
-        requests, entities, estimated = (int(frame[name].sum()) for name in ("requests", "entities", "estimated"))
+    def account(self, results: Results) -> dict[str, Any]:
+        """What the records were and what they could not tell: the ``logs`` section of ``results`` (built from these
+        counts: their requests and entities are read from it, not added up again)."""
+        requests = sum(row.requests for row in results.partitions if row.op_class != OpClass.ALL)
+        entities, estimated = results.account.entities, results.keys.get("estimated_entities", 0)
         return {
             "records": self.counted,
             "requests": requests,

@@ -7,8 +7,10 @@ import json
 from collections import Counter
 
 import pytest
+from helpers import run_info
 from test_forms import ENTITY, classic_line
 
+from loadtest.summary import build
 from loadtest.traffic import reader
 from loadtest.traffic.classic import DUPLICATE, HourSeen
 from loadtest.traffic.columns import NOT_FAST, classic_block, diagnostic_block, from_records
@@ -90,7 +92,8 @@ def tally_of(path, lines: list[str]) -> Tally:
 
 
 def counted(tally: Tally) -> dict:
-    return {key: bucket.to_dict() for key, bucket in tally.counts.buckets.items()} | {"logs": tally.account()["requests"]}
+    logs = tally.account(build(tally.counts, run_info()))
+    return {key: bucket.to_dict() for key, bucket in tally.counts.buckets.items()} | {"logs": logs["requests"]}
 
 
 @pytest.mark.parametrize("form", ["diagnostic", "classic"])
