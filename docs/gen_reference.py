@@ -181,8 +181,11 @@ def _objects(hint: Any) -> Iterator[Any]:
 def _members(cls: Any) -> list[tuple[str, Any, bool]]:
     """(name, type, later): ``later`` for a field results.json written before it lack (a default, or NotRequired)."""
     hints = get_type_hints(cls)
-    if is_dataclass(cls):
-        return [(f.name, hints[f.name], (f.default, f.default_factory) != (MISSING, MISSING)) for f in fields(cls)]
+    if is_dataclass(cls):  # a field kept in a file beside results.json: the form of its rows
+        return [
+            (f.name, f.metadata.get("older", hints[f.name]), (f.default, f.default_factory) != (MISSING, MISSING))
+            for f in fields(cls)
+        ]
     return [(name, hint, name not in cls.__required_keys__) for name, hint in hints.items()]
 
 
@@ -203,9 +206,11 @@ def results_block() -> str:
         lines += [f"### {cls.__name__}", ""]
         if doc and not doc.startswith(f"{cls.__name__}("):
             lines += [_cell(doc), ""]
+        beside = {f.name: f.metadata["beside"] for f in fields(cls) if f.metadata.get("beside")} if is_dataclass(cls) else {}
         for name, hint, later in _members(cls):
             optional = " (optional)" if later else ""
-            lines.append(f"- `{name}`: {_type(hint)}{optional}")
+            where = f", in `{beside[name]}` beside results.json (before that file, in results.json)" if name in beside else ""
+            lines.append(f"- `{name}`: {_type(hint)}{optional}{where}")
         lines.append("")
     return "\n".join(lines).rstrip()
 

@@ -12,7 +12,9 @@ import os
 import secrets
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from .exit_codes import UsageError
 
@@ -21,16 +23,20 @@ __all__ = [
     "COMPARISON_PAGE",
     "REPORT_FILE",
     "RESULTS_FILE",
+    "SERIES_FILE",
     "SERVER_LOGS_FILE",
     "TIMESERIES_FILE",
     "check_out",
     "new_run_id",
     "write_text",
+    "write_whole",
 ]
 
 #: What marks a folder as holding an earlier run.
 RESULTS_FILE = "results.json"
-#: The per-second series beside it (``Results.write`` writes both).
+#: The per-second series beside it, as columns (what ``loadtest report`` and ``merge`` read) and for spreadsheets
+#: (``Results.write`` writes the three).
+SERIES_FILE = "series.parquet"
 TIMESERIES_FILE = "timeseries.csv"
 #: The page rendered from them, and the service's own view of the run (a KQL query of its request logs).
 REPORT_FILE = "report.html"
@@ -66,13 +72,18 @@ def check_out(out: str, *, overwrite: bool = False) -> Path:
 
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` whole or not at all (a temporary file renamed over it)."""
+    return write_whole(path, lambda file: file.write(text.encode("utf-8")))
+
+
+def write_whole(path: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """``write`` into ``path`` whole or not at all: into a temporary file beside it, renamed over it once written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(handle, _new_file_mode())  # the temporary file's 0600 would keep the report from a web server's user
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            write(file)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)

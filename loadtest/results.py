@@ -1,25 +1,27 @@
 """The run's result: one interchange form that every output renders from.
 
-``summary.build`` makes it from what the metrics counted; ``to_json``/``from_json`` round-trip
-it, so ``loadtest report`` re-renders without re-running. The verdict fills in findings; the
-report only reads. Nothing heavy stands behind this module.
+``summary.build`` makes it from what the metrics counted; ``write``/``load_file`` round-trip it
+(results.json, and the per-second series beside it in series.parquet: ``series_frame``), so
+``loadtest report`` re-renders without re-running. The verdict fills in findings; the report
+only reads.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from .buckets import COUNTERS, GROUPS
+import pandas as pd
+
+from . import series_frame
+from .buckets import GROUPS
 from .ceiling_schema import Ceiling
 from .finding_names import FindingKind
 from .mergeable import Mergeable, OtherVersion
 from .operations import OpClass
-from .outputs import RESULTS_FILE, TIMESERIES_FILE, write_text
+from .outputs import RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, write_text
 from .results_schema import (
     Arrivals,
     EngineShare,
@@ -54,25 +56,19 @@ __all__ = [
 SCHEMA_VERSION = 1
 #: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
 PEAK_WINDOW_S = 10
-TIMESERIES_FIELDS = (
-    "t",
-    "second",
-    "partition",
-    "op_class",
-    *COUNTERS,
-    "longest_ms",
-    "errors",
-    "throttled_by",
-    "p50_ms",
-    "p95_ms",
-    "p99_ms",
-    "max_ms",
-    "users",
-)
+#: A field kept in a file beside results.json, not in it (``typed_reader`` reads past it), and the form results.json
+#: held it in before that file (``Results.from_dict`` still reads it).
+BESIDE = {"beside": SERIES_FILE, "older": list[TimeseriesRow]}
 
 
 def _fields(value: Any) -> dict[str, Any]:
-    """A dataclass's fields for ``json``, which walks them itself (no copy)."""
+    """A dataclass's fields for ``json``, which walks them itself (no copy); the series goes in its own file, and
+    results.json says where and how many rows it has."""
+    if isinstance(value, Results):
+        return {
+            **{f.name: getattr(value, f.name) for f in fields(value) if not f.metadata.get("beside")},
+            "series": {"file": SERIES_FILE, "rows": len(value.timeseries)},
+        }
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in fields(value)}
     raise TypeError(f"{type(value).__name__} is not part of the results form")
@@ -161,9 +157,10 @@ class Results:
     findings: list[Finding] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     attempts: int = 0
+    #: per second, partition and op class: counts, latency, users (``series_frame``: series.parquet beside results.json)
+    timeseries: pd.DataFrame = field(default_factory=series_frame.empty, metadata=BESIDE)
     # the sections kept as JSON objects, of the form results_schema, series_schema and ceiling_schema declare (left
     # empty: not in this run)
-    timeseries: list[TimeseriesRow] = field(default_factory=list)
     load: list[LoadSample] = field(default_factory=list)  # per second: users, generator cpu %
     workers: Workers = field(default_factory=dict)  # distributed runs: reported and lost workers
     latency: dict[OpClass, Latency] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
@@ -184,10 +181,15 @@ class Results:
     #: an engine's whole count, as loadtest merge adds it (last: big); another version's is read past
     mergeable: Mergeable | OtherVersion = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.timeseries, pd.DataFrame):  # rows, as results.json held them before series.parquet
+            self.timeseries = series_frame.of_rows(self.timeseries)
+
     # --- the interchange form -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The results as plain objects, the series as its rows."""
+        return {**asdict(self), "timeseries": series_frame.records(self.timeseries)}
 
     def to_json(self) -> str:
         """The interchange form as text: the sections read where they lie (``asdict``'s deep copy of every row took
@@ -197,9 +199,14 @@ class Results:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
         """The results a results.json holds, every field of the form checked against its declared type, every section
-        too (``typed_reader``): a ``ValueError`` names the first that is wrong (``results.timeseries[3].requests:
-        missing``). Fields the form does not declare are read past."""
-        return read(cls, data, "results")
+        too (``typed_reader``): a ``ValueError`` names the first that is wrong (``results.partitions[3].ratio: a
+        number, not "x"``). Fields the form does not declare are read past. The series is in its own file
+        (``load_file`` reads it); a results.json written before that file holds its rows, checked as they are read
+        (``results.timeseries[3].requests: missing``)."""
+        results = read(cls, data, "results")
+        if data.get("timeseries"):
+            results.timeseries = series_frame.of_rows(read(BESIDE["older"], data["timeseries"], "results.timeseries"))
+        return results
 
     @classmethod
     def from_json(cls, text: str) -> Results:
@@ -207,20 +214,25 @@ class Results:
 
     @classmethod
     def load_file(cls, path: Path) -> Results:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        """A results.json and the series beside it; a ``ValueError`` if results.json says it has a series and its file is
+        not there (copied alone)."""
+        path = Path(path)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = cls.from_dict(data)
+        series = data.get("series") if isinstance(data.get("series"), dict) else {}
+        if series.get("rows"):
+            beside = path.parent / SERIES_FILE
+            if not beside.is_file():
+                raise ValueError(f"{path.name}: its per-second series ({SERIES_FILE}, {series['rows']:,} rows) is not beside it")
+            results.timeseries = series_frame.read(beside)
+        return results
 
     def write(self, out: Path) -> None:
-        """results.json and timeseries.csv (one row per second x partition x op class), each written whole."""
+        """results.json, series.parquet and timeseries.csv (one row per second x partition x op class), each written
+        whole; the series first, so a results.json never stands without the series it names."""
+        series_frame.write(self.timeseries, out / SERIES_FILE)
+        series_frame.write_csv(self.timeseries, out / TIMESERIES_FILE)
         write_text(out / RESULTS_FILE, self.to_json())
-        table = io.StringIO()
-        writer = csv.DictWriter(table, fieldnames=TIMESERIES_FIELDS)
-        writer.writeheader()
-        for row in self.timeseries:
-            counted = {
-                name: ";".join(f"{k}:{n}" for k, n in sorted(row.get(name, {}).items())) for name in ("errors", "throttled_by")
-            }
-            writer.writerow({**row, **counted})
-        write_text(out / TIMESERIES_FILE, table.getvalue())
 
     # --- questions the verdict, the report and compare ask -----------------------------------
 

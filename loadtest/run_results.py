@@ -53,8 +53,9 @@ def results_of(run: StressRun, environment: Environment) -> Results:
     results = summary.build(run.metrics, info, **gathered)
     if search:
         results.ceiling = judged(*search, run.metrics, info, gathered["samples"])
-    if run.target.emulator is not None and results.timeseries:  # the emulator's range splits, on the run's clock
-        results.range_splits = run.target.emulator.splits(results.timeseries[0]["second"] - results.timeseries[0]["t"])
+    if run.target.emulator is not None and len(results.timeseries):  # the emulator's range splits, on the run's clock
+        first = results.timeseries.iloc[0]
+        results.range_splits = run.target.emulator.splits(int(first["second"] - first["t"]))
     results.mergeable = capture(run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine)
     return results
 

@@ -8,7 +8,6 @@ reads the recent buckets with ``per_partition``, ``series`` and ``demand``, and 
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import replace
@@ -18,8 +17,9 @@ import numpy as np
 import pandas as pd
 from hdrh.histogram import HdrHistogram
 
-from .bucket_frame import KEYS, TALLIES, span_sums, summed, tallied
-from .buckets import COUNTERS, GROUPS, OTHER, Bucket, BucketKey
+from . import series_frame
+from .bucket_frame import span_sums, summed, tallied
+from .buckets import GROUPS, OTHER, Bucket, BucketKey
 from .counts import RunCounts, max_ms, ms_at, new_histogram
 from .latency import Latency
 from .operations import OpClass
@@ -174,33 +174,23 @@ def in_flight_figures(samples: Mapping[int, Mapping[str, Any]], rate: float) -> 
     }
 
 
-def timeseries(
-    frame: pd.DataFrame, latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int
-) -> list[dict[str, Any]]:
-    """One row per second, partition and op class (timeseries.csv), in the frame's order (``summed``'s: by key);
-    latency is per second and op class (its minute's once aged: ``latency``), its percentiles read once for all the
-    second's partitions."""
+def timeseries(frame: pd.DataFrame, latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int) -> pd.DataFrame:
+    """One row per second, partition and op class (``series_frame``'s columns), in the frame's order (``summed``'s: by
+    key); latency is per second and op class (its minute's once aged: ``latency``), its percentiles read once for all
+    the second's partitions."""
     read = latency.figures()
-    columns = {name: frame[name].tolist() for name in (*KEYS, *COUNTERS, "longest_ms", *TALLIES)}
-    rows = []
-    for i, (second, partition, op_class) in enumerate(zip(*(columns[name] for name in KEYS), strict=True)):
-        p50, p95, p99, top = read(second, op_class)
-        rows.append(
-            {
-                "t": second - first,
-                "second": second,
-                "partition": partition,
-                "op_class": op_class,
-                **{name: columns[name][i] for name in (*COUNTERS, "longest_ms")},
-                **{name: json.loads(columns[name][i]) if columns[name][i] else {} for name in TALLIES},
-                "p50_ms": p50,
-                "p95_ms": p95,
-                "p99_ms": p99,
-                "max_ms": top,
-                "users": samples.get(second, {}).get("users"),
-            }
-        )
-    return rows
+    pairs = frame[["second", "op_class"]].drop_duplicates()
+    figures = pd.DataFrame(
+        [read(second, op_class) for second, op_class in zip(pairs["second"].tolist(), pairs["op_class"].tolist(), strict=True)],
+        columns=list(series_frame.LATENCY),
+        dtype="float64",
+    )
+    percentiles = pd.concat([pairs.reset_index(drop=True), figures], axis=1)
+    rows = frame.merge(percentiles, on=["second", "op_class"], how="left", sort=False)
+    users = {second: sample["users"] for second, sample in samples.items() if sample.get("users") is not None}
+    rows["t"] = rows["second"] - first
+    rows["users"] = rows["second"].map(users)
+    return series_frame.of_frame(rows)
 
 
 def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:

@@ -134,6 +134,8 @@ def _dataclass(kind: type) -> Checker:
     hints = get_type_hints(kind, include_extras=True)
     declared = []
     for f in fields(kind):
+        if f.metadata.get("beside"):
+            continue  # kept in a file beside the JSON (the series): its reader reads it
         needed = f.default is MISSING and f.default_factory is MISSING
         empty = f.default_factory() if f.default_factory in (dict, list) else MISSING
         declared.append((f.name, needed, empty, _checker(hints[f.name])))

@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from azure.data.tables import EdmType, EntityProperty
 
+from loadtest import series_frame
 from loadtest.azurite import EmbeddedAzurite
+from loadtest.outputs import SERIES_FILE
 from loadtest.results import RunInfo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +45,26 @@ EVERY_OPERATION_RUNS = [("hash-prefix:4", "fast"), ("guid", "fast"), ("template:
 
 
 def results_of(out: Path) -> dict:
-    return json.loads((out / "results.json").read_text())
+    """A run's results.json, with its per-second series read from series.parquet beside it into ``timeseries``'s rows
+    (as results.json held them before that file)."""
+    return {**json.loads((out / "results.json").read_text()), "timeseries": series_of(out)}
+
+
+def readable(name: str, data: bytes) -> str:
+    """A file's content as text, to search for what must not be in it: a Parquet file's values decoded (its bytes are
+    compressed: a secret in it would not show), any other file's text."""
+    if name.endswith(".parquet"):
+        return pq.read_table(io.BytesIO(data)).to_pandas().to_csv()
+    return data.decode("utf-8")
+
+
+def file_text(path: Path) -> str:
+    return readable(path.name, path.read_bytes())
+
+
+def series_of(out: Path) -> list[dict]:
+    """The rows of the series.parquet a run wrote in ``out``."""
+    return series_frame.records(series_frame.read(out / SERIES_FILE))
 
 
 def tables(target) -> set[str]:
@@ -173,7 +195,7 @@ def run_locustfile(locustfile: Path, tmp_path: Path, azurite: EmbeddedAzurite, *
     stats = tmp_path / "stats"
     done = locust_headless(locustfile, azurite, "--out", str(tmp_path / "out"), "--json-file", str(stats), *args)
     assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads((tmp_path / "out" / "results.json").read_text()), json.loads(stats.with_suffix(".json").read_text())
+    return results_of(tmp_path / "out"), json.loads(stats.with_suffix(".json").read_text())
 
 
 @contextmanager

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from helpers import ROOT, SHORT, in_process, results_of, tables
+from helpers import ROOT, SHORT, in_process, results_of, series_of, tables
 
 from loadtest.entities import EntityShape
 from loadtest.key_specs import key_strategy
@@ -67,7 +67,7 @@ def test_put_entities_equal_the_entities_written_and_the_verdict_follows_the_tar
     table = TestTable(target=target, name=data["run"]["table"], created=True)
     try:
         assert data["run"]["seeded"] == 200
-        assert table.count("hot") - 200 == put[0]["entities"] == sum(row["rows"] for row in data["timeseries"])
+        assert table.count("hot") - 200 == put[0]["entities"] == sum(row["rows"] for row in series_of(tmp_path))
         assert data["account"]["entities"] == put[0]["entities"] + get[0]["entities"]
         assert data["attempts"] >= put[0]["requests"] + get[0]["requests"]
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import WORKLOAD
+from helpers import WORKLOAD, results_of
 
 from loadtest.key_specs import key_strategy
 from loadtest.table import TestTable
@@ -36,7 +36,7 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
         str(stats_file.with_suffix("")),
     )
     assert done.code == 0, done.output
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    results = results_of(tmp_path / "out")
     assert len(results["workers"]["reported"]) == 2 and results["workers"]["lost"] == []
     assert done.output.count("Seeding 200 entities") == 1  # on the master only
     assert done.output.count("Worker joined the run") == 2

@@ -10,7 +10,7 @@ import re
 
 import gevent
 import pytest
-from helpers import in_process, run_loadtest
+from helpers import in_process, run_loadtest, series_of
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.in_flight import InFlight
@@ -65,7 +65,7 @@ def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_wit
     code, stdout, stderr = in_process(monkeypatch, "simulate", *SKEWED, "--out", str(simulated))  # pure: in this process
     assert code == 0, stdout + stderr
     runs = {side: json.loads((folder / "results.json").read_text()) for side, folder in (("real", real), ("sim", simulated))}
-    series = runs["real"]["timeseries"]
+    series = series_of(real)
     sent = sum(r["offered"] for r in series) / sum(r["offered"] + r["unsent"] for r in series)
     assert runs["real"]["retry"]["strategy"].startswith("exponential") and runs["real"]["arrivals"]["dropped"] == 0
     hottest = max(_rows(runs["sim"]).values(), key=lambda r: r["offered_mean_eps"])

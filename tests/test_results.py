@@ -93,8 +93,20 @@ def test_json_round_trip_and_contract_fields(tmp_path):
         assert {"partition", "op_class", "requests", "entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(row)
     assert {"entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(data["account"])
     assert "errors" in data and "attempts" in data and "findings" in data
-    again = Results.from_json((tmp_path / "results.json").read_text())
+    assert "timeseries" not in data and data["series"] == {"file": "series.parquet", "rows": 2}
+    again = Results.load_file(tmp_path / "results.json")
     assert again.to_dict() == results.to_dict()
+    assert Results.from_json((tmp_path / "results.json").read_text()).timeseries.empty  # the series is in its own file
+
+
+def test_a_results_json_without_its_series_beside_it_says_so_in_one_line(tmp_path, capsys):
+    build(recorded({t: [{"entities": 1}] for t in range(3)}), run_info()).write(tmp_path)
+    (tmp_path / "series.parquet").unlink()
+    with pytest.raises(ValueError, match=r"^results.json: its per-second series \(series.parquet, 3 rows\) is not beside it$"):
+        Results.load_file(tmp_path / "results.json")
+    (tmp_path / "series.parquet").write_text("not parquet")
+    with pytest.raises(ValueError, match=r"^series.parquet: not a readable Parquet file"):
+        Results.load_file(tmp_path / "results.json")
 
 
 def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
@@ -342,7 +354,7 @@ def test_every_section_is_checked_on_read_and_the_field_named(section, data):
     text = change.applied(every_section())
     whole = json.loads(text) if change.action != "truncate" else None
     if isinstance(whole, dict) and section in whole:  # the fast test of a whole column agrees with the walk
-        checker = typed_reader._checker(get_type_hints(Results, include_extras=True)[section])
+        checker = typed_reader._checker(json_hints()[section])
         try:
             checker.check(whole[section])
             walked = True
@@ -464,6 +476,12 @@ def test_an_engines_count_that_does_not_decode_is_named_before_the_merge(tmp_pat
     assert Results.from_dict(data).mergeable["version"] == 2
 
 
+def json_hints() -> dict:
+    """The types of results.json's fields, the series' as results.json held it before its file (what is fuzzed)."""
+    older = {f.name: f.metadata["older"] for f in fields(Results) if f.metadata}
+    return {**get_type_hints(Results, include_extras=True), **older}
+
+
 def declared(kind, path: tuple):
     """The type the form declares at ``path`` (an optional value's own; mergeable's current version)."""
     origin, args = get_origin(kind), get_args(kind)
@@ -475,7 +493,8 @@ def declared(kind, path: tuple):
         return kind
     step, rest = path[0], path[1:]
     if is_dataclass(kind) or is_typeddict(kind):
-        return declared(get_type_hints(kind, include_extras=True).get(step, object), rest)
+        hints = json_hints() if kind is Results else get_type_hints(kind, include_extras=True)
+        return declared(hints.get(step, object), rest)
     if origin is list:
         return declared(args[0], rest)
     if origin is tuple:

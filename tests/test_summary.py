@@ -34,7 +34,7 @@ def test_the_mean_leaves_out_the_stops_partial_second_and_the_seconds_after_it(l
     (row,) = results.rows("GET")
     assert (row.mean_eps, results.account.mean_eps, results.run.steady_seconds) == (120.0, 120.0, 10)
     assert row.entities == 10 * 120 + 36 + 2  # every bucket is still counted
-    assert sum(t["entities"] for t in results.timeseries) == row.entities
+    assert results.timeseries["entities"].sum() == row.entities
 
 
 def test_a_ramp_that_never_finished_leaves_no_steady_phase_and_the_mean_covers_the_ramp(tmp_path):
@@ -72,7 +72,5 @@ def test_buckets_from_before_the_start_count_in_their_own_seconds_not_the_runs_l
     account = results.account
     assert account.entities == row.entities == 12 * 100 + 400
     assert (account.mean_eps, account.peak_eps) == (row.mean_eps, row.peak_eps) == (100.0, 130.0)
-    by_second = {}
-    for t in results.timeseries:
-        by_second[t["t"]] = by_second.get(t["t"], 0) + t["entities"]
+    by_second = results.timeseries.groupby("t")["entities"].sum().to_dict()
     assert min(by_second) == 0 and by_second[0] == 400 and by_second[max(by_second)] == 100

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import series_frame
 from ..results import Results
 from ..service_errors import UNANSWERED
 
@@ -25,13 +26,15 @@ LOST_AFTER_S = 2
 def target_lost(results: Results) -> tuple[int, int] | None:
     """(The second the target stopped answering, operations failed since) when the run ended with at least
     ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None."""
-    seconds: dict[int, list[int]] = {}
-    for row in results.timeseries:
-        requests, unanswered = seconds.setdefault(row["t"], [0, 0])
-        seconds[row["t"]] = [requests + row["requests"], unanswered + sum(row["errors"].get(code, 0) for code in UNANSWERED)]
+    frame = results.timeseries
+    seconds = (
+        frame.assign(unanswered=series_frame.tally(frame, "errors", UNANSWERED)).groupby("t")[["requests", "unanswered"]].sum()
+    )
     since, failed, streak = 0, 0, 0
-    for t in sorted(seconds, reverse=True):
-        requests, unanswered = seconds[t]
+    latest_first = seconds.iloc[::-1]
+    for t, requests, unanswered in zip(
+        latest_first.index.tolist(), *(latest_first[c].tolist() for c in latest_first), strict=True
+    ):
         if requests == 0:
             continue  # nobody sent anything that second (a ramp, a stop): neither lost nor alive
         if unanswered < requests:

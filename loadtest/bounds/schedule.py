@@ -55,6 +55,6 @@ def sent_share(results: Results) -> float | None:
     closed loop."""
     if not results.open_loop:
         return None
-    offered = sum(row.get("offered", 0) for row in results.timeseries)
-    asked = offered + sum(row.get("unsent", 0) for row in results.timeseries)
+    offered = int(results.timeseries["offered"].sum())
+    asked = offered + int(results.timeseries["unsent"].sum())
     return offered / asked if asked else 1.0

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import mean, median
-from typing import Any
+
+import pandas as pd
 
 from ..results import Results
 from .cpu import generator_bound
@@ -37,11 +38,11 @@ def saturation(results: Results) -> str | None:
     users = {s["t"]: s["users"] for s in results.load if s.get("users") and s["t"] < until}
     if not users:
         return None
-    per_second: dict[int, list[float]] = {}
-    for t in (row for row in results.timeseries if row["t"] < until):
-        entry = per_second.setdefault(t["t"], [0, 0.0])
-        entry[0] += t["requests"]
-        entry[1] += t["p50_ms"] * t["requests"]
+    frame = results.timeseries[results.timeseries["t"] < until]
+    summed = frame.assign(weighted=frame["p50_ms"] * frame["requests"]).groupby("t")[["requests", "weighted"]].sum()
+    per_second = {
+        t: [n, w] for t, n, w in zip(summed.index.tolist(), summed["requests"].tolist(), summed["weighted"].tolist(), strict=True)
+    }
     full = max(users.values())
     steady = [t for t in per_second if t >= results.run.steady_from_s and users.get(t) == full]
     ramp = [t for t in per_second if 0 < users.get(t, 0) <= full / 2]
@@ -91,30 +92,28 @@ def emulator_slowed(results: Results) -> list[Slowdown]:
     ``LATENCY_ROSE``, ``ROWS_GREW``): the emulator slowing, not the design."""
     if not results.run.emulator or results.run.simulated or generator_bound(results):
         return []
-    ends = [row["t"] for row in results.timeseries]
-    steady = [t for t in range(math.ceil(results.run.steady_from_s), max(ends, default=0))]  # the last, partial second out
+    frame = results.timeseries
+    end = int(frame["t"].max()) if len(frame) else 0
+    steady = list(range(math.ceil(results.run.steady_from_s), end))  # the last, partial second out
     if len(steady) < 6:
         return []
     third = len(steady) // 3
     then, now = (steady[0], steady[third - 1]), (steady[-third], steady[-1])
-    gained: dict[int, int] = {}
-    for row in results.timeseries:
-        gained[row["t"]] = gained.get(row["t"], 0) + row.get("rows", 0)
-    rows = tuple(results.run.seeded + sum(n for t, n in gained.items() if t <= end) for _, end in (then, now))
+    rows = tuple(results.run.seeded + int(frame.loc[frame["t"] <= end, "rows"].sum()) for _, end in (then, now))
     if rows[1] < ROWS_GREW * max(rows[0], 1):
         return []
     slowed = []
-    for op_class in sorted({row.get("op_class", "") for row in results.timeseries}):
-        own = [row for row in results.timeseries if row.get("op_class", "") == op_class]
+    for op_class in sorted(frame["op_class"].unique()):
+        own = frame[frame["op_class"] == op_class]
         (rate0, ms0), (rate1, ms1) = _pace(own, then), _pace(own, now)
         if rate0 and rate1 <= SLOWED_SHARE * rate0 and ms0 and ms1 >= LATENCY_ROSE * ms0:
             slowed.append(Slowdown(op_class=op_class, then=then, now=now, rate=(rate0, rate1), latency_ms=(ms0, ms1), rows=rows))
     return slowed
 
 
-def _pace(rows: list[dict[str, Any]], span: tuple[int, int]) -> tuple[float, float]:
+def _pace(rows: pd.DataFrame, span: tuple[int, int]) -> tuple[float, float]:
     """Served entities/s over the seconds of ``span`` (inclusive), and the median of their median latencies."""
-    inside = [row for row in rows if span[0] <= row["t"] <= span[1]]
-    latency = {row["t"]: row.get("p50_ms", 0.0) for row in inside if row["requests"]}  # one p50 per second and op class
-    served = sum(row.get("entities", 0) for row in inside) / (span[1] - span[0] + 1)
-    return served, median(latency.values()) if latency else 0.0
+    inside = rows[rows["t"].between(*span)]
+    latency = inside[inside["requests"] > 0].groupby("t")["p50_ms"].last()  # one p50 per second and op class
+    served = int(inside["entities"].sum()) / (span[1] - span[0] + 1)
+    return served, median(latency.tolist()) if len(latency) else 0.0

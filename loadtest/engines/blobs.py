@@ -14,7 +14,7 @@ from azure.core.exceptions import AzureError, ResourceExistsError, ResourceNotFo
 from azure.storage.blob import ContentSettings
 
 from ..blob_container import failed, open_container
-from ..outputs import RESULTS_FILE, TIMESERIES_FILE
+from ..outputs import RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE
 from ..wrapup import OUTPUTS
 
 __all__ = ["RUN_OUTPUTS", "download_results", "upload_outputs", "upload_place"]
@@ -23,7 +23,7 @@ log = logging.getLogger("loadtest")
 DOWNLOADS_AT_ONCE = 8  # engines' results.json downloading ahead of the merge: its memory, and the container's round trips
 #: A run's own outputs, by name: nothing else in ``--out`` leaves the machine (``--out .`` in a project folder holds
 #: its locust.conf, which may carry a connection string).
-RUN_OUTPUTS = (RESULTS_FILE, TIMESERIES_FILE, *(name for name, _ in OUTPUTS))
+RUN_OUTPUTS = (RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, *(name for name, _ in OUTPUTS))
 CONTENT_TYPES = {".html": "text/html", ".json": "application/json", ".csv": "text/csv", ".kql": "text/plain"}
 
 

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+import pandas as pd
+
+from .. import series_frame
 from ..bounds.run_span import target_lost
 from ..buckets import GROUPS
 from ..operations import OpClass
@@ -49,18 +54,20 @@ class _Second:
 
 def _seconds(results: Results) -> tuple[dict[str, dict[int, _Second]], dict[int, _Second]]:
     """Per partition (and the whole target) and second: answers, stalled attempts, the longest operation."""
+    frame = results.timeseries[results.timeseries["op_class"] != OpClass.ALL]
+    answered = frame["requests"] - series_frame.tally(frame, "errors", _STALLED)
+    rows = frame[["partition", "t", "longest_ms"]].assign(answered=answered, stalled=frame["attempts"] - answered)
     parts: dict[str, dict[int, _Second]] = defaultdict(lambda: defaultdict(_Second))
-    whole: dict[int, _Second] = defaultdict(_Second)
-    for row in results.timeseries:
-        if row.get("op_class") == OpClass.ALL:
-            continue
-        stalled_failures = sum(n for code, n in row.get("errors", {}).items() if code in _STALLED)
-        answered = row["requests"] - stalled_failures
-        for second in (parts[row["partition"]][row["t"]], whole[row["t"]]):
-            second.answered += answered
-            second.stalled += row.get("attempts", row["requests"]) - answered
-            second.longest_ms = max(second.longest_ms, row.get("longest_ms", 0))
+    for (partition, t), *figures in _per(rows, ["partition", "t"]):
+        parts[partition][t] = _Second(*figures)
+    whole: dict[int, _Second] = defaultdict(_Second, {t: _Second(*figures) for t, *figures in _per(rows, ["t"])})
     return parts, whole
+
+
+def _per(rows: pd.DataFrame, keys: list[str]) -> Iterator[tuple[Any, int, int, int]]:
+    """(key, answered, stalled, longest ms) of each group of ``rows`` by ``keys``."""
+    grouped = rows.groupby(keys).agg({"answered": "sum", "stalled": "sum", "longest_ms": "max"})
+    return zip(grouped.index.tolist(), *(grouped[c].tolist() for c in ("answered", "stalled", "longest_ms")), strict=True)
 
 
 def _gaps(seconds: dict[int, _Second], last: int) -> list[tuple[int, int]]:

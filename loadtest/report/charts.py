@@ -37,11 +37,8 @@ COLORS = {"GET": "#1f77b4", "PUT": "#ff7f0e", "ALL": "#555555"}
 
 
 def timeseries_frame(results: Results) -> pd.DataFrame:
-    """One row per second x partition x op class, with every second of the run present."""
-    frame = pd.DataFrame(results.timeseries)
-    if frame.empty:
-        return pd.DataFrame(columns=["t", "partition", "op_class", "requests", "entities", "attempts", "failures", "throttled"])
-    return frame
+    """One row per second x partition x op class (``series_frame``'s columns)."""
+    return results.timeseries
 
 
 def _figure(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -115,7 +112,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
         if len(table.columns) > 1:
             ax.plot(table.index, table.sum(axis=1), label="GET+PUT", color=COLORS["ALL"], linestyle=":")
         if results.open_loop:  # the demand, sent or not, beside what was served
-            asked = _per_second(frame.assign(demand=frame["offered"] + frame.get("unsent", 0)), "demand", "op_class").sum(axis=1)
+            asked = _per_second(frame.assign(demand=frame["offered"] + frame["unsent"]), "demand", "op_class").sum(axis=1)
             ax.plot(asked.index, asked, label="demand (GET+PUT)", color="#888888", linestyle="--")
     target = results.run.partition_target
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")

@@ -122,7 +122,8 @@ def _logs(results: Results) -> str:
     said = ["no request to a partition was throttled"]
     if throttled and max(throttled.values()) > 0:
         worst, n = max(throttled.items(), key=lambda kv: (kv[1], kv[0]))
-        seconds = [r["t"] for r in results.timeseries if r["partition"] == worst and r.get("throttled")] or [0]
+        frame = results.timeseries
+        seconds = frame.loc[(frame["partition"] == worst) & (frame["throttled"] > 0), "t"].tolist() or [0]
         said = [f"partition {worst!r} was throttled {n:,} times between {_clock(results, min(seconds))} and "
                 f"{_clock(results, max(seconds))} UTC"]  # fmt: skip
     said.append(_peak(results).replace("the hottest partition", "the hottest", 1))

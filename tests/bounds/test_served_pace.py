@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import run_info, run_loadtest
+from helpers import run_info, run_loadtest, series_of
 from synthetic import recorded
 
 from loadtest.azurite import EmbeddedAzurite
@@ -73,7 +73,7 @@ def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_non
         )  # fmt: skip
     assert done.code == 0, done.output
     results = json.loads((out / "results.json").read_text())
-    gained = sum(row["rows"] for row in results["timeseries"])
+    gained = sum(row["rows"] for row in series_of(out))
     slowed = [f for f in results["findings"] if f["kind"] == "EMULATOR_SLOWED"]
     if grows:
         assert gained >= 60_000, gained

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 from browser import chromium_page
-from helpers import in_process, run_locustfile, web_ui_process
+from helpers import in_process, results_of, run_locustfile, web_ui_process
 
 from loadtest.buckets import Bucket
 from loadtest.ceiling.judge import search, step_figures, stopped_by
@@ -203,7 +203,7 @@ def ceiling_search(loadtest, tmp_path, *args: str) -> dict:
         timeout=180,
     )
     assert done.code == 0, done.output
-    return json.loads((tmp_path / "results.json").read_text())
+    return results_of(tmp_path)
 
 
 def never_above_the_budget(results: dict) -> None:
@@ -232,7 +232,7 @@ def one_key_report(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def one_key(one_key_report):
-    return json.loads((one_key_report / "results.json").read_text())
+    return results_of(one_key_report)
 
 
 def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttling(one_key):

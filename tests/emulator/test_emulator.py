@@ -15,7 +15,7 @@ import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
 from gevent.server import StreamServer
-from helpers import Hooks
+from helpers import Hooks, results_of
 from synthetic import environment
 
 from loadtest.azurite import EmbeddedAzurite
@@ -173,7 +173,7 @@ def test_throttling_shows_per_second_per_partition_and_backoff_lets_operations_c
         azurite.connection_string,
     )
     assert done.code == 0, done.output
-    data = json.loads((tmp_path / "results.json").read_text())
+    data = results_of(tmp_path)
     throttled_seconds = {row["t"] for row in data["timeseries"] if row["partition"] == "k0000000" and row["throttled"]}
     assert len(throttled_seconds) >= 3
     # each throttled attempt by its reason, as the emulator words Azure's answers and each client reads them

@@ -16,7 +16,7 @@ import pytest
 from azure.data.tables import TableClient
 from azure.storage.blob import ContainerClient
 from browser import chromium_page
-from helpers import ROOT, SHORT, in_process, results_of, run_info
+from helpers import ROOT, SHORT, in_process, readable, results_of, run_info
 from synthetic import recorded
 
 from loadtest import summary
@@ -33,6 +33,7 @@ from loadtest.redact import AZURITE_KEY
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
 from loadtest.seeding_claim import SEEDING_PARTITION
+from loadtest.series_frame import records
 from loadtest.table import TestTable
 
 START = 1_000_000.0
@@ -88,7 +89,7 @@ def test_merged_counts_are_the_sum_per_second_partition_and_op_class():
     assert rows[("k1", "PUT")].failures == 6 and merged.errors == {"ServerBusy": 6}
     assert merged.attempts == a.attempts + b.attempts + c.attempts
     by_second = {}
-    for row in merged.timeseries:
+    for row in records(merged.timeseries):
         if row["partition"] == "k0":
             by_second[row["second"]] = row["entities"]
     assert by_second[int(START) + 1] == 30 and by_second[int(START) + 2] == 30 + 50  # b's first second is START + 2
@@ -267,7 +268,7 @@ def test_an_upload_holds_the_runs_own_outputs_by_name_and_no_secret(three_engine
     container = ContainerClient.from_connection_string(three_engines["connection"], "runs", api_version=BLOB_API_VERSION)
     with container:
         names = sorted(blob.name for blob in container.list_blobs(name_starts_with="alt-run-1/"))
-        texts = [container.download_blob(name).readall().decode("utf-8") for name in names]
+        texts = [readable(name, container.download_blob(name).readall()) for name in names]
     assert names == sorted(f"alt-run-1/{engine}/{output}" for engine in ENGINES for output in RUN_OUTPUTS)
     assert not [name for name, text in zip(names, texts, strict=True) if "cGxhbnRlZC1rZXk" in text or AZURITE_KEY in text]
 

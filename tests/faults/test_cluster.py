@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from helpers import ROOT, WORKLOAD
+from helpers import ROOT, WORKLOAD, series_of
 
 from loadtest.child_process import free_port
 from loadtest.table import TestTable
@@ -108,7 +108,7 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     finding = next(f for f in results["findings"] if f["kind"] == "WORKER_LOST")
     assert lost["worker"] in finding["message"] and "lack its share" in finding["message"]
     # the survivor's share goes on after the loss: the report covers the whole run
-    late = [row for row in results["timeseries"] if row["t"] > lost["lost_at_s"] + 2]
+    late = [row for row in series_of(tmp_path / "out") if row["t"] > lost["lost_at_s"] + 2]
     assert sum(row["entities"] for row in late) > 0
     report = (tmp_path / "out" / "report.html").read_text()
     assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/png") == 5

@@ -15,7 +15,7 @@ import pytest
 from azure.core.credentials import AzureNamedKeyCredential
 from azure.data.tables import generate_account_sas
 from azure.data.tables._models import ResourceTypes
-from helpers import SHORT, results_of, web_ui_process
+from helpers import SHORT, file_text, results_of, web_ui_process
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.child_process import free_port
@@ -76,7 +76,7 @@ def test_a_sas_signature_reaches_no_log_line_or_file_even_at_debug(loadtest, own
     assert done.code == 0, done.output
     assert results_of(tmp_path)["errors"] == {}
     assert "DEBUG" in done.output and len(done.output.splitlines()) > 50  # the debug lines are there, cleaned
-    for where, text in [("output", done.output)] + [(p.name, p.read_text()) for p in tmp_path.iterdir()]:
+    for where, text in [("output", done.output)] + [(p.name, file_text(p)) for p in tmp_path.iterdir()]:
         for secret in secret_forms(sas):
             assert secret not in text, f"a secret in {where}"
 
@@ -107,7 +107,7 @@ def test_a_sas_signature_reaches_no_log_line_page_or_file_of_the_web_ui(own_acco
     assert json.loads(pages["/stats/requests"])["total_rps"] >= 0 and "DEBUG" in pages["/logs (after)"]
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert {"out.log", "locust.log", "results.json", "report.html"} <= {p.name for p in files}
-    texts = [(name, text) for name, text in pages.items()] + [(p.name, p.read_text()) for p in files]
+    texts = [(name, text) for name, text in pages.items()] + [(p.name, file_text(p)) for p in files]
     for where, text in texts:
         for secret in secret_forms(sas):
             assert secret not in text, f"a secret in {where}"

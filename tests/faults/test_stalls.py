@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from helpers import run_with_azurite_frozen
+from helpers import run_with_azurite_frozen, series_of
 from locust.event import EventHook
 
 from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
@@ -67,7 +67,8 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     assert "Traceback" not in stdout + stderr
     data = json.loads((out / "results.json").read_text())
     assert (out / "report.html").is_file()
-    timeouts = [row for row in data["timeseries"] if row["errors"].get(TIMEOUT)]
+    series = series_of(out)
+    timeouts = [row for row in series if row["errors"].get(TIMEOUT)]
     assert data["errors"].get(TIMEOUT, 0) == sum(row["errors"][TIMEOUT] for row in timeouts) > 0
     assert len({row["t"] for row in timeouts}) >= 2  # counted per second, as they happened
     kinds = {f["kind"]: f["message"] for f in data["findings"]}
@@ -91,15 +92,15 @@ def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_t
             times=times,
         )
     assert done.code == 0, done.output
-    data = json.loads((out / "results.json").read_text())
-    first = data["timeseries"][0]["second"] - data["timeseries"][0]["t"]  # the run's second 0, epoch
+    data, series = json.loads((out / "results.json").read_text()), series_of(out)
+    first = series[0]["second"] - series[0]["t"]  # the run's second 0, epoch
     frozen, thawed = times["frozen"] - first, times["thawed"] - first
     (outage,) = [f for f in data["findings"] if f["kind"] == "OUTAGE"]
     said = re.search(r"completed nothing for (\d+) s, from (\d+) s to (\d+) s", outage["message"])
     assert said, outage
     assert abs(int(said[2]) - frozen) <= 1 and abs(int(said[3]) - thawed) <= 1, (outage["message"], frozen, thawed)
     assert outage["partition"] == "hot" and "the whole target answered nothing" in outage["message"]
-    assert data["errors"].get(TIMEOUT, 0) == 0 and data["attempts"] > sum(r["requests"] for r in data["timeseries"])
+    assert data["errors"].get(TIMEOUT, 0) == 0 and data["attempts"] > sum(r["requests"] for r in series)
     assert data["integrity"]["lost"] == 0 and data["integrity"]["acknowledged_writes"] > 0
-    assert max(r["t"] for r in data["timeseries"] if r["entities"]) > thawed + 2  # served again after it
+    assert max(r["t"] for r in series if r["entities"]) > thawed + 2  # served again after it
     assert "TARGET_LOST" not in {f["kind"] for f in data["findings"]}

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 from browser import chromium_page
-from helpers import in_process, run_loadtest
+from helpers import in_process, results_of, run_loadtest
 
 from loadtest.buckets import OTHER
 from loadtest.emulator.budgets import Budgets, PartitionLayer
@@ -82,7 +82,7 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
     assert done.code == 0, done.output
     code, stdout, stderr = in_process(monkeypatch, "simulate", *COMMON, *options, "--out", str(simulated))
     assert code == 0, stdout + stderr
-    runs = {side: json.loads((folder / "results.json").read_text()) for side, folder in (("real", real), ("sim", simulated))}
+    runs = {side: results_of(folder) for side, folder in (("real", real), ("sim", simulated))}
     assert runs["sim"]["run"]["simulated"] and runs["sim"]["run"]["target_kind"] == "simulation"
     rows = {side: {r["partition"]: r for r in runs[side]["partitions"] if r["op_class"] == "GET"} for side in runs}
     for side in runs:  # the key space as a whole, beside each partition

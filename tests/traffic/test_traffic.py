@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from azure.storage.blob import BlobServiceClient
-from helpers import in_process, run_locustfile
+from helpers import file_text, in_process, run_locustfile
 
 from loadtest.azurite import azurite_connection_string
 from loadtest.blob_container import BLOB_API_VERSION
@@ -193,7 +193,7 @@ def test_hashed_keys_leave_no_logged_key_and_no_signature_in_any_output(logged, 
             *(("--hash-keys",) if hashing else ()),
         )  # fmt: skip
         assert code == 0, stdout + stderr
-        written = "".join(p.read_text() for p in [*out.iterdir(), profile]) + stdout + stderr
+        written = "".join(file_text(p) for p in [*out.iterdir(), profile]) + stdout + stderr
         assert "LEAKED0SIGNATURE" not in written
         if hashing:
             assert not [key for key in keys if key in written], keys

@@ -1,0 +1,140 @@
+"""The results' per-second series as columns: a pandas frame with a row per second, partition and op class in memory,
+series.parquet beside results.json on disk, timeseries.csv for spreadsheets.
+
+An hour over 50 keys is some 370,000 rows: as JSON objects they were most of results.json (a dict each in memory,
+tens of megabytes on disk); as columns they are a few megabytes and read in a fraction of a second. Parquet with zstd
+was chosen by ``bench/series_format.py`` (size and read time side by side with JSON and Arrow IPC).
+
+The columns are timeseries.csv's (``COLUMNS``): the counters whole numbers; ``errors`` and ``throttled_by`` (a counter
+by code or reason, rare) JSON text, "" where nothing was counted, as ``bucket_frame`` keeps them; ``users`` a nullable
+whole number (none where no sample was taken). A results.json written before this file held the rows as JSON objects:
+``of_rows`` reads them into the same frame.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .bucket_frame import TALLIES
+from .buckets import COUNTERS
+from .outputs import write_whole
+
+__all__ = ["COLUMNS", "LATENCY", "empty", "of_frame", "of_rows", "read", "records", "tally", "write", "write_csv"]
+
+LATENCY = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+COLUMNS = ("t", "second", "partition", "op_class", *COUNTERS, "longest_ms", *TALLIES, *LATENCY, "users")
+_TEXT = ("partition", "op_class", *TALLIES)
+_WHOLE = ("t", "second", *COUNTERS, "longest_ms")
+_SCHEMA = pa.schema(
+    [(name, pa.int64()) for name in ("t", "second")]
+    + [(name, pa.string()) for name in ("partition", "op_class")]
+    + [(name, pa.int64()) for name in (*COUNTERS, "longest_ms")]
+    + [(name, pa.string()) for name in TALLIES]
+    + [(name, pa.float64()) for name in LATENCY]
+    + [("users", pa.int64())]
+)
+
+
+def of_frame(columns: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:
+    """The series of ``columns`` (every one of ``COLUMNS``; others left out), each of its declared type."""
+    frame = pd.DataFrame({name: columns[name] for name in COLUMNS})
+    for name in _WHOLE:
+        frame[name] = frame[name].astype("int64")
+    for name in LATENCY:
+        frame[name] = frame[name].astype("float64")
+    for name in _TEXT:
+        frame[name] = frame[name].astype(object)
+    frame["users"] = frame["users"].astype("Int64")
+    return frame
+
+
+def empty() -> pd.DataFrame:
+    return of_frame({name: [] for name in COLUMNS})
+
+
+def _text(counter: Mapping[str, int] | str | None) -> str:
+    if isinstance(counter, str):
+        return counter
+    return json.dumps(dict(counter), separators=(",", ":")) if counter else ""
+
+
+def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows as results.json held them before series.parquet (or as a test writes them): a key added later than the
+    rows (``typed_reader``'s ``NotRequired``) reads as 0, or as nothing counted."""
+    rows = list(rows)
+    if not rows:
+        return empty()
+    frame = pd.DataFrame.from_records(rows)
+    columns: dict[str, Any] = {}
+    for name in COLUMNS:
+        if name in TALLIES:
+            columns[name] = [_text(v) for v in frame[name]] if name in frame else [""] * len(frame)
+        elif name == "users":
+            columns[name] = frame[name].where(frame[name].notna(), None) if name in frame else [None] * len(frame)
+        else:
+            columns[name] = frame[name].fillna(0) if name in frame else np.zeros(len(frame), dtype=np.int64)
+    return of_frame(columns)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows as results.json held them: ``errors`` and ``throttled_by`` as counters, ``users`` None where no sample
+    was taken (for a reader that walks them one by one: a short run's, a test's)."""
+    out = frame.astype({"users": object}).where(frame.notna(), None).to_dict("records")
+    for row in out:
+        for name in TALLIES:
+            row[name] = json.loads(row[name]) if row[name] else {}
+    return out
+
+
+def tally(frame: pd.DataFrame, name: str, codes: Iterable[str] | None = None) -> np.ndarray:
+    """Each row's count in the ``errors`` or ``throttled_by`` column: of ``codes``, or of every code when none."""
+    wanted = None if codes is None else frozenset(codes)
+    out = np.zeros(len(frame), dtype=np.int64)
+    texts = frame[name].to_numpy()
+    for i in np.flatnonzero(texts != ""):
+        counts = json.loads(texts[i])
+        out[i] = sum(n for code, n in counts.items() if wanted is None or code in wanted)
+    return out
+
+
+def write(frame: pd.DataFrame, path: Path) -> None:
+    """series.parquet: the frame in Parquet with zstd (partitions and op classes dictionary-encoded, as Parquet does),
+    whole or not at all."""
+    table = pa.Table.from_pandas(frame, schema=_SCHEMA, preserve_index=False)
+    write_whole(path, lambda file: pq.write_table(table, file, compression="zstd"))
+
+
+def read(path: Path) -> pd.DataFrame:
+    """series.parquet's frame; a ``ValueError`` naming the file if it is not the series' (``loadtest report`` says it
+    in one line)."""
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as err:
+        raise ValueError(f"{path.name}: not a readable Parquet file ({err})") from None
+    missing = [name for name in COLUMNS if name not in table.column_names]
+    if missing:
+        raise ValueError(f"{path.name}: no column {missing[0]!r} (the per-second series has {', '.join(COLUMNS)})")
+    return of_frame(table.select(list(COLUMNS)).to_pandas())
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """timeseries.csv: the same rows, ``errors`` and ``throttled_by`` as ``code:n;code:n`` (a spreadsheet's cell)."""
+    table = frame.copy(deep=False)
+    for name in TALLIES:  # the counters sorted by code, as the rows' keys were
+        table[name] = [";".join(f"{k}:{n}" for k, n in sorted(json.loads(t).items())) if t else "" for t in frame[name]]
+    write_whole(path, lambda file: _csv(table, file))
+
+
+def _csv(table: pd.DataFrame, file: BinaryIO) -> None:
+    text = io.TextIOWrapper(file, encoding="utf-8", newline="")
+    table.to_csv(text, index=False)
+    text.detach()  # the file is the caller's to close
