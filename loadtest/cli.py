@@ -183,7 +183,7 @@ def emulate(ns: argparse.Namespace) -> int:
 
 def report(ns: argparse.Namespace) -> int:
     from .report import render
-    from .results import Results
+    from .results import Results, SeriesMissing
 
     path = Path(REPORT_OPTIONS[0].value(ns))
     results_file = path / RESULTS_FILE if path.is_dir() else path
@@ -191,6 +191,8 @@ def report(ns: argparse.Namespace) -> int:
         raise UsageError(f"{ns.path}: no results.json there; give a run's folder (reports/<run-id>) or its results.json")
     try:
         results = Results.load_file(results_file)  # every field checked against its type (JSON errors are ValueErrors)
+    except SeriesMissing as err:
+        raise UsageError(f"{results_file}: {err}; copy the run's folder whole") from None
     except ValueError as err:
         raise UsageError(f"{results_file}: not a partition-stress results.json: {err}") from None
     print(render(results, results_file.parent))

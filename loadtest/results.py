@@ -50,6 +50,7 @@ __all__ = [
     "Results",
     "RunInfo",
     "SCHEMA_VERSION",
+    "SeriesMissing",
     "peak_words",
 ]
 
@@ -59,6 +60,10 @@ PEAK_WINDOW_S = 10
 #: A field kept in a file beside results.json, not in it (``typed_reader`` reads past it), and the form results.json
 #: held it in before that file (``Results.from_dict`` still reads it).
 BESIDE = {"beside": SERIES_FILE, "older": list[TimeseriesRow]}
+
+
+class SeriesMissing(ValueError):
+    """A results.json names its series file, and the file is not beside it, or is not the series."""
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -214,8 +219,8 @@ class Results:
 
     @classmethod
     def load_file(cls, path: Path) -> Results:
-        """A results.json and the series beside it; a ``ValueError`` if results.json says it has a series and its file is
-        not there (copied alone)."""
+        """A results.json and the series beside it: a ``ValueError`` names the first field that is wrong, a
+        ``SeriesMissing`` the series' file when results.json names one that is not there (copied alone) or unreadable."""
         path = Path(path)
         data = json.loads(path.read_text(encoding="utf-8"))
         results = cls.from_dict(data)
@@ -223,8 +228,11 @@ class Results:
         if series.get("rows"):
             beside = path.parent / SERIES_FILE
             if not beside.is_file():
-                raise ValueError(f"{path.name}: its per-second series ({SERIES_FILE}, {series['rows']:,} rows) is not beside it")
-            results.timeseries = series_frame.read(beside)
+                raise SeriesMissing(f"its per-second series ({SERIES_FILE}, {series['rows']:,} rows) is not beside it")
+            try:
+                results.timeseries = series_frame.read(beside)
+            except ValueError as err:
+                raise SeriesMissing(str(err)) from None
         return results
 
     def write(self, out: Path) -> None:

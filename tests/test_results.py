@@ -99,14 +99,15 @@ def test_json_round_trip_and_contract_fields(tmp_path):
     assert Results.from_json((tmp_path / "results.json").read_text()).timeseries.empty  # the series is in its own file
 
 
-def test_a_results_json_without_its_series_beside_it_says_so_in_one_line(tmp_path, capsys):
+def test_a_results_json_without_its_series_beside_it_says_so_in_one_line(tmp_path, monkeypatch):
     build(recorded({t: [{"entities": 1}] for t in range(3)}), run_info()).write(tmp_path)
     (tmp_path / "series.parquet").unlink()
-    with pytest.raises(ValueError, match=r"^results.json: its per-second series \(series.parquet, 3 rows\) is not beside it$"):
-        Results.load_file(tmp_path / "results.json")
+    code, out, err = in_process(monkeypatch, "report", str(tmp_path))
+    said = f"{tmp_path / 'results.json'}: its per-second series (series.parquet, 3 rows) is not beside it"
+    assert code == 2 and out == "" and err.count("\n") == 1 and f"{said}; copy the run's folder whole" in err, err
     (tmp_path / "series.parquet").write_text("not parquet")
-    with pytest.raises(ValueError, match=r"^series.parquet: not a readable Parquet file"):
-        Results.load_file(tmp_path / "results.json")
+    code, out, err = in_process(monkeypatch, "report", str(tmp_path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "series.parquet: not a readable Parquet file" in err, err
 
 
 def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
