@@ -197,8 +197,8 @@ class Results:
         return {**asdict(self), "timeseries": series_frame.records(self.timeseries)}
 
     def to_json(self) -> str:
-        """The interchange form as text: the sections read where they lie (``asdict``'s deep copy of every row took
-        most of a long run's writing time)."""
+        """results.json's text: the sections read where they lie (``asdict``'s deep copy of every row took most of a
+        long run's writing time); the series is not in it, only its file's name and rows (``write`` writes both)."""
         return json.dumps(self, default=_fields, indent=2, sort_keys=False)
 
     @classmethod
