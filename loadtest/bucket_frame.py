@@ -21,7 +21,19 @@ import pyarrow.parquet as pq
 
 from .buckets import COUNTERS, Bucket, BucketKey
 
-__all__ = ["COLUMNS", "KEYS", "TALLIES", "decode", "encode", "frame_of", "span_sums", "summed", "tallied", "to_buckets"]
+__all__ = [
+    "COLUMNS",
+    "KEYS",
+    "TALLIES",
+    "decode",
+    "encode",
+    "frame_of",
+    "span_sums",
+    "summed",
+    "tallied",
+    "tally_text",
+    "to_buckets",
+]
 
 KEYS = ("second", "partition", "op_class")
 TALLIES = ("errors", "throttled_by")  # Counters by code or reason: JSON text, "" when empty
@@ -33,7 +45,8 @@ _SCHEMA = pa.schema(
 )
 
 
-def _text(counter: Mapping[str, int]) -> str:
+def tally_text(counter: Mapping[str, int]) -> str:
+    """A counter by code or reason as its column holds it: JSON text, "" when empty."""
     return json.dumps(dict(counter), separators=(",", ":")) if counter else ""
 
 
@@ -44,7 +57,7 @@ def frame_of(buckets: Iterable[tuple[BucketKey, Bucket]]) -> pd.DataFrame:
     for name in (*COUNTERS, "longest_ms"):
         columns[name] = [getattr(bucket, name) for _, bucket in rows]
     for name in TALLIES:
-        columns[name] = [_text(getattr(bucket, name)) for _, bucket in rows]
+        columns[name] = [tally_text(getattr(bucket, name)) for _, bucket in rows]
     return pd.DataFrame({name: pd.Series(values, dtype=_dtype(name)) for name, values in columns.items()})
 
 
@@ -84,7 +97,7 @@ def summed(frame: pd.DataFrame) -> pd.DataFrame:
     out["longest_ms"] = grouped["longest_ms"].max()
     for name in TALLIES:
         marked = frame[frame[name] != ""]
-        texts = marked.groupby(list(KEYS))[name].agg(lambda column: _text(tallied(column)))
+        texts = marked.groupby(list(KEYS))[name].agg(lambda column: tally_text(tallied(column)))
         out[name] = texts.reindex(out.index, fill_value="")
     return out.reset_index()
 

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .bucket_frame import TALLIES
+from .bucket_frame import TALLIES, tally_text
 from .buckets import COUNTERS
 from .outputs import write_whole
 
@@ -61,12 +61,6 @@ def empty() -> pd.DataFrame:
     return of_frame({name: [] for name in COLUMNS})
 
 
-def _text(counter: Mapping[str, int] | str | None) -> str:
-    if isinstance(counter, str):
-        return counter
-    return json.dumps(dict(counter), separators=(",", ":")) if counter else ""
-
-
 def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Rows as results.json held them before series.parquet (or as a test writes them): a key added later than the
     rows (``typed_reader``'s ``NotRequired``) reads as 0, or as nothing counted."""
@@ -76,8 +70,9 @@ def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame.from_records(rows)
     columns: dict[str, Any] = {}
     for name in COLUMNS:
-        if name in TALLIES:
-            columns[name] = [_text(v) for v in frame[name]] if name in frame else [""] * len(frame)
+        if name in TALLIES:  # counters, or text already
+            given = frame[name] if name in frame else [""] * len(frame)
+            columns[name] = [v if isinstance(v, str) else tally_text(v or {}) for v in given]
         elif name == "users":
             columns[name] = frame[name].where(frame[name].notna(), None) if name in frame else [None] * len(frame)
         else:
