@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from azure.storage.blob import BlobServiceClient
-from helpers import file_text, in_process, run_locustfile
+from helpers import file_text, in_process, results_of, run_locustfile
 
 from loadtest.azurite import azurite_connection_string
 from loadtest.blob_container import BLOB_API_VERSION
@@ -213,8 +213,13 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
     logged, tmp_path, monkeypatch, artifacts
 ):
     """The logs' profile through the simulation with the run's budgets and retries: each throttled partition served
-    and throttled as the run was (within 15 %, and 0.05 of its attempts); ten times the demand against a 100/s target
-    makes the hot key HOT and no other."""
+    as the run was in the seconds both ran whole (within 15 %) and throttled as it was (within 0.05 of its attempts);
+    ten times the demand against a 100/s target makes the hot key HOT and no other.
+
+    Served is compared within the schedule's seconds after its first: the run's first second is cut by its start (the
+    replay takes each logged second whole, its burst full) and its last by its stop (Locust ends the retries still
+    backing off; the replay lets them run out). Each edge is worth up to a second of the 15/s budget, which over the
+    whole 7-s run was 102 served against 119 once, outside 15 % with the partition layer in full agreement."""
     run, log = logged
     profile = tmp_path / "traffic.json"
     code, stdout, stderr = in_process(
@@ -231,7 +236,14 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
             "--partition-target", "100", *budgets, "--out", str(out),
         )  # fmt: skip
         assert code in (0, 3), stdout + stderr
-        replayed[scale] = json.loads((out / "results.json").read_text())
+        replayed[scale] = results_of(out)
+    scheduled = sorted({row["second"] for row in run["timeseries"] if row["offered"]})
+    whole = set(scheduled[1:])  # the seconds both the run and the replay ran whole
+    assert len(whole) >= 3, scheduled
+
+    def served(results: dict, partition: str) -> int:
+        return sum(r["entities"] for r in results["timeseries"] if r["partition"] == partition and r["second"] in whole)
+
     ran = {  # each throttled partition, its GETs and PUTs together (they share its budget)
         (r["partition"], r["op_class"]): r
         for r in run["partitions"]
@@ -242,7 +254,7 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
     side_by_side = {}
     for key, real in ran.items():
         share = [r["throttled"] / r["attempts"] for r in (real, sim[key])]
-        side_by_side[key] = (real["entities"], sim[key]["entities"], *share)
+        side_by_side[key] = (served(run, key[0]), served(replayed["1"], key[0]), *share)
     for real_entities, sim_entities, real_share, sim_share in side_by_side.values():
         assert sim_entities == pytest.approx(real_entities, rel=0.15), side_by_side
         assert abs(sim_share - real_share) <= 0.05, side_by_side
