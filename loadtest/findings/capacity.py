@@ -9,6 +9,7 @@ from ..bounds.run_span import RAMP_SHARE, ramp_dominates
 from ..bounds.served_pace import Slowdown, emulator_slowed, saturation
 from ..finding_names import K
 from ..results import Finding, Results, peak_words
+from ..wall_clock import RunClock
 from .common import REMEDIES, finding
 
 __all__ = ["capacity"]
@@ -42,7 +43,8 @@ def capacity(results: Results) -> list[Finding]:
         reason = None if any("servers_cpu" in s for s in results.load) else saturation(results)
         if reason:  # a target the tool did not start: its CPU unread, the saturation is seen in the figures alone
             findings.append(finding(K.EMULATOR_BOUND, f"the emulator saturated (its CPU was not read here): {reason}"))
-        findings += [_slowed(slowdown) for slowdown in emulator_slowed(results)]
+        clock = RunClock.of(results.timeseries, results.run.duration_s)
+        findings += [_slowed(slowdown, clock) for slowdown in emulator_slowed(results)]
     findings += _ramp(results)
     return findings
 
@@ -66,12 +68,12 @@ def _ramp(results: Results) -> list[Finding]:
     return [finding(K.RAMP_DOMINATES, said)]
 
 
-def _slowed(slow: Slowdown) -> Finding:
+def _slowed(slow: Slowdown, clock: RunClock) -> Finding:
     (t0, t1), (t2, t3), (rate0, rate1), (ms0, ms1), (rows0, rows1) = slow.then, slow.now, slow.rate, slow.latency_ms, slow.rows
     message = (
-        f"{slow.op_class} served {rate0:,.0f} entities/s in the steady phase's first third ({t0}-{t1 + 1} s) and "
-        f"{rate1:,.0f}/s in its last ({t2}-{t3 + 1} s), {1 - rate1 / rate0:.0%} less, while median latency rose from "
-        f"{ms0:,.1f} to {ms1:,.1f} ms and the generator kept up: the table grew from {rows0:,} to {rows1:,} rows, and "
+        f"{slow.op_class} served {rate0:,.0f} entities/s in the steady phase's first third ({clock.span(t0, t1 + 1)}) "
+        f"and {rate1:,.0f}/s in its last ({clock.span(t2, t3 + 1)}), {1 - rate1 / rate0:.0%} less, while median latency "
+        f"rose from {ms0:,.1f} to {ms1:,.1f} ms and the generator kept up: the table grew from {rows0:,} to {rows1:,} rows, and "
         "Azurite filters the whole table for every query (Azure seeks on PartitionKey and RowKey). The served rates "
         "fell with the emulator, not the design: the demand offered, and the ratios against the targets in the first "
         "third, are still the design's"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..bounds.run_span import target_lost
 from ..finding_names import K
 from ..results import Finding, Results
+from ..wall_clock import RunClock
 from .common import REMEDIES, finding
 from .outages import Outage, outages
 
@@ -17,34 +18,35 @@ OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
 def losses(results: Results) -> list[Finding]:
     """WORKER_LOST, OUTAGE, TARGET_LOST, INCOMPLETE, LOST_WRITES."""
     findings: list[Finding] = []
+    clock = RunClock.of(results.timeseries, results.run.duration_s)
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")
         findings.append(
             finding(
                 K.WORKER_LOST,
                 (
-                    f"worker {lost['worker']} went missing at {lost['lost_at_s']} s"
+                    f"worker {lost['worker']} went missing at {clock.at(lost['lost_at_s'])}"
                     + (
-                        f" (last report at {since} s): seconds from {since} s on lack its share"
+                        f" (last report at {clock.at(since)}): seconds from {since} s on lack its share"
                         if since is not None
                         else ": it never reported, so the whole run lacks its share"
                     )
                 ),
             )
         )
-    findings += _outages(results)
+    findings += _outages(results, clock)
     lost = target_lost(results)
     if lost:
         since, failed = lost
         findings.append(
             finding(
                 K.TARGET_LOST,
-                f"the target stopped answering at {since} s: every one of the {failed:,} operations from then to the end "
+                f"the target stopped answering at {clock.at(since)}: every one of the {failed:,} operations from then to the end "
                 "failed without an answer (refused, reset or timed out)",
             )
         )
     for step in results.incomplete:
-        findings.append(finding(K.INCOMPLETE, f"{step['step']} failed at {step['at_s']} s: {step['error']}"))
+        findings.append(finding(K.INCOMPLETE, f"{step['step']} failed at {clock.at(step['at_s'])}: {step['error']}"))
     integrity = results.integrity
     if integrity.get("lost"):
         findings.append(
@@ -59,7 +61,7 @@ def losses(results: Results) -> list[Finding]:
     return findings
 
 
-def _outages(results: Results) -> list[Finding]:
+def _outages(results: Results, clock: RunClock) -> list[Finding]:
     """Outages of one cause in one finding (a split's partitions, those out while the whole target was), over their
     seconds together; the first ``OUTAGES_LISTED`` by name, the rest counted."""
     groups: dict[tuple, list[Outage]] = {}
@@ -72,7 +74,7 @@ def _outages(results: Results) -> list[Finding]:
         who = f"partition {names}" if len(group) == 1 else f"{len(group)} partitions ({names})"
         longest = max(o.longest_ms for o in group) / 1000.0  # none when only refusals came back (or nothing was timed)
         message = (
-            f"{who} completed nothing for {end - start + 1} s, from {start} s to {end + 1} s: "
+            f"{who} completed nothing for {end - start + 1} s, {clock.span(start, end + 1)}: "
             f"{sum(o.failed for o in group):,} attempts timed out, went unanswered or were refused meanwhile"
             + (f", the longest operation took {longest:.1f} s" if longest >= 0.1 else "")
             + f"; cause: {first.cause}"
@@ -81,5 +83,5 @@ def _outages(results: Results) -> list[Finding]:
         findings.append(Finding(kind=K.OUTAGE, partition=partition, op_class=None, message=message, remedy=REMEDIES[K.OUTAGE]))
     if len(groups) > OUTAGES_LISTED:
         rest = spans[OUTAGES_LISTED:]
-        findings.append(finding(K.OUTAGE, f"{len(rest)} more outages from {rest[0][0]} s to {rest[-1][1] + 1} s: see the charts"))
+        findings.append(finding(K.OUTAGE, f"{len(rest)} more outages {clock.span(rest[0][0], rest[-1][1] + 1)}: see the charts"))
     return findings

@@ -22,6 +22,7 @@ from ..buckets import GROUPS
 from ..operations import OpClass
 from ..results import Results
 from ..service_errors import THROTTLING_CODES, UNANSWERED
+from ..wall_clock import RunClock
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 
@@ -101,6 +102,7 @@ def _cause(
     range (that split), the whole target answered nothing (its seconds), only refusals came back, or this partition
     alone stopped while the rest answered."""
     layer = "the simulated partition layer" if results.run.simulated else "the emulator's partition layer"
+    clock = RunClock.of(results.timeseries, results.run.duration_s)
     for i, split in enumerate(results.range_splits):
         low, high = split.get("low", ""), split.get("high", "")
         held = low <= partition and (not high or partition < high)
@@ -108,7 +110,8 @@ def _cause(
             upper = f"{high!r}" if high else "the end"
             cause = (
                 f"{layer} split the range of keys from {low!r} up to {upper} at {split['key']!r} at "
-                f"{split['t']:.1f} s and moved both halves to new servers: offline until {split['offline_until_t']:.1f} s"
+                f"{clock.at(split['t'], '{:,.1f}')} and moved both halves to new servers: offline until "
+                f"{clock.at(split['offline_until_t'], '{:,.1f}')}"
             )
             return cause, ("split", i)
     if target_gap:

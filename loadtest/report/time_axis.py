@@ -14,23 +14,15 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
+from ..wall_clock import UTC_FROM_S, clock_form, first_epoch
+
 __all__ = ["HEAT_MAP_COLUMNS", "UTC_FROM_S", "binned", "first_epoch", "utc_axis"]
 
 HEAT_MAP_COLUMNS = 600  # at most this many columns across: a column is at least a pixel and a half of the map
-UTC_FROM_S = 600  # a run this long or longer has the wall-clock time along its charts' tops (a short one's start is
-# on the page, and seconds since it read more easily)
-
-
-def first_epoch(frame: pd.DataFrame) -> float | None:
-    """The wall-clock second (epoch) of second 0 of a timeseries frame, if its rows carry their epoch."""
-    if frame.empty or "second" not in frame or "t" not in frame:
-        return None
-    row = frame.iloc[0]
-    return float(row["second"] - row["t"])
 
 
 def _clock(first: float, span_s: float) -> FuncFormatter:
-    form = "%H:%M:%S" if span_s <= 3600 else "%H:%M" if span_s <= 86_400 else "%m-%d %H:%M"
+    form = clock_form(span_s)
     return FuncFormatter(lambda t, _: datetime.fromtimestamp(first + t, UTC).strftime(form))
 
 

@@ -203,8 +203,8 @@ def test_emulator_slowed_names_the_kind_rows_rates_and_what_is_still_the_designs
     assert finding.op_class == "GET" and finding.partition is None
     message = finding.message
     assert (
-        "GET served 1,000 entities/s in the steady phase's first third (0-5 s) and 500/s in its last (12-17 s), 50% less"
-        in message
+        "GET served 1,000 entities/s in the steady phase's first third (from 0 s to 5 s) and 500/s in its last "
+        "(from 12 s to 17 s), 50% less" in message
     )
     assert "median latency rose from 5.0 to 20.1 ms" in message  # HDR histograms: 2 significant digits
     assert "the table grew from 6,000 to 18,000 rows" in message  # seeded + 1,000 a second, by the end of each third

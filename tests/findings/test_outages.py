@@ -13,11 +13,11 @@ def served(partitions=("hot",), per_second=20, ms=5.0):
     return [{"partition": p, "ms": ms} for p in partitions for _ in range(per_second)]
 
 
-def results_of(seconds, **info):
-    return assess(build(recorded(seconds), run_info(**info)))
+def results_of(seconds, start=1_000_000.0, **info):
+    return assess(build(recorded(seconds, start=start), run_info(**info)))
 
 
-def frozen(seconds=20, at=8, frozen_s=6, partitions=("hot",)):
+def frozen(seconds=20, at=8, frozen_s=6, partitions=("hot",), **info):
     """Every partition served each second, nothing from ``at`` for ``frozen_s`` s; the operations that waited through
     it end as it comes back (their latency covers it), one of them after a timed-out attempt."""
     events = {t: served(partitions) for t in range(seconds) if not at <= t < at + frozen_s}
@@ -25,7 +25,7 @@ def frozen(seconds=20, at=8, frozen_s=6, partitions=("hot",)):
     events[back] = served(partitions) + [
         {"partition": p, "ms": frozen_s * 1000.0 - 300, "attempts": 2} for p in partitions
     ]  # started as it froze, and waited through it
-    return results_of(events)
+    return results_of(events, **info)
 
 
 def test_a_frozen_target_is_one_outage_naming_its_seconds_and_the_whole_target():
@@ -39,6 +39,16 @@ def test_a_frozen_target_is_one_outage_naming_its_seconds_and_the_whole_target()
     assert finding.partition == "hot" and finding.remedy
     code, messages = exit_code(results, checks_for(fail_on("--fail-on", "outage")))  # CI can fail a run on one
     assert code == 3 and "--fail-on outage: 1 OUTAGE finding(s)" in messages[0]
+
+
+def test_a_long_runs_outage_says_its_seconds_in_utc_too():
+    """Past ten minutes a finding's seconds carry the wall-clock time (Azure's logs and metrics are in it): second 0
+    here is epoch 1,700,000,000, 22:13:20 UTC."""
+    long = frozen(seconds=700, at=650, start=1_700_000_000.0, duration_s=700)
+    (finding,) = [f for f in long.findings if f.kind == "OUTAGE"]
+    assert "completed nothing for 6 s, from 650 s to 656 s (22:24:10 to 22:24:16 UTC)" in finding.message
+    short = frozen()
+    assert "UTC" not in next(f for f in short.findings if f.kind == "OUTAGE").message
 
 
 def test_the_whole_target_frozen_over_many_partitions_is_one_finding():

@@ -1,0 +1,60 @@
+"""A run's seconds as findings and charts say them: seconds since the start, and for a long run the wall-clock time in
+UTC beside them (the time Azure's metrics and logs are in, where a user looks next).
+
+A short run's start is on its page, and seconds since it read more easily; past ``UTC_FROM_S`` nobody adds 3,612 s to
+a start in their head.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+
+__all__ = ["UTC_FROM_S", "RunClock", "clock_form", "first_epoch"]
+
+UTC_FROM_S = 600  # a run this long or longer says the wall-clock time beside its seconds
+
+
+def first_epoch(frame: pd.DataFrame) -> float | None:
+    """The wall-clock second (epoch) of second 0 of a timeseries frame, if its rows carry their epoch."""
+    if frame.empty or "second" not in frame or "t" not in frame:
+        return None
+    row = frame.iloc[0]
+    return float(row["second"] - row["t"])
+
+
+def clock_form(span_s: float) -> str:
+    """How a time of a run this long reads: to the second within an hour, to the minute within a day, then dated."""
+    return "%H:%M:%S" if span_s <= 3600 else "%H:%M" if span_s <= 86_400 else "%m-%d %H:%M"
+
+
+@dataclass(frozen=True)
+class RunClock:
+    """Second 0's epoch (none: unknown) and the run's length."""
+
+    first: float | None
+    span_s: float
+
+    @classmethod
+    def of(cls, timeseries: pd.DataFrame, span_s: float) -> RunClock:
+        return cls(first_epoch(timeseries), span_s)
+
+    @property
+    def long(self) -> bool:
+        return self.first is not None and self.span_s >= UTC_FROM_S
+
+    def utc(self, t: float) -> str:
+        assert self.first is not None
+        return datetime.fromtimestamp(self.first + t, UTC).strftime("%H:%M:%S")
+
+    def at(self, t: float, form: str = "{:,}") -> str:
+        """``412 s``; a long run's ``3,612 s (14:02:12 UTC)``."""
+        said = f"{form.format(t)} s"
+        return f"{said} ({self.utc(t)} UTC)" if self.long else said
+
+    def span(self, start: float, end: float, form: str = "{:,}") -> str:
+        """``from 412 s to 418 s``; a long run's ``from 3,612 s to 3,618 s (14:02:12 to 14:02:18 UTC)``."""
+        said = f"from {form.format(start)} s to {form.format(end)} s"
+        return f"{said} ({self.utc(start)} to {self.utc(end)} UTC)" if self.long else said
