@@ -4,8 +4,8 @@ each output's size, then ``loadtest report`` on the folder (wall time and peak m
     .venv/bin/python bench/hour_outputs.py [--hours 1] [--keys 50] [--rate 5000]
 
 The design: ``hash-prefix:KEYS`` keys, zipfian reads and upserts (80/20), so every key is busy every second, GET and
-PUT. The simulator keeps its ``simulation.TRACKED`` hottest keys apart, the rest as other partitions (a run keeps
-``counts.TOP_K``): the rows printed say how many were kept. Each command runs as a user runs it, in a child process
+PUT. The simulator keeps its ``simulation.TRACKED`` hottest keys apart, as many as a run keeps (``counts.TOP_K``), the
+rest as other partitions: the rows printed say how many were kept. Each command runs as a user runs it, in a child process
 measured by ``os.wait4``. The goals the issue sets, at 50 keys kept apart: at most 20 MB of outputs per run-hour, the
 report re-rendered in under 10 s.
 """

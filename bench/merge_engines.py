@@ -1,14 +1,15 @@
 """``loadtest merge`` over many engines: its time and peak memory for 10, 100 and 400 engines of one run.
 
 The engines are made from one real engine's output (a short ``loadtest run`` against the embedded Azurite over
-``--keys`` hashed PartitionKeys, or ``--engine results.json``), stretched to ``--seconds``: each second a copy of
-one the real run counted, in turn (its buckets, timeseries rows and samples; the per-second latency histograms of the
-last ten minutes, as an engine keeps them). Engine i is named ``engine-i`` and counts 1, 2 or 3 times the real
-counts, so the engines differ. Each merge runs as a user runs it, ``python -m loadtest merge FOLDERS --out M``, in a
-child whose peak resident memory the kernel reports (``wait4``); then the merged requests and entities are checked
-against the sum of the engines' counts, which they must equal exactly.
+``--keys`` hashed PartitionKeys, or ``--engine FOLDER``), stretched to ``--seconds``: each second a copy of one the
+real run counted, in turn (its buckets and samples; the per-second latency histograms of the last ten minutes and a
+minute's for each minute before, the service's and the open loop's, as an engine keeps them). Engine i is named
+``engine-i`` and counts 1, 2 or 3 times the real counts, so the engines differ; each is a folder as a run writes it,
+results.json with its buckets.parquet beside. Each merge runs as a user runs it, ``python -m loadtest merge FOLDERS
+--out M``, in a child whose peak resident memory the kernel reports (``wait4``); then the merged requests and entities
+are checked against the sum of the engines' counts, which they must equal exactly.
 
-    .venv/bin/python bench/merge_engines.py [--engines 10,100,400] [--seconds 3600] [--keys 50] [--engine PATH]
+    .venv/bin/python bench/merge_engines.py [--engines 10,100,400] [--seconds 3600] [--keys 50] [--engine FOLDER]
 
 The issue's goal: 400 engines x 1 hour x 50 keys in under 60 s and 2 GB.
 """
@@ -26,16 +27,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from loadtest import bucket_frame, series_frame
 from loadtest.buckets import COUNTERS
-from loadtest.latency import PER_SECOND_FOR_S  # the latency an engine keeps per second, the rest per minute
+from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S  # an engine keeps the last ten minutes per second
 
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = "engine-placeholder-0123456789"
 GOAL_S, GOAL_MB = 60, 2048
 
 
-def real_engine(keys: int, work: Path) -> dict:
-    """One engine's results.json from a short real run against the embedded Azurite."""
+def real_engine(keys: int, work: Path) -> Path:
+    """One engine's folder from a short real run against the embedded Azurite."""
     out = work / "real"
     args = ["run", "-t", "6s", "-u", "10", "-r", "10", "--arrival-rate", "400", "--key-strategy", f"hash-prefix:{keys}"]
     done = subprocess.run(
@@ -44,45 +49,42 @@ def real_engine(keys: int, work: Path) -> dict:
     )  # fmt: skip
     if done.returncode not in (0, 1):
         raise SystemExit(f"the real engine's run failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads((out / "results.json").read_text())
+    return out
 
 
-def stretched(real: dict, seconds: int, times: int) -> dict:
-    """The real engine over ``seconds``, its counts ``times`` over, named ``PLACEHOLDER``."""
+def stretched(real: dict, buckets: pd.DataFrame, seconds: int, times: int) -> tuple[dict, pd.DataFrame]:
+    """The real engine over ``seconds``, its counts ``times`` over, named ``PLACEHOLDER``: (results.json, buckets)."""
     data = copy.deepcopy(real)
     metrics = data["mergeable"]["metrics"]
-    by_second: dict[int, list] = {}
-    for second, partition, op_class, bucket in metrics["buckets"]:
-        by_second.setdefault(second, []).append((partition, op_class, bucket))
-    rows: dict[int, list] = {}
-    for row in data["timeseries"]:
-        rows.setdefault(row["second"], []).append(row)
-    latency: dict[int, list] = {}
-    for second, op_class, encoded in metrics["latency"]:
-        latency.setdefault(second, []).append((op_class, encoded))
+    real_seconds = sorted(buckets["second"].unique().tolist())
+    start, n = real_seconds[0], len(real_seconds)
+    # each stretched second k is a copy of real second k % n: the rows of that second, in turn
+    by_second = {second: np.flatnonzero(buckets["second"].to_numpy() == second) for second in real_seconds}
+    picks = [by_second[real_seconds[k % n]] for k in range(seconds)]
+    frame = buckets.iloc[np.concatenate(picks)].reset_index(drop=True)
+    frame["second"] = np.repeat(np.arange(start, start + seconds), [len(p) for p in picks])
+    for name in COUNTERS:
+        frame[name] = frame[name] * times
+    for name in ("partition", "op_class"):
+        frame[name] = frame[name].astype(object)
+    encoded: dict[tuple[str, str], str] = {}
+    for kind in ("latency", "corrected"):
+        for _, op_class, histogram in metrics.get(kind, ()):
+            encoded.setdefault((kind, op_class), histogram)
+    recent = range(max(0, seconds - PER_SECOND_FOR_S), seconds)
+    minutes = range(0, recent.start - recent.start % ROLLUP_S, ROLLUP_S)
+    for kind in ("latency", "corrected"):
+        metrics[kind] = [[start + k, op, h] for (kd, op), h in encoded.items() if kd == kind for k in recent]
+        metrics[f"{kind}_minutes"] = [[start + m, op, h] for (kd, op), h in encoded.items() if kd == kind for m in minutes]
     samples = dict((s, sample) for s, sample in data["mergeable"]["samples"])
-    real_seconds = sorted(by_second)
-    start = real_seconds[0]
-
-    def scaled(counts: dict) -> dict:
-        return {**counts, **{name: counts[name] * times for name in COUNTERS if name in counts}}
-
-    buckets, series, kept_latency, kept_samples = [], [], [], []
-    for k in range(seconds):
-        source = real_seconds[k % len(real_seconds)]
-        buckets += [[start + k, p, op, scaled(b)] for p, op, b in by_second[source]]
-        series += [{**scaled(r), "t": k, "second": start + k} for r in rows.get(source, ())]
-        if k >= seconds - PER_SECOND_FOR_S:
-            kept_latency += [[start + k, op, encoded] for op, encoded in latency.get(source, ())]
-        if source in samples:
-            kept_samples.append([start + k, samples[source]])
-    metrics.update(buckets=buckets, latency=kept_latency, corrected=[], latency_minutes=[], corrected_minutes=[])
+    kept = [[start + k, samples[real_seconds[k % n]]] for k in range(seconds) if real_seconds[k % n] in samples]
+    metrics["buckets"] = {"file": "buckets.parquet", "rows": len(frame)}
     metrics["clock"] = {**metrics["clock"], "started": float(start), "stopped": float(start + seconds)}
-    data["timeseries"], data["mergeable"]["samples"] = series, kept_samples
+    data["mergeable"]["samples"] = kept
     data["mergeable"]["engine"] = data["run"]["settings"]["engine"] = PLACEHOLDER
     data["run"]["duration_s"] = float(seconds)
     data["account"]["entities"] *= times
-    return data
+    return data, frame
 
 
 def measured_merge(folders: list[Path], out: Path) -> tuple[float, float, int]:
@@ -105,30 +107,36 @@ def main() -> int:
     parser.add_argument("--engines", default="10,100,400", help="how many engines to merge, each count in turn")
     parser.add_argument("--seconds", type=int, default=3600, help="each engine's run length")
     parser.add_argument("--keys", type=int, default=50, help="PartitionKeys of the real run (hash-prefix)")
-    parser.add_argument("--engine", type=Path, help="a real engine's results.json (else a short run makes one)")
+    parser.add_argument("--engine", type=Path, help="a real engine's folder (else a short run makes one)")
     args = parser.parse_args()
     counts = sorted(int(n) for n in args.engines.split(","))
     work = Path(tempfile.mkdtemp(prefix="merge-bench-"))
     try:
-        real = json.loads(args.engine.read_text()) if args.engine else real_engine(args.keys, work)
-        variants = [stretched(real, args.seconds, times) for times in (1, 2, 3)]
-        texts = [json.dumps(v) for v in variants]
-        sums = [
-            [sum(b[3][name] for b in v["mergeable"]["metrics"]["buckets"]) for name in ("requests", "entities")] for v in variants
-        ]
-        keys = len({b[1] for b in variants[0]["mergeable"]["metrics"]["buckets"]})
-        print(f"one engine: {args.seconds:,} s, {keys} partitions, {len(texts[0]) / 2**20:,.1f} MB of results.json")
+        folder = args.engine or real_engine(args.keys, work)
+        real = json.loads((folder / "results.json").read_text())
+        buckets = bucket_frame.read_table(folder / "buckets.parquet").to_pandas()
+        variants = [stretched(real, buckets, args.seconds, times) for times in (1, 2, 3)]
+        texts = [json.dumps(data) for data, _ in variants]
+        files = []
+        for i, (_, frame) in enumerate(variants):
+            files.append(work / f"buckets-{i}.parquet")
+            bucket_frame.write(frame, files[-1])
+        sums = [[int(frame[name].sum()) for name in ("requests", "entities")] for _, frame in variants]
+        keys = variants[0][1]["partition"].nunique()
+        size = (len(texts[0]) + files[0].stat().st_size) / 2**20
+        print(f"one engine: {args.seconds:,} s, {keys} partitions, {len(variants[0][1]):,} buckets; {size:,.1f} MB of files")
         folders = []
         for i in range(max(counts)):
             folder = work / f"engine-{i:03d}"
             folder.mkdir()
             (folder / "results.json").write_text(texts[i % 3].replace(PLACEHOLDER, f"engine-{i:03d}"))
+            shutil.copy(files[i % 3], folder / "buckets.parquet")
             folders.append(folder)
         worst = 0.0, 0.0
         for n in counts:
             took, peak, code = measured_merge(folders[:n], work / f"merged-{n}")
-            merged = json.loads((work / f"merged-{n}" / "results.json").read_text())
-            got = [sum(row[name] for row in merged["timeseries"]) for name in ("requests", "entities")]
+            merged = series_frame.read(work / f"merged-{n}" / "series.parquet")
+            got = [int(merged[name].sum()) for name in ("requests", "entities")]
             want = [sum(sums[i % 3][j] for i in range(n)) for j in (0, 1)]
             exact = "exact" if got == want else f"NOT the engines' sum: {got} against {want}"
             print(f"{n:4d} engines: {took:7.1f} s, peak {peak:7.0f} MB, exit {code}; totals {exact}", flush=True)

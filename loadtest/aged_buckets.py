@@ -25,6 +25,7 @@ class AgedBuckets:
 
     def __init__(self) -> None:
         self._chunks: list[bytes] = []
+        self._frames: list[pd.DataFrame] = []  # given whole (the engines' sum): read once, never encoded
         self._pending: list[tuple[BucketKey, Bucket]] = []
         self.rows = 0
 
@@ -36,10 +37,16 @@ class AgedBuckets:
             self._chunks.append(encode(frame_of(self._pending)))
             self._pending = []
 
+    def add_frame(self, frame: pd.DataFrame) -> None:
+        """Buckets given as a frame (``bucket_frame``'s columns), kept as they are."""
+        self._frames.append(frame)
+        self.rows += len(frame)
+
     def frames(self) -> Iterator[pd.DataFrame]:
-        """Every chunk decoded, one at a time, then the pending rows."""
+        """Every chunk decoded, one at a time, then the frames given whole and the pending rows."""
         for chunk in self._chunks:
             yield decode(chunk)
+        yield from self._frames
         if self._pending:
             yield frame_of(self._pending)
 
@@ -49,5 +56,6 @@ class AgedBuckets:
 
     def clear(self) -> None:
         self._chunks.clear()
+        self._frames.clear()
         self._pending = []
         self.rows = 0

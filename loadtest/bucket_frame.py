@@ -13,6 +13,7 @@ import io
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,14 +21,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .buckets import COUNTERS, Bucket, BucketKey
+from .outputs import write_whole
 
 __all__ = [
     "COLUMNS",
     "KEYS",
     "TALLIES",
     "decode",
+    "empty",
     "encode",
     "frame_of",
+    "read_table",
+    "write",
     "span_sums",
     "summed",
     "tallied",
@@ -61,6 +66,10 @@ def frame_of(buckets: Iterable[tuple[BucketKey, Bucket]]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(values, dtype=_dtype(name)) for name, values in columns.items()})
 
 
+def empty() -> pd.DataFrame:
+    return frame_of([])
+
+
 def _dtype(name: str) -> str:
     return "object" if name in ("partition", "op_class", *TALLIES) else "int64"
 
@@ -77,6 +86,27 @@ def decode(encoded: bytes) -> pd.DataFrame:
     for name in ("partition", "op_class", *TALLIES):
         frame[name] = frame[name].astype(object)
     return frame
+
+
+def write(frame: pd.DataFrame, path: Path) -> None:
+    """``encode``'s bytes in a file, whole or not at all (an engine's buckets.parquet)."""
+    encoded = encode(frame)
+    write_whole(path, lambda file: file.write(encoded))
+
+
+def read_table(source: Path | bytes) -> pa.Table:
+    """What ``write`` wrote (an engine's buckets.parquet, a file or its bytes) as Arrow columns, partitions and op
+    classes as Parquet's dictionaries (an adder reads their codes, no text made); a ``ValueError`` saying what is wrong
+    if it is not that (the columns' types are the adder's to check: ``engines.bucket_sum``)."""
+    try:
+        table = pq.read_table(io.BytesIO(source) if isinstance(source, bytes) else source, read_dictionary=KEYS[1:])
+    except (OSError, pa.ArrowException) as err:
+        raise ValueError(f"not a readable Parquet file ({err})") from None
+    missing = [name for name in COLUMNS if name not in table.column_names]
+    if missing:
+        raise ValueError(f"no column {missing[0]!r} (the buckets have {', '.join(COLUMNS)})")
+    table = table.select(list(COLUMNS))
+    return table
 
 
 def tallied(texts: Iterable[str]) -> dict[str, int]:

@@ -36,7 +36,7 @@ from hdrh.histogram import HdrHistogram
 from .aged_buckets import AgedBuckets
 from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
-from .latency import PER_SECOND_FOR_S, Latency, max_ms, ms_at, new_histogram
+from .latency import PER_SECOND_FOR_S, Latency, add_into, max_ms, ms_at, new_histogram
 
 __all__ = ["AGED_AFTER_S", "COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
@@ -93,6 +93,11 @@ class RunCounts:
                 out.setdefault(key, Bucket()).add(bucket)
         return out
 
+    def add_frame(self, frame: pd.DataFrame) -> None:
+        """Buckets counted elsewhere, as a frame (``bucket_frame``): the engines' sum, which ``loadtest merge`` adds
+        column by column."""
+        self.aged.add_frame(frame)
+
     def bucket(self, second: int, partition: str, op_class: str) -> Bucket:
         """One second's bucket of a partition and op class (made if new): what a reader of records counts into."""
         return self._bucket(second, partition, op_class)
@@ -109,15 +114,19 @@ class RunCounts:
 
     # --- a worker's counts, to the master ---------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, *, buckets: bool = True) -> dict[str, Any]:
         """Everything counted, in the form ``merge`` adds (histograms and sketches in their libraries' own encodings),
-        and the run's clock; nothing is reset (an engine's results.json carries it for ``loadtest merge``)."""
+        and the run's clock; nothing is reset (an engine's results.json carries it for ``loadtest merge``, its buckets
+        apart: ``buckets=False`` leaves them out, for ``frame``)."""
         distinct = ds.hll_union(SKETCH_LG_K)
         distinct.update(self.distinct.get_result())
         distinct.update(self._distinct_here)
-        aged = [[*key, bucket.to_dict()] for frame in self.aged.frames() for key, bucket in to_buckets(frame).items()]
+        listed = []
+        if buckets:
+            listed = [[*key, bucket.to_dict()] for frame in self.aged.frames() for key, bucket in to_buckets(frame).items()]
+            listed += [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
         return {
-            "buckets": aged + [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()],
+            "buckets": listed,
             **dict(zip(("latency", "latency_minutes"), self.latency.encoded(), strict=True)),
             "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
             **dict(zip(("corrected", "corrected_minutes"), self.corrected.encoded(), strict=True)),
@@ -166,7 +175,7 @@ class RunCounts:
             for minute, op_class, encoded in data.get(f"{name}_minutes", ()):  # rolled up (older counts have none)
                 latency.add_encoded(int(minute), op_class, encoded, minute=True)
         for op_class, encoded in data.get("first_attempt", ()):
-            self.first_attempt.setdefault(op_class, new_histogram()).decode_and_add(encoded)
+            add_into(self.first_attempt.setdefault(op_class, new_histogram()), encoded)
         self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
         for second, start, entities in data.get("ranges", ()):

@@ -1,14 +1,15 @@
 """An engine's whole count, as ``loadtest merge`` adds it: what results.json carries beside the figures.
 
-The metrics' snapshot (per-second buckets by wall-clock second, partition and op class; the HDR
-latency histograms in HdrHistogram's own encoding, per second and, for the seconds rolled up, per
-minute; the key sketches in DataSketches' own serialization; the run's clock), the request profile's
-counts, the per-second samples and who counted them. The integrity ledger's counts, the settings
-and the run's identity are in the results already.
+The metrics' snapshot (the per-second buckets by wall-clock second, partition and op class, in buckets.parquet beside
+results.json, which names it; the HDR latency histograms in HdrHistogram's own encoding, per second and, for the
+seconds rolled up, per minute; the key sketches in DataSketches' own serialization; the run's clock), the request
+profile's counts, the per-second samples and who counted them. The integrity ledger's counts, the settings and the
+run's identity are in the results already.
 
-``capture`` writes it; ``Mergeable`` is its form, which ``Results.from_dict`` checks on read like every section
-(``results_schema``): the histograms and sketches are decoded there, so ``loadtest merge`` adds only what it can.
-A count of another version is read past: ``merge`` refuses it, naming its version.
+``capture`` makes it (its buckets a frame, which ``Results.write`` puts in their file); ``Mergeable`` is its form,
+which ``Results.from_dict`` checks on read like every section (``results_schema``): the histograms and sketches are
+decoded there, so ``loadtest merge`` adds only what it can. A count of another version is read past: ``merge``
+refuses it, naming its version.
 """
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 from .operations import OpClass
+from .outputs import BUCKETS_FILE
 from .results_schema import Epoch, NameCounts
 from .series_schema import Counts, Sample
 from .typed_reader import Check
@@ -27,16 +29,17 @@ if TYPE_CHECKING:
     from .counts import RunCounts
     from .request_profile import RequestProfile
 
-__all__ = ["MERGEABLE_VERSION", "Mergeable", "capture"]
+__all__ = ["BucketsFile", "MERGEABLE_VERSION", "Mergeable", "capture"]
 
 MERGEABLE_VERSION = 1
 
 
 def _histogram(encoded: str) -> bool:
-    """Whether ``encoded`` is an HDR histogram that the metrics' own (1 µs to an hour) can add."""
-    from .counts import new_histogram  # the counts' libraries load only when an engine's count is read
+    """Whether ``encoded`` is an HDR histogram that the metrics' own (1 µs to an hour) can add: its header (the counts
+    are decoded once, as they are added; counts that do not decode are named there)."""
+    from .latency import decoded  # the counts' libraries load only when an engine's count is read
 
-    new_histogram().decode_and_add(encoded)
+    decoded(encoded)
     return True
 
 
@@ -63,10 +66,19 @@ class Clock(TypedDict):
     stopped: Epoch
 
 
+class BucketsFile(TypedDict):
+    """Where an engine's buckets are: a file beside results.json (``bucket_frame``'s columns), and its rows."""
+
+    file: Literal[BUCKETS_FILE]
+    rows: int
+
+
 class MetricsSnapshot(TypedDict):
     """``RunCounts.snapshot``: what the metrics' ``merge`` adds."""
 
-    buckets: list[tuple[int, str, OpClass, Counts]]  # (wall-clock second, partition, op class, its counts)
+    #: in their file beside results.json; before that file, in results.json: (wall-clock second, partition, op class,
+    #: its counts)
+    buckets: BucketsFile | list[tuple[int, str, OpClass, Counts]]
     latency: list[tuple[int, OpClass, Histogram]]  # (second, op class, histogram)
     latency_minutes: NotRequired[list[tuple[int, OpClass, Histogram]]]  # (a minute's first second, ...): aged ones
     first_attempt: list[tuple[OpClass, Histogram]]
@@ -112,13 +124,14 @@ def capture(
     run_id: str,
     engine: str,
 ) -> dict[str, Any]:
-    """This engine's counts at the end of its test, nothing reset."""
+    """This engine's counts at the end of its test, nothing reset; its buckets a frame (``bucket_frame``), which
+    results.json names by its file (``Results.write`` writes both)."""
     return {
         "version": MERGEABLE_VERSION,
         "run_id": run_id,
         "engine": engine,
         "host": socket.gethostname(),
-        "metrics": metrics.snapshot(),
+        "metrics": {**metrics.snapshot(buckets=False), "buckets": metrics.frame()},
         "workload": workload.snapshot(),
         "samples": [[second, dict(sample)] for second, sample in sorted(samples.items())],
     }

@@ -19,6 +19,7 @@ from typing import BinaryIO
 from .exit_codes import UsageError
 
 __all__ = [
+    "BUCKETS_FILE",
     "COMPARISON_FILE",
     "COMPARISON_PAGE",
     "REPORT_FILE",
@@ -26,6 +27,7 @@ __all__ = [
     "SERIES_FILE",
     "SERVER_LOGS_FILE",
     "TIMESERIES_FILE",
+    "TIMESERIES_GZ",
     "check_out",
     "new_run_id",
     "write_text",
@@ -38,6 +40,9 @@ RESULTS_FILE = "results.json"
 #: (``Results.write`` writes the three).
 SERIES_FILE = "series.parquet"
 TIMESERIES_FILE = "timeseries.csv"
+TIMESERIES_GZ = "timeseries.csv.gz"  # the same, gzip-compressed: a series past what a spreadsheet opens at ease
+#: An engine's per-second counts before its own top keys were chosen, as columns: what ``loadtest merge`` adds.
+BUCKETS_FILE = "buckets.parquet"
 #: The page rendered from them, and the service's own view of the run (a KQL query of its request logs).
 REPORT_FILE = "report.html"
 SERVER_LOGS_FILE = "server-logs.kql"

@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 
-from . import series_frame
+from . import bucket_frame, series_frame
 from .buckets import GROUPS
 from .ceiling_schema import Ceiling
 from .finding_names import FindingKind
 from .mergeable import Mergeable, OtherVersion
 from .operations import OpClass
-from .outputs import RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, write_text
+from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, write_text
 from .results_schema import (
     Arrivals,
     EngineShare,
@@ -67,12 +67,14 @@ class SeriesMissing(ValueError):
 
 
 def _fields(value: Any) -> dict[str, Any]:
-    """A dataclass's fields for ``json``, which walks them itself (no copy); the series goes in its own file, and
-    results.json says where and how many rows it has."""
+    """A dataclass's fields for ``json``, which walks them itself (no copy); the series and an engine's buckets go in
+    their own files, and results.json says where and how many rows each has."""
+    if isinstance(value, pd.DataFrame):  # the one frame inside a section: an engine's buckets (``mergeable``)
+        return {"file": BUCKETS_FILE, "rows": len(value)}
     if isinstance(value, Results):
         return {
             **{f.name: getattr(value, f.name) for f in fields(value) if not f.metadata.get("beside")},
-            "series": {"file": SERIES_FILE, "rows": len(value.timeseries)},
+            "series": {"file": SERIES_FILE, "rows": len(value.timeseries), "csv": value.csv_file},
         }
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in fields(value)}
@@ -193,8 +195,13 @@ class Results:
     # --- the interchange form -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The results as plain objects, the series as its rows."""
-        return {**asdict(self), "timeseries": series_frame.records(self.timeseries)}
+        """The results as plain objects: the series as its rows, an engine's buckets listed (the form results.json held
+        both in before their files)."""
+        data = {**asdict(self), "timeseries": series_frame.records(self.timeseries)}
+        metrics = data["mergeable"].get("metrics", {})
+        if isinstance(metrics.get("buckets"), pd.DataFrame):
+            metrics["buckets"] = [[*key, b.to_dict()] for key, b in bucket_frame.to_buckets(metrics["buckets"]).items()]
+        return data
 
     def to_json(self) -> str:
         """results.json's text: the sections read where they lie (``asdict``'s deep copy of every row took most of a
@@ -236,13 +243,21 @@ class Results:
         return results
 
     def write(self, out: Path) -> None:
-        """results.json, series.parquet and timeseries.csv (one row per second x partition x op class), each written
-        whole; the series first, so a results.json never stands without the series it names."""
+        """results.json, series.parquet and timeseries.csv (one row per second x partition x op class), and an engine's
+        buckets.parquet, each written whole; results.json last, so that it never stands without the files it names."""
         series_frame.write(self.timeseries, out / SERIES_FILE)
-        series_frame.write_csv(self.timeseries, out / TIMESERIES_FILE)
+        buckets = self.mergeable.get("metrics", {}).get("buckets")
+        if isinstance(buckets, pd.DataFrame):
+            bucket_frame.write(buckets, out / BUCKETS_FILE)
+        series_frame.write_csv(self.timeseries, out)
         write_text(out / RESULTS_FILE, self.to_json())
 
     # --- questions the verdict, the report and compare ask -----------------------------------
+
+    @property
+    def csv_file(self) -> str:
+        """The series' spreadsheet copy beside results.json: timeseries.csv, gzipped past a spreadsheet's ease."""
+        return series_frame.csv_name(len(self.timeseries))
 
     @property
     def open_loop(self) -> bool:

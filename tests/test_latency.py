@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+from hdrh.histogram import HdrHistogram
 from synthetic import Clock, fire, listener
 
 from loadtest.counts import RunCounts
-from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, max_ms, ms_at
+from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, add_into, max_ms, ms_at, new_histogram
 
 START = 1_000_030  # half a minute in: the roll-up goes by whole minutes of wall-clock time
 
@@ -84,3 +86,41 @@ def test_the_listener_holds_ten_minutes_of_per_second_histograms_however_long_th
     per_op = {op: sum(1 for _, o in metrics.latency.seconds if o == op) for op in ("GET", "PUT")}
     assert all(PER_SECOND_FOR_S <= n <= PER_SECOND_FOR_S + ROLLUP_S for n in per_op.values()), per_op
     assert {op: h.get_total_count() for op, h in metrics.latency.by_op_class().items()} == {"GET": 7200, "PUT": 7200}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_adding_an_encoded_histogram_in_place_is_hdrhistograms_own_decode_and_add(seed):
+    """``add_into`` (the merge's way, at half the cost) leaves exactly what the library's ``decode_and_add`` does: the
+    counts, total, min, max and percentiles; also for a histogram of a narrower range, an empty one, into one that holds
+    counts already."""
+    rng = random.Random(seed)
+    ours, theirs = new_histogram(), new_histogram()
+    for base in (ours, theirs):
+        base.record_value(777)
+    narrow = HdrHistogram(1, 1_000_000, 2)  # up to a second: its counts line up with the first of ours
+    for hist in (new_histogram(), narrow):
+        for _ in range(rng.randint(0, 500)):
+            hist.record_value(rng.choice([rng.randint(1, 2000), rng.randint(1, 999_999)]))
+        encoded = hist.encode().decode("ascii")
+        add_into(ours, encoded)
+        theirs.decode_and_add(encoded)
+    assert list(ours.counts) == list(theirs.counts)
+    assert (ours.get_total_count(), ours.get_min_value(), ours.get_max_value()) == (
+        theirs.get_total_count(),
+        theirs.get_min_value(),
+        theirs.get_max_value(),
+    )
+    assert [ms_at(ours, p) for p in (50, 95, 99, 100)] == [ms_at(theirs, p) for p in (50, 95, 99, 100)]
+
+
+@pytest.mark.parametrize(
+    "encoded, said",
+    [
+        ("AAAA", "not a histogram in HdrHistogram's encoding"),
+        (HdrHistogram(1, 10**12, 2).encode().decode("ascii"), "another range"),
+        (HdrHistogram(1, 1000, 3).encode().decode("ascii"), "another range"),
+    ],
+)
+def test_what_is_not_a_histogram_of_the_metrics_range_is_a_value_error(encoded, said):
+    with pytest.raises(ValueError, match=said):
+        add_into(new_histogram(), encoded)

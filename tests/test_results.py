@@ -9,6 +9,7 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Union, get_args, get_origin, get_type_hints, is_typeddict
 
+import pandas as pd
 import pytest
 from hdrh.histogram import HdrHistogram
 from helpers import in_process, run_info
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from synthetic import environment, recorded
 
-from loadtest import typed_reader
+from loadtest import series_frame, typed_reader
 from loadtest.buckets import OTHER
 from loadtest.ceiling.judge import judged
 from loadtest.ceiling.plan import Plan, StepWindow
@@ -93,7 +94,7 @@ def test_json_round_trip_and_contract_fields(tmp_path):
         assert {"partition", "op_class", "requests", "entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(row)
     assert {"entities", "mean_eps", "peak_eps", "target", "ratio", "finding"} <= set(data["account"])
     assert "errors" in data and "attempts" in data and "findings" in data
-    assert "timeseries" not in data and data["series"] == {"file": "series.parquet", "rows": 2}
+    assert "timeseries" not in data and data["series"] == {"file": "series.parquet", "rows": 2, "csv": "timeseries.csv"}
     again = Results.load_file(tmp_path / "results.json")
     assert again.to_dict() == results.to_dict()
     assert Results.from_json((tmp_path / "results.json").read_text()).timeseries.empty  # the series is in its own file
@@ -117,6 +118,25 @@ def test_timeseries_csv_has_one_row_per_second_partition_and_op_class(tmp_path):
     assert len(rows) == 6
     assert {(r["t"], r["op_class"]) for r in rows} == {(str(t), c) for t in range(3) for c in ("GET", "PUT")}
     assert sum(int(r["entities"]) for r in rows if r["op_class"] == "PUT") == 6
+
+
+def test_a_series_past_a_spreadsheets_ease_is_written_gzipped_with_the_same_rows(tmp_path, monkeypatch):
+    """Past ``PLAIN_CSV_ROWS`` the spreadsheet copy is timeseries.csv.gz (pandas reads it as it is); results.json and the
+    page name it, and the plain file an earlier run left in the folder goes."""
+    seconds = {t: [{"entities": 1}, {"op": "insert", "op_class": "PUT", "entities": 2}] for t in range(3)}
+    results = build(recorded(seconds), run_info())
+    results.write(tmp_path / "plain")
+    monkeypatch.setattr(series_frame, "PLAIN_CSV_ROWS", 5)
+    (tmp_path / "gz").mkdir()
+    (tmp_path / "gz" / "timeseries.csv").write_text("an earlier run's")
+    results.write(tmp_path / "gz")
+    assert sorted(p.name for p in (tmp_path / "gz").iterdir()) == ["results.json", "series.parquet", "timeseries.csv.gz"]
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "gz" / "timeseries.csv.gz"), pd.read_csv(tmp_path / "plain" / "timeseries.csv")
+    )
+    assert json.loads((tmp_path / "gz" / "results.json").read_text())["series"]["csv"] == "timeseries.csv.gz"
+    code, _, err = in_process(monkeypatch, "report", str(tmp_path / "gz"))
+    assert code == 0 and "timeseries.csv.gz (one row per second" in (tmp_path / "gz" / "report.html").read_text(), err
 
 
 @pytest.mark.parametrize(
@@ -511,6 +531,10 @@ def has_fields(kind) -> bool:
     return is_dataclass(kind) or is_typeddict(kind)
 
 
+def is_list(kind) -> bool:
+    return get_origin(kind) in (list, tuple)
+
+
 def oldest(kind, value, *, sections: bool):
     """``value`` as a results.json written before every optional field: each ``NotRequired`` key gone, each dataclass
     field with a default gone (with ``sections``, the sections too; else the sections stay, their optional keys gone);
@@ -521,7 +545,8 @@ def oldest(kind, value, *, sections: bool):
     if origin in (Union, UnionType):
         if value is None:
             return None
-        return oldest(next(a for a in args if a is not NoneType), value, sections=sections)
+        kinds = [a for a in args if a is not NoneType]  # the one the value is (an object or a list), else the first
+        return oldest(next((a for a in kinds if is_list(a) == isinstance(value, list)), kinds[0]), value, sections=sections)
     if is_dataclass(kind):
         hints, kept = get_type_hints(kind, include_extras=True), {}
         for f in fields(kind):

@@ -1,31 +1,46 @@
 """Engines' results merged into one run's, as if one run had made all the load.
 
-Each engine's ``mergeable`` count is added with the metrics' own ``merge`` (the one a Locust master
-uses for its workers): buckets by wall-clock second, partition and op class; HDR histograms; key
-sketches. ``summary.build`` then makes the figures from the sum, so partitions are judged on the
-load of every engine together, latency percentiles come from the merged histograms and the top keys
-from the merged sketches. Exact per key wherever every engine kept the key apart (each keeps its
-50 heaviest keys per second apart and folds the rest into OTHER); the totals are exact always.
-The steady phase is when every engine's users all ran.
+In two passes, each engine read once in each, so memory grows with the run's seconds and keys, not with its engines:
+
+1. each engine's results.json: its ``mergeable`` count's HDR histograms and key sketches added with the metrics' own
+   ``merge`` (the one a Locust master uses for its workers), and what each engine adds apart (clock, users, share);
+2. each engine's buckets (buckets.parquet beside its results.json, or held in memory) added column by column
+   (``bucket_sum``) by wall-clock second, partition and op class, the partitions outside the run's top keys (known
+   from the sketches after the first pass) into OTHER as they are read.
+
+``summary.build`` then makes the figures from the sum, so partitions are judged on the load of every engine together,
+latency percentiles come from the merged histograms and the top keys from the merged sketches. Exact per key wherever
+every engine kept the key apart (each keeps its 50 heaviest keys per second apart and folds the rest into OTHER); the
+totals are exact always. The steady phase is when every engine's users all ran.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import summary
+import pandas as pd
+import pyarrow as pa
+
+from .. import bucket_frame, summary
+from ..buckets import Bucket, BucketKey
 from ..counts import RunCounts
 from ..exit_codes import UsageError
 from ..mergeable import MERGEABLE_VERSION
 from ..operations import OpClass
+from ..outputs import BUCKETS_FILE
 from ..request_profile import RequestProfile
 from ..results import Results, RunInfo
+from .bucket_sum import BucketSum
 
-__all__ = ["KEY_DESIGN", "TARGET", "check", "merge"]
+__all__ = ["KEY_DESIGN", "TARGET", "BucketsBeside", "check", "merge"]
+
+#: The buckets of engines whose results.json names their file, read in the order given (by their sources' names):
+#: the second pass. A ``UsageError`` names an engine whose file is missing or unreadable.
+BucketsBeside = Callable[[Sequence[str]], Iterator[pa.Table]]
 
 #: Settings every engine of one run must share: the keys they address and how.
 KEY_DESIGN = ("key_strategy", "partition_key", "row_key_strategy", "key_seed", "skew", "seed_entities")
@@ -63,16 +78,16 @@ def check(source: str, results: Results, first: tuple[str, RunInfo] | None, engi
             raise UsageError(f"different key designs: {flag} {ours!r} ({name}) and {theirs!r} ({source})")
 
 
-def merge(sources: Iterable[tuple[str, Results]]) -> Results:
+def merge(sources: Iterable[tuple[str, Results]], beside: BucketsBeside | None = None) -> Results:
     """One run's results from its engines' (each checked as it comes); its findings are the verdict's to fill in.
-    ``sources`` is read once, one engine at a time: only the sum and each engine's few figures are kept, so memory
-    grows with the run's seconds and keys, not with its engines."""
+    ``sources`` is read once, one engine at a time: only the sum and each engine's few figures are kept; the buckets of
+    those whose results.json names their file are read after, by ``beside``."""
     merging = _Merging()
     for source, results in sources:
         merging.add(source, results)
     if merging.first is None:
         raise UsageError("merge: give engines' results (folders or results.json files), or --from-container C --run-id ID")
-    return merging.merged()
+    return merging.merged(beside)
 
 
 class _Merging:
@@ -91,13 +106,26 @@ class _Merging:
         self.integrity: list[dict[str, Any]] = []
         self.incomplete: list[dict[str, Any]] = []
         self.arrival_rate, self.users, self.interrupted = 0.0, 0, set()
+        self.held: dict[str, bytes] = {}  # engines' buckets given in memory, encoded (``bucket_frame``) till the sum
+        self.beside: dict[str, int] = {}  # engines' buckets in their file: the rows results.json says it holds
 
     def add(self, source: str, results: Results) -> None:
         check(source, results, self.first, self.engines)
         engine = results.mergeable["engine"]
         self.engines[engine] = source
         self.first = self.first or (source, results.run)
-        self.metrics.merge(results.mergeable["metrics"])
+        snapshot = results.mergeable["metrics"]
+        try:  # the histograms' counts are decoded as they are added (their headers were checked on read)
+            self.metrics.merge({**snapshot, "buckets": ()})  # the buckets are added apart, once the top keys are known
+        except ValueError as err:
+            raise UsageError(f"{source}: not a partition-stress results.json: results.mergeable.metrics: {err}") from None
+        buckets = snapshot["buckets"]
+        if isinstance(buckets, pd.DataFrame):
+            self.held[source] = bucket_frame.encode(buckets)
+        elif isinstance(buckets, list):  # a results.json written before buckets.parquet holds them
+            self.held[source] = bucket_frame.encode(bucket_frame.frame_of(_listed(buckets).items()))
+        else:
+            self.beside[source] = buckets["rows"]
         self.workload.merge(results.mergeable["workload"])
         self.clocks.append(results.mergeable["metrics"]["clock"])
         self.arrival_rate += float(results.run.settings.get("arrival_rate") or 0)
@@ -113,7 +141,7 @@ class _Merging:
         self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
         self.shares.append(_share(results))
 
-    def merged(self) -> Results:
+    def merged(self, beside: BucketsBeside | None) -> Results:
         assert self.first is not None
         metrics, clocks = self.metrics, self.clocks
         metrics.started = min(c["started"] for c in clocks)
@@ -121,6 +149,9 @@ class _Merging:
         metrics.steady_from = None if None in ramps else max(ramps)
         metrics.stopped = max(c["stopped"] for c in clocks)
         metrics.steady_until = min(c["stopped"] for c in clocks)
+        sums = self._summed(beside, int(metrics.started), int(metrics.stopped))
+        metrics.add_frame(sums.frame())
+        metrics.ranges.update(sums.ranges)
         base = self.first[1]
         info = replace(
             base,
@@ -139,6 +170,35 @@ class _Merging:
         merged.engines = [{**share, "share": round(share["entities"] / everything, 4)} for share in self.shares]
         metrics.close()
         return merged
+
+    def _summed(self, beside: BucketsBeside | None, first: int, last: int) -> BucketSum:
+        """Every engine's buckets added, the partitions outside the run's top keys into OTHER."""
+        sums = BucketSum(self.metrics.top_partitions(), first, last)
+        for source, encoded in self.held.items():
+            _add(sums, source, bucket_frame.read_table(encoded))
+        if self.beside:
+            if beside is None:
+                raise UsageError(f"{next(iter(self.beside))}: its buckets are in {BUCKETS_FILE}: give the engine's folder")
+            for (source, rows), table in zip(self.beside.items(), beside(list(self.beside)), strict=True):
+                if table.num_rows != rows:
+                    raise UsageError(f"{source}: {BUCKETS_FILE} holds {table.num_rows:,} rows, and results.json says {rows:,}")
+                _add(sums, source, table)
+        return sums
+
+
+def _add(sums: BucketSum, source: str, table: pa.Table) -> None:
+    try:
+        sums.add(table)
+    except ValueError as err:
+        raise UsageError(f"{source}: {BUCKETS_FILE}: {err}") from None
+
+
+def _listed(listed: Iterable[Any]) -> dict[BucketKey, Bucket]:
+    """Buckets as results.json listed them before buckets.parquet: (second, partition, op class, counts)."""
+    out: dict[BucketKey, Bucket] = {}
+    for second, partition, op_class, counts in listed:
+        out.setdefault((int(second), partition, op_class), Bucket()).merge(counts)
+    return out
 
 
 def _add_samples(samples: dict[int, dict[str, Any]], engine: str, given: Iterable[Any]) -> None:

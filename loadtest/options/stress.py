@@ -166,7 +166,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("--out",),
-        "folder for report.html, results.json, series.parquet, timeseries.csv and server-logs.kql (default reports/<run-id>)",
+        "folder for report.html, results.json, series.parquet, buckets.parquet, timeseries.csv and server-logs.kql (default "
+        "reports/<run-id>)",
         commands=STRESS_TEST | {"merge", "traffic"},
     ),
     Option(

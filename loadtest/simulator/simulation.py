@@ -20,14 +20,14 @@ from dataclasses import replace
 import numpy as np
 
 from ..buckets import OTHER, Bucket, BucketKey
-from ..counts import RunCounts
+from ..counts import TOP_K, RunCounts
 from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
 from ..retry import RetryStrategy
 from .demand import Demand
 
 __all__ = ["TRACKED", "Simulation", "SimulatedCounts", "state_bytes"]
 
-TRACKED = 10  # keys counted apart, per second (the report shows the ten hottest); the rest add up in OTHER
+TRACKED = TOP_K  # keys counted apart, per second, as many as a run keeps apart; the rest add up in OTHER
 #: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``), and of the throttled, the account's.
 COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled", "throttled_account")
 

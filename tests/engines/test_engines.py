@@ -10,16 +10,21 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 import weakref
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from azure.data.tables import TableClient
 from azure.storage.blob import ContainerClient
 from browser import chromium_page
 from helpers import ROOT, SHORT, in_process, readable, results_of, run_info
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from synthetic import recorded
 
-from loadtest import summary
+from loadtest import bucket_frame, summary
 from loadtest.azurite import azurite_connection_string
 from loadtest.blob_container import BLOB_API_VERSION
 from loadtest.child_process import free_port
@@ -164,6 +169,90 @@ def test_bad_merge_inputs_are_one_line_exit_2_and_nothing_written(case, tmp_path
     assert err.count("\n") == 1 and "Traceback" not in err and not (tmp_path / "m").exists()
 
 
+def test_engines_written_with_their_buckets_beside_merge_as_those_written_before_that_file(tmp_path, monkeypatch):
+    """Each engine written as a run writes it (buckets.parquet beside results.json, which names it), and the same
+    engines as results.json held them before that file (the buckets listed in it): the merges are the same run."""
+    engines = [engine(name, load(10 + i, partition=f"k{i % 2}", seconds=4)) for i, name in enumerate("abc")]
+    for i, results in enumerate(engines):
+        results.write(tmp_path / f"new{i}")
+        assert json.loads((tmp_path / f"new{i}" / "results.json").read_text())["mergeable"]["metrics"]["buckets"] == {
+            "file": "buckets.parquet",
+            "rows": len(results.mergeable["metrics"]["buckets"]),
+        }
+        (tmp_path / f"old{i}").mkdir()
+        (tmp_path / f"old{i}" / "results.json").write_text(json.dumps(results.to_dict()))
+    monkeypatch.chdir(tmp_path)
+    for form in ("new", "old"):
+        code, out, err = in_process(monkeypatch, "merge", *(f"{form}{i}" for i in range(3)), "--out", f"m-{form}")
+        assert code == 0, err
+    new, old = results_of(tmp_path / "m-new"), results_of(tmp_path / "m-old")
+    assert new["partitions"] == old["partitions"] and new["timeseries"] == old["timeseries"]
+    assert new["account"]["entities"] == sum(r.account.entities for r in engines) == 4 * (10 + 11 + 12)
+
+
+#: What becomes of engine e1's buckets.parquet, and the one line that says so.
+BUCKETS_FAULTS = {
+    "copied without it": (lambda path, other: path.unlink(), "e1: its buckets (buckets.parquet) are not beside"),
+    "not Parquet": (lambda path, other: path.write_text("not a table"), "e1: buckets.parquet: not a readable Parquet file"),
+    "not the one named": (
+        lambda path, other: path.write_bytes(other.read_bytes()),
+        "e1: buckets.parquet holds 2 rows, and results.json says 4",
+    ),
+    "cut short": (lambda path, other: path.write_bytes(path.read_bytes()[:-100]), "e1: buckets.parquet: not a readable"),
+}
+
+
+@pytest.mark.parametrize("case", BUCKETS_FAULTS, ids=list(BUCKETS_FAULTS))
+def test_an_engines_buckets_missing_or_broken_are_one_line_exit_2_and_nothing_written(case, tmp_path, monkeypatch):
+    change, said = BUCKETS_FAULTS[case]
+    engine("a", load(3, seconds=2)).write(tmp_path / "e0")
+    both = {t: events + load(3, partition="k1", seconds=2)[t] for t, events in load(3, seconds=2).items()}
+    engine("b", both).write(tmp_path / "e1")
+    change(tmp_path / "e1" / "buckets.parquet", tmp_path / "e0" / "buckets.parquet")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    assert code == 2 and said in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err and not (tmp_path / "m").exists()
+
+
+def broken(table: pa.Table, column: str, how: str, row: int) -> pa.Table:
+    """An engine's buckets with one column changed ``how``, at one row where it is a value."""
+    values = table.column(column).to_pylist()
+    if how == "dropped":
+        return table.drop_columns([column])
+    if how == "as text":
+        return table.set_column(table.column_names.index(column), column, pa.array([str(v) for v in values]))
+    if how == "as fractions":
+        return table.set_column(table.column_names.index(column), column, pa.array([0.5] * len(values)))
+    replaced = {"empty": None, "odd text": "{not json", "a tally of text": '{"ServerBusy":"x"}', "far second": 10**12}[how]
+    values[row % len(values)] = replaced
+    return table.set_column(table.column_names.index(column), column, pa.array(values))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    column=st.sampled_from(bucket_frame.COLUMNS),
+    how=st.sampled_from(["dropped", "as text", "as fractions", "empty", "odd text", "a tally of text", "far second"]),
+    row=st.integers(0, 50),
+)
+def test_an_engines_buckets_malformed_merge_or_are_one_line_exit_2(tmp_path, monkeypatch, column, how, row):
+    """Whatever is wrong in an engine's buckets.parquet, `loadtest merge` adds it or says what in one line, exit 2."""
+    folder = tmp_path / uuid.uuid4().hex[:8]
+    for name in ("e0", "e1"):
+        engine(name, load(3, seconds=3)).write(folder / name)
+    path = folder / "e1" / "buckets.parquet"
+    try:
+        pq.write_table(broken(pq.read_table(path), column, how, row), path)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return  # a change Parquet cannot hold
+    monkeypatch.chdir(folder)
+    code, _, err = in_process(monkeypatch, "merge", "e0", "e1", "--out", "m")
+    event(f"{how}: exit {code}")
+    assert code in (0, 1, 2) and "Traceback" not in err, err
+    if code == 2:
+        assert err.count("\n") == 1 and "e1: buckets.parquet: " in err and not (folder / "m").exists(), err
+
+
 # --- against Azurite: three engines, one run ------------------------------------------------------------------------
 
 #: Each engine's load: 2 users at 20 operations/s, 80 % point reads and 20 % upserts on one key, 40 entities/s. The
@@ -269,7 +358,11 @@ def test_an_upload_holds_the_runs_own_outputs_by_name_and_no_secret(three_engine
     with container:
         names = sorted(blob.name for blob in container.list_blobs(name_starts_with="alt-run-1/"))
         texts = [readable(name, container.download_blob(name).readall()) for name in names]
-    assert names == sorted(f"alt-run-1/{engine}/{output}" for engine in ENGINES for output in RUN_OUTPUTS)
+    written = [
+        (engine, output) for engine in ENGINES for output in RUN_OUTPUTS if (three_engines["base"] / engine / output).exists()
+    ]
+    assert {output for _, output in written} == set(RUN_OUTPUTS) - {"timeseries.csv.gz"}  # a short run's series: plain
+    assert names == sorted(f"alt-run-1/{engine}/{output}" for engine, output in written)
     assert not [name for name, text in zip(names, texts, strict=True) if "cGxhbnRlZC1rZXk" in text or AZURITE_KEY in text]
 
 

@@ -64,7 +64,9 @@ def test_a_tail_group_is_replayed_as_its_keys_one_by_one(monkeypatch):
     one = simulate(grouped.demand, rate=grouped.mean_rate, seconds=5, **limits)
     each = simulate(apart.demand, rate=apart.mean_rate, seconds=5, **limits)
     assert one["hot"] == pytest.approx(each["hot"], rel=0.01)
-    assert one[OTHER] == pytest.approx(sum(v for k, v in each.items() if k != "hot"), rel=0.01)
+    # each of the 20 keys counted apart is a whole number of entities, within half of its exact share (the rounding is
+    # carried from second to second): together within 10 of the group's
+    assert one[OTHER] == pytest.approx(sum(v for k, v in each.items() if k != "hot"), abs=20 / 2)
     assert one["hot"] + one[OTHER] == pytest.approx(5 * 90, rel=0.05)  # the account's budget, spent whole
 
 

@@ -5,6 +5,7 @@ outputs and its refusals."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections import Counter, defaultdict
@@ -29,7 +30,7 @@ CASES = {
         ["--key-strategy", "single", "--arrival-rate", "200", "--emulator-partition-rate", "100", "-t", "6s"],
         ["-u", "10", "-r", "10"],
     ),
-    # 16 keys at 69/s each: enough attempts for each key to be compared, ten apart and six as the simulation's OTHER
+    # 16 keys at 69/s each: enough attempts for each key to be compared, each apart
     "range partitions, one split": (
         ["--key-strategy", "hash-prefix:16", "--arrival-rate", "1100", "--emulator-server-rate", "733"]
         + ["--emulator-lb-delay", "2", "--emulator-lb-offline", "3", "-t", "13s"],
@@ -92,7 +93,7 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
             "attempts": sum(r["attempts"] for r in single),
             "throttled": sum(r["throttled"] for r in single),
         }
-    if OTHER in rows["sim"]:  # the keys the simulation folded (it counts its 10 hottest apart), as one group
+    if OTHER in rows["sim"]:  # the keys the simulation folded (it counts as many apart as a run), as one group
         folded = [r for p, r in rows["real"].items() if p not in rows["sim"] and p != "(all)"]
         rows["real"][OTHER] = {k: sum(r[k] for r in folded) for k in ("mean_eps", "attempts", "throttled")}
     side_by_side: dict[str, tuple[float, ...]] = {}
@@ -103,15 +104,25 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
     (artifacts / f"simulator-vs-emulator-{case.split(',')[0].replace(' ', '-')}.json").write_text(
         json.dumps(side_by_side, indent=1)
     )
-    compared = 0
+    compared, whole = 0, side_by_side["(all)"]
     for partition, (real_eps, sim_eps, real_share, sim_share, attempts) in side_by_side.items():
         # a real run draws each key at random: compare where that sampling moves the figures under a third of the bounds
         if attempts < 400 or attempts < 3600 * sim_share * (1 - sim_share):
             continue
         compared += 1
-        assert sim_eps == pytest.approx(real_eps, rel=0.15), (partition, side_by_side)
-        assert abs(sim_share - real_share) <= 0.05, (partition, side_by_side)
-    assert compared == len(side_by_side), side_by_side  # every key, and the simulation's OTHER as a group
+        if partition == "(all)":  # the key space's level: served entities/s and the throttled share
+            assert sim_eps == pytest.approx(real_eps, rel=0.15), (partition, side_by_side)
+            assert abs(sim_share - real_share) <= 0.05, (partition, side_by_side)
+            continue
+        # each key against the whole, on each side: the whole's own gap is held above, once (16 keys each carrying it
+        # beside their own sampling noise failed one run in a few), and the bounds widen to four of the key's standard
+        # deviations where that sampling is wider than they are (its demand drawn at random, its throttling a binomial)
+        drawn = 4 / math.sqrt(attempts)
+        assert sim_eps / whole[1] == pytest.approx(real_eps / whole[0], rel=max(0.15, drawn)), (partition, side_by_side)
+        throttled = 4 * math.sqrt(sim_share * (1 - sim_share) / attempts)
+        gap = (sim_share - whole[3]) - (real_share - whole[2])
+        assert abs(gap) <= max(0.05, throttled), (partition, side_by_side)
+    assert compared == len(side_by_side), side_by_side  # every key, the whole, and any group the simulation folded
     if "split" in case:
         (real_offline, real_after), (sim_offline, sim_after) = _split(runs["real"]), _split(runs["sim"])
         assert abs(real_offline - sim_offline) <= 3, (real_offline, sim_offline)
