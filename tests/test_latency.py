@@ -9,7 +9,7 @@ from hdrh.histogram import HdrHistogram
 from synthetic import Clock, fire, listener
 
 from loadtest.counts import RunCounts
-from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, add_into, max_ms, ms_at, new_histogram
+from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, add_into, check_header, max_ms, ms_at, new_histogram
 
 START = 1_000_030  # half a minute in: the roll-up goes by whole minutes of wall-clock time
 
@@ -122,5 +122,19 @@ def test_adding_an_encoded_histogram_in_place_is_hdrhistograms_own_decode_and_ad
     ],
 )
 def test_what_is_not_a_histogram_of_the_metrics_range_is_a_value_error(encoded, said):
+    """Both from the headers alone (what results.json's check reads) and when its counts are added."""
+    with pytest.raises(ValueError, match=said):
+        check_header(encoded)
     with pytest.raises(ValueError, match=said):
         add_into(new_histogram(), encoded)
+
+
+def test_the_headers_alone_pass_what_adds_and_refuse_a_cut_or_altered_one():
+    hist = new_histogram()
+    hist.record_value(1234)
+    encoded = hist.encode().decode("ascii")
+    check_header(encoded)
+    check_header(HdrHistogram(1, 1_000_000, 2).encode().decode("ascii"))  # a narrower range: its counts line up
+    for broken in (encoded[:12], "!" + encoded[1:], encoded[:-8] + "AAAAAAAA", "", "x" * 40):
+        with pytest.raises(ValueError, match="not a histogram"):
+            check_header(broken)

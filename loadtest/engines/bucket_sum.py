@@ -121,8 +121,12 @@ class BucketSum:
             KEYS[2]: np.asarray(self.op_classes, dtype=object)[op],
         }
         columns.update({name: self._sums[name][cells] for name in _ADDED})
-        for name in TALLIES:
-            columns[name] = [tally_text(self._tallies.get(int(c), {}).get(name, {})) for c in cells]
+        tallied = np.flatnonzero(np.isin(cells, np.fromiter(self._tallies, dtype=np.int64, count=len(self._tallies))))
+        for name in TALLIES:  # "" but in the few cells that counted one
+            texts = np.full(len(cells), "", dtype=object)
+            for i in tallied:
+                texts[i] = tally_text(self._tallies[int(cells[i])].get(name, {}))
+            columns[name] = texts
         frame = pd.DataFrame(columns)
         return frame.sort_values(list(KEYS), kind="stable", ignore_index=True)
 

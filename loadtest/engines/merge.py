@@ -35,6 +35,7 @@ from ..outputs import BUCKETS_FILE
 from ..request_profile import RequestProfile
 from ..results import Results, RunInfo
 from .bucket_sum import BucketSum
+from .engine_load import EngineLoad
 
 __all__ = ["KEY_DESIGN", "TARGET", "BucketsBeside", "check", "merge"]
 
@@ -100,7 +101,7 @@ class _Merging:
         self.engines: dict[str, str] = {}
         self.clocks: list[dict[str, Any]] = []
         self.shares: list[dict[str, Any]] = []
-        self.samples: dict[int, dict[str, Any]] = {}
+        self.load = EngineLoad()  # the engines' per-second samples: users, CPU, in flight
         self.user_classes: dict[str, dict[str, Any]] = {}
         self.workers: dict[str, list] = {"reported": [], "lost": []}
         self.integrity: list[dict[str, Any]] = []
@@ -134,7 +135,7 @@ class _Merging:
         for one in results.run.user_classes:  # each user class, its users summed (its design as the first engine's)
             known = self.user_classes.setdefault(one["name"], {**one, "users": 0})
             known["users"] += one["users"]
-        _add_samples(self.samples, engine, results.mergeable["samples"])
+        self.load.add(engine, results.mergeable["samples"])
         self.workers["reported"] += [f"{engine}/{w}" for w in results.workers.get("reported", [])]
         self.workers["lost"] += [{**w, "worker": f"{engine}/{w['worker']}"} for w in results.workers.get("lost", [])]
         self.integrity.append(results.integrity)
@@ -163,7 +164,7 @@ class _Merging:
             interrupted=",".join(sorted(self.interrupted - {""})),
         )
         workers = self.workers if self.workers["reported"] else {}
-        merged = summary.build(metrics, info, samples=self.samples, workers=workers, workload=self.workload.figures())
+        merged = summary.build(metrics, info, samples=self.load.samples(), workers=workers, workload=self.workload.figures())
         merged.integrity = _integrity(self.integrity)
         merged.incomplete = self.incomplete
         everything = merged.account.entities or 1
@@ -199,26 +200,6 @@ def _listed(listed: Iterable[Any]) -> dict[BucketKey, Bucket]:
     for second, partition, op_class, counts in listed:
         out.setdefault((int(second), partition, op_class), Bucket()).merge(counts)
     return out
-
-
-def _add_samples(samples: dict[int, dict[str, Any]], engine: str, given: Iterable[Any]) -> None:
-    """Per second: users and operations in flight of every engine together; each engine's CPU (and its workers'),
-    its servers' and its machine's apart (the busiest machine stands for the run's)."""
-    for second, sample in given:
-        into = samples.setdefault(int(second), {"users": 0})
-        into["users"] += sample.get("users") or 0
-        cpu = into.setdefault("workers_cpu", {})
-        if sample.get("cpu") is not None:
-            cpu[f"engine {engine}"] = sample["cpu"]
-        for worker, pct in sample.get("workers_cpu", {}).items():
-            cpu[f"engine {engine} worker {worker}"] = pct
-        for server, pct in sample.get("servers_cpu", {}).items():
-            into.setdefault("servers_cpu", {})[f"{server} (engine {engine})"] = pct
-        if sample.get("machine_cpu") is not None:
-            into["machine_cpu"] = max(into.get("machine_cpu", 0.0), sample["machine_cpu"])
-        flight = into.setdefault("in_flight", {}) if sample.get("in_flight") else {}
-        for name, value in sample.get("in_flight", {}).items():
-            flight[name] = flight.get(name, 0) + value
 
 
 def _integrity(engines: Sequence[dict[str, Any]]) -> dict[str, Any]:
