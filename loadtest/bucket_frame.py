@@ -28,7 +28,6 @@ __all__ = [
     "KEYS",
     "TALLIES",
     "decode",
-    "empty",
     "encode",
     "frame_of",
     "read_table",
@@ -66,10 +65,6 @@ def frame_of(buckets: Iterable[tuple[BucketKey, Bucket]]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(values, dtype=_dtype(name)) for name, values in columns.items()})
 
 
-def empty() -> pd.DataFrame:
-    return frame_of([])
-
-
 def _dtype(name: str) -> str:
     return "object" if name in ("partition", "op_class", *TALLIES) else "int64"
 
@@ -105,8 +100,7 @@ def read_table(source: Path | bytes) -> pa.Table:
     missing = [name for name in COLUMNS if name not in table.column_names]
     if missing:
         raise ValueError(f"no column {missing[0]!r} (the buckets have {', '.join(COLUMNS)})")
-    table = table.select(list(COLUMNS))
-    return table
+    return table.select(list(COLUMNS))
 
 
 def tallied(texts: Iterable[str]) -> dict[str, int]:

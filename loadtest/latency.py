@@ -35,7 +35,6 @@ __all__ = [
     "Latency",
     "add_into",
     "check_header",
-    "decoded",
     "max_ms",
     "ms_at",
     "new_histogram",
@@ -57,8 +56,9 @@ _PAYLOAD = struct.Struct(">IIIIQQd")  # the payload's header: cookie, length, of
 
 
 def check_header(encoded: str) -> None:
-    """What ``decoded`` checks of a histogram, from its headers alone (the payload's first bytes inflated, no counts):
-    a fifth of its cost, for a reader that checks every histogram of an engine before ``loadtest merge`` decodes them."""
+    """What ``add_into`` checks of a histogram before its counts, from its headers alone (the payload's first bytes
+    inflated, no counts): a fifth of its cost, for a reader that checks every histogram of an engine before
+    ``loadtest merge`` decodes them."""
     try:
         raw = base64.b64decode(encoded, validate=True)
         cookie, length = _EXTERNAL.unpack_from(raw)
@@ -71,11 +71,16 @@ def check_header(encoded: str) -> None:
     words = get_word_size_in_bytes_from_cookie(inner)
     if get_cookie_base(inner) != V2_ENCODING_COOKIE_BASE or words != V2_MAX_WORD_SIZE_IN_BYTES:
         raise ValueError("not a histogram in HdrHistogram's encoding (its payload's header)")
+    _in_range(lowest, digits, highest)
+
+
+def _in_range(lowest: int, digits: int, highest: int) -> None:
+    """A histogram whose counts line up with the metrics' own: 1 µs, 2 digits, up to an hour at most."""
     if (lowest, digits) != (1, 2) or highest > LATENCY_MAX_US:
         raise ValueError("a histogram of another range than 1 µs to an hour, 2 digits")
 
 
-def decoded(encoded: str) -> HdrPayload:
+def _decoded(encoded: str) -> HdrPayload:
     """A histogram in HdrHistogram's encoding, its header read and checked against the metrics' own (1 µs to at most an
     hour, 2 digits: the counts line up with theirs) and its counts not yet decoded; a ``ValueError`` if it is not one."""
     try:
@@ -83,15 +88,14 @@ def decoded(encoded: str) -> HdrPayload:
     except Exception as err:  # anything the library's decoding raises (base64, zlib, its cookies and lengths): not one
         raise ValueError(f"not a histogram in HdrHistogram's encoding ({type(err).__name__})") from None
     header = payload.payload
-    if (header.lowest_trackable_value, header.significant_figures) != (1, 2) or header.highest_trackable_value > LATENCY_MAX_US:
-        raise ValueError("a histogram of another range than 1 µs to an hour, 2 digits")
+    _in_range(header.lowest_trackable_value, header.significant_figures, header.highest_trackable_value)
     return payload
 
 
 def add_into(hist: HdrHistogram, encoded: str) -> None:
     """``hist.decode_and_add(encoded)`` at half its cost (what ``loadtest merge`` does for every second of every engine):
     the counts decoded once, straight into an array added to ``hist``'s own in place, no histogram made between."""
-    payload = decoded(encoded)
+    payload = _decoded(encoded)
     try:
         found = payload.init_counts(hist.counts_len)
     except Exception as err:  # the counts' varints cut short or past the range

@@ -40,6 +40,7 @@ from .results_schema import (
 )
 from .series_schema import KeyRange, LoadSample, TimeseriesRow
 from .typed_reader import read
+from .wall_clock import RunClock
 
 __all__ = [
     "AccountRow",
@@ -249,10 +250,17 @@ class Results:
         buckets = self.mergeable.get("metrics", {}).get("buckets")
         if isinstance(buckets, pd.DataFrame):
             bucket_frame.write(buckets, out / BUCKETS_FILE)
+        else:  # results of no engine (a merge, a simulation): an earlier run's buckets in the folder are not theirs
+            (out / BUCKETS_FILE).unlink(missing_ok=True)
         series_frame.write_csv(self.timeseries, out)
         write_text(out / RESULTS_FILE, self.to_json())
 
     # --- questions the verdict, the report and compare ask -----------------------------------
+
+    @property
+    def clock(self) -> RunClock:
+        """The run's seconds as findings say them: since its start, and in UTC beside them for a long run."""
+        return RunClock.of(self.timeseries, self.run.duration_s)
 
     @property
     def csv_file(self) -> str:

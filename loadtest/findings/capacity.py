@@ -43,7 +43,7 @@ def capacity(results: Results) -> list[Finding]:
         reason = None if any("servers_cpu" in s for s in results.load) else saturation(results)
         if reason:  # a target the tool did not start: its CPU unread, the saturation is seen in the figures alone
             findings.append(finding(K.EMULATOR_BOUND, f"the emulator saturated (its CPU was not read here): {reason}"))
-        clock = RunClock.of(results.timeseries, results.run.duration_s)
+        clock = results.clock
         findings += [_slowed(slowdown, clock) for slowdown in emulator_slowed(results)]
     findings += _ramp(results)
     return findings

@@ -18,7 +18,7 @@ OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
 def losses(results: Results) -> list[Finding]:
     """WORKER_LOST, OUTAGE, TARGET_LOST, INCOMPLETE, LOST_WRITES."""
     findings: list[Finding] = []
-    clock = RunClock.of(results.timeseries, results.run.duration_s)
+    clock = results.clock
     for lost in results.workers.get("lost", []):
         since = lost.get("last_report_s")
         findings.append(

@@ -22,7 +22,6 @@ from ..buckets import GROUPS
 from ..operations import OpClass
 from ..results import Results
 from ..service_errors import THROTTLING_CODES, UNANSWERED
-from ..wall_clock import RunClock
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 
@@ -102,7 +101,7 @@ def _cause(
     range (that split), the whole target answered nothing (its seconds), only refusals came back, or this partition
     alone stopped while the rest answered."""
     layer = "the simulated partition layer" if results.run.simulated else "the emulator's partition layer"
-    clock = RunClock.of(results.timeseries, results.run.duration_s)
+    clock = results.clock
     for i, split in enumerate(results.range_splits):
         low, high = split.get("low", ""), split.get("high", "")
         held = low <= partition and (not high or partition < high)

@@ -487,3 +487,13 @@ def test_merge_from_a_container_without_the_run_or_unreachable_is_one_line(azuri
     code, _, err = in_process(monkeypatch, "merge", "--from-container", "runs", env=env)
     assert code == 2 and "--from-container runs: needs --run-id ID" in err, err
     assert not (tmp_path / "reports").exists()
+
+
+def test_results_of_no_engine_written_over_an_engines_folder_leave_no_buckets_of_its(tmp_path):
+    """A merge written with --overwrite into an engine's folder: the engine's buckets.parquet goes (an upload of the
+    folder would carry them as the merge's)."""
+    one = engine("a", load(3, seconds=2))
+    one.write(tmp_path)
+    assert (tmp_path / "buckets.parquet").is_file()
+    merge([("a", one)]).write(tmp_path)
+    assert not (tmp_path / "buckets.parquet").exists()
