@@ -101,7 +101,9 @@ def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_i
     assert done.code == 0, done.output
     results = json.loads((out / "results.json").read_text())
     get, arrivals = results["latency"]["GET"], results["arrivals"]
-    assert arrivals["dropped"] == 0 and arrivals["late"] <= 0.01 * arrivals["scheduled"], arrivals
+    # a loop that waited out the stall would start its 150 slots (19 %) late; a busy event loop on a slow machine
+    # (the thaw's answers arriving at once) delays a few by LATE_MS: 10 of 809 seen here
+    assert arrivals["dropped"] == 0 and arrivals["late"] <= 0.04 * arrivals["scheduled"], arrivals
     assert get["p99_ms"] > 1000 and get["corrected_p99_ms"] == pytest.approx(get["p99_ms"], rel=0.05), get
     most = max(s["in_flight"]["in_flight"] for s in results["load"] if s.get("in_flight"))
     assert most >= 100, [s.get("in_flight") for s in results["load"]]

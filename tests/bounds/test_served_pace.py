@@ -76,7 +76,9 @@ def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_non
     gained = sum(row["rows"] for row in series_of(out))
     slowed = [f for f in results["findings"] if f["kind"] == "EMULATOR_SLOWED"]
     if grows:
-        assert gained >= 60_000, gained
+        # the table at least tripled its 5,000 seeded rows (the finding asks 1.3x between thirds): this machine wrote
+        # ~45,000 in 12 s, another ~60,000; a floor of a quarter of that holds on a slower one without saying less
+        assert gained >= 10_000, gained
         scans = {f["op_class"]: f["message"] for f in slowed}["GET"]  # the scans (its batches may slow too)
         assert "the table grew from" in scans and "Azurite filters the whole table" in scans, scans
         assert "still the design's" in scans
