@@ -2,8 +2,10 @@
 before them.
 
 Each histogram of the counts' range (1 µs to an hour, 2 digits) holds about 21 KB whatever it counted, so a day's
-soak would hold some 3.6 GB of per-second ones. Seconds older than ``PER_SECOND_FOR_S`` (behind the newest second
-counted) are rolled into their minute's histogram, kept in HdrHistogram's own compressed encoding (under 1 KB).
+soak would hold some 3.6 GB of per-second ones, and ten minutes of them 50 MB for GET and PUT. A second's histogram is
+live (added to in place) for ``LIVE_FOR_S`` behind the newest second counted, then kept in HdrHistogram's own
+compressed encoding (some hundred bytes); seconds older than ``PER_SECOND_FOR_S`` are rolled into their minute's, kept
+encoded too.
 What each figure keeps: the run's percentiles per op class stay exact (histograms add without loss); the recent ten
 minutes keep their seconds (a ceiling step, the live view, a short run whole); an older second's percentiles are its
 minute's (timeseries.csv, a step judged after the run: a minute that any of its seconds touches counts whole).
@@ -11,24 +13,25 @@ minute's (timeseries.csv, a step judged after the run: a minute that any of its 
 
 from __future__ import annotations
 
-import base64
+import binascii
+import ctypes
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
-import numpy as np
 from hdrh.codec import (
     V2_COMPRESSION_COOKIE_BASE,
     V2_ENCODING_COOKIE_BASE,
     V2_MAX_WORD_SIZE_IN_BYTES,
-    HdrHistogramEncoder,
-    HdrPayload,
     get_cookie_base,
     get_word_size_in_bytes_from_cookie,
 )
 from hdrh.histogram import HdrHistogram
+from pyhdrh import add_array as add_counts  # HdrHistogram's own C: the counts' varints decoded, arrays added
+from pyhdrh import decode as decode_varints
 
 __all__ = [
+    "LIVE_FOR_S",
     "PER_SECOND_FOR_S",
     "ROLLUP_S",
     "LATENCY_MAX_US",
@@ -43,6 +46,7 @@ __all__ = [
 LATENCY_MAX_US = 3_600_000_000  # one hour
 ROLLUP_S = 60  # an aged second's histogram goes into its minute's
 PER_SECOND_FOR_S = 600  # seconds kept apart behind the newest one counted: ten minutes
+LIVE_FOR_S = 60  # seconds whose histograms stay live behind the newest one counted (a worker's report lands in them)
 
 Figures = tuple[float, float, float, float]  # p50, p95, p99 and max, ms
 
@@ -59,53 +63,70 @@ def check_header(encoded: str) -> None:
     """What ``add_into`` checks of a histogram before its counts, from its headers alone (the payload's first bytes
     inflated, no counts): a fifth of its cost, for a reader that checks every histogram of an engine before
     ``loadtest merge`` decodes them."""
+    _inflated(encoded, _PAYLOAD.size)
+
+
+def _inflated(encoded: str, limit: int = 0) -> bytes:
+    """A histogram's payload inflated (its first ``limit`` bytes only, if given), its headers checked against the
+    metrics' own (V2 encoding of 64-bit counts, 1 µs to at most an hour, 2 digits: the counts line up with theirs); a
+    ``ValueError`` if it is not one."""
     try:
-        raw = base64.b64decode(encoded, validate=True)
+        raw = binascii.a2b_base64(encoded, strict_mode=True)
         cookie, length = _EXTERNAL.unpack_from(raw)
-        head = _PAYLOAD.unpack(zlib.decompressobj().decompress(raw[_EXTERNAL.size :], _PAYLOAD.size))
+        payload = raw[_EXTERNAL.size :]
+        data = zlib.decompressobj().decompress(payload, limit) if limit else zlib.decompress(payload)
+        inner, _, _, digits, lowest, highest, _ = _PAYLOAD.unpack_from(data)
     except (ValueError, struct.error, zlib.error) as err:
         raise ValueError(f"not a histogram in HdrHistogram's encoding ({type(err).__name__})") from None
-    inner, _, _, digits, lowest, highest, _ = head
     if get_cookie_base(cookie) != V2_COMPRESSION_COOKIE_BASE or length != len(raw) - _EXTERNAL.size:
         raise ValueError("not a histogram in HdrHistogram's encoding (its header)")
     words = get_word_size_in_bytes_from_cookie(inner)
     if get_cookie_base(inner) != V2_ENCODING_COOKIE_BASE or words != V2_MAX_WORD_SIZE_IN_BYTES:
         raise ValueError("not a histogram in HdrHistogram's encoding (its payload's header)")
-    _in_range(lowest, digits, highest)
-
-
-def _in_range(lowest: int, digits: int, highest: int) -> None:
-    """A histogram whose counts line up with the metrics' own: 1 µs, 2 digits, up to an hour at most."""
     if (lowest, digits) != (1, 2) or highest > LATENCY_MAX_US:
         raise ValueError("a histogram of another range than 1 µs to an hour, 2 digits")
+    return data
 
 
-def _decoded(encoded: str) -> HdrPayload:
-    """A histogram in HdrHistogram's encoding, its header read and checked against the metrics' own (1 µs to at most an
-    hour, 2 digits: the counts line up with theirs) and its counts not yet decoded; a ``ValueError`` if it is not one."""
-    try:
-        payload = HdrHistogramEncoder.decode(encoded)
-    except Exception as err:  # anything the library's decoding raises (base64, zlib, its cookies and lengths): not one
-        raise ValueError(f"not a histogram in HdrHistogram's encoding ({type(err).__name__})") from None
-    header = payload.payload
-    _in_range(header.lowest_trackable_value, header.significant_figures, header.highest_trackable_value)
-    return payload
+class _Scratch:
+    """One zeroed counts array the varints are decoded into (the library's decoder sets counts, it does not add), then
+    added into a histogram's own over the indexes it set, and zeroed there again: no array made per histogram."""
+
+    def __init__(self) -> None:
+        self.length, self.address = 0, 0
+        self.buffer: ctypes.Array | None = None
+
+    def add_into(self, counts: ctypes.Array, data: bytes) -> dict[str, int]:
+        """Add the counts in ``data`` (an inflated payload) into ``counts``: what the decoder found."""
+        length = len(counts)
+        if length != self.length:
+            self.buffer = (ctypes.c_int64 * length)()
+            self.length, self.address = length, ctypes.addressof(self.buffer)
+        try:
+            found = decode_varints(data, _PAYLOAD.size, self.address, length, 8)
+        except Exception as err:  # the counts' varints cut short or past the range
+            ctypes.memset(self.address, 0, length * 8)
+            raise ValueError(f"a histogram whose counts do not decode ({type(err).__name__})") from None
+        if found["total"]:
+            low, high = found["min_nonzero_index"], found["max_nonzero_index"] + 1
+            add_counts(ctypes.addressof(counts) + low * 8, self.address + low * 8, high - low, 8)
+            ctypes.memset(self.address + low * 8, 0, (high - low) * 8)
+        return found
+
+
+_SCRATCH = _Scratch()
 
 
 def add_into(hist: HdrHistogram, encoded: str) -> None:
-    """``hist.decode_and_add(encoded)`` at half its cost (what ``loadtest merge`` does for every second of every engine):
-    the counts decoded once, straight into an array added to ``hist``'s own in place, no histogram made between."""
-    payload = _decoded(encoded)
-    try:
-        found = payload.init_counts(hist.counts_len)
-    except Exception as err:  # the counts' varints cut short or past the range
-        raise ValueError(f"a histogram whose counts do not decode ({type(err).__name__})") from None
+    """``hist.decode_and_add(encoded)`` at a third of its cost (what ``loadtest merge`` does for every second of every
+    engine): the counts decoded once into a scratch array and added to ``hist``'s own in place over the indexes that
+    hold any, no histogram or payload made between."""
+    found = _SCRATCH.add_into(hist.counts, _inflated(encoded))
     if not found["total"]:
         return
-    np.frombuffer(hist.counts, dtype=np.int64)[:] += np.frombuffer(payload.get_counts(), dtype=np.int64)  # V2: 64-bit
     hist.total_count += found["total"]
-    top = hist.get_highest_equivalent_value(hist.get_value_from_index(found["max_nonzero_index"]))
-    hist.max_value = max(hist.max_value, top)
+    top = hist.get_value_from_index(found["max_nonzero_index"])
+    hist.max_value = max(hist.max_value, hist.get_highest_equivalent_value(top))
     hist.min_value = min(hist.min_value, hist.get_value_from_index(found["min_nonzero_index"]))
 
 
@@ -127,15 +148,18 @@ def _minute(second: int) -> int:
 
 
 class Latency:
-    """Histograms of microseconds by (second, op class) (``seconds``), the aged ones by (minute's first second, op
-    class) in HdrHistogram's encoding (``minutes``)."""
+    """Histograms of microseconds by (second, op class): the newest seconds' live (``seconds``, which the request
+    listener adds to), older ones encoded (``packed``), the aged ones by (minute's first second, op class), encoded
+    (``minutes``). A report for a second already packed lands in a live one that joins its twin at the next roll."""
 
     def __init__(self) -> None:
         self.seconds: dict[tuple[int, str], HdrHistogram] = {}
+        self.packed: dict[tuple[int, str], str] = {}
         self.minutes: dict[tuple[int, str], str] = {}
 
     def at(self, second: int, op_class: str) -> HdrHistogram:
-        """The histogram of ``second`` (made if new; a second already rolled up joins its minute at the next roll)."""
+        """The live histogram of ``second`` (made if new; one whose second is packed or rolled up joins it at the next
+        roll)."""
         hist = self.seconds.get((second, op_class))
         if hist is None:
             hist = self.seconds[(second, op_class)] = new_histogram()
@@ -160,25 +184,38 @@ class Latency:
         self.minutes[(minute, op_class)] = into.encode().decode("ascii")
 
     def roll_up(self, newest: int) -> None:
-        """Roll the seconds more than ``PER_SECOND_FOR_S`` behind ``newest`` into their minutes (whole minutes only)."""
+        """Roll the seconds more than ``PER_SECOND_FOR_S`` behind ``newest`` into their minutes (whole minutes only),
+        and pack the live ones more than ``LIVE_FOR_S`` behind it."""
         before = _minute(newest - PER_SECOND_FOR_S)
-        aged: dict[tuple[int, str], list[HdrHistogram]] = {}
-        for key in [key for key in self.seconds if key[0] < before]:
-            aged.setdefault((_minute(key[0]), key[1]), []).append(self.seconds.pop(key))
+        aged: dict[tuple[int, str], list[HdrHistogram | str]] = {}
+        for kept in (self.seconds, self.packed):
+            for key in [key for key in kept if key[0] < before]:
+                aged.setdefault((_minute(key[0]), key[1]), []).append(kept.pop(key))
         for (minute, op_class), parts in aged.items():
             self._into_minute(minute, op_class, parts)
+        for key in [key for key in self.seconds if key[0] < newest - LIVE_FOR_S]:
+            hist = self.seconds.pop(key)
+            if key in self.packed:
+                add_into(hist, self.packed[key])
+            self.packed[key] = hist.encode().decode("ascii")
+
+    def _each_second(self) -> Iterator[tuple[tuple[int, str], HdrHistogram]]:
+        """Each second kept apart, its live and packed parts together, decoded one at a time."""
+        for key in sorted(self.seconds.keys() | self.packed.keys()):
+            hist = self.seconds.get(key)
+            if key in self.packed:
+                hist = _sum(hist, self.packed[key])
+            yield key, hist
 
     def _decoded_minutes(self) -> Iterator[tuple[int, str, HdrHistogram]]:
         for (minute, op_class), encoded in self.minutes.items():
-            hist = new_histogram()
-            add_into(hist, encoded)
-            yield minute, op_class, hist
+            yield minute, op_class, _sum(None, encoded)
 
     def by_op_class(self) -> dict[str, HdrHistogram]:
-        """The whole run's histogram per op class (exact: histograms add without loss), the minutes decoded one at a
-        time."""
+        """The whole run's histogram per op class (exact: histograms add without loss), the packed seconds and the
+        minutes decoded one at a time."""
         merged: dict[str, HdrHistogram] = {}
-        for (_, op_class), hist in self.seconds.items():
+        for (_, op_class), hist in self._each_second():
             merged.setdefault(op_class, new_histogram()).add(hist)
         for _, op_class, hist in self._decoded_minutes():
             merged.setdefault(op_class, new_histogram()).add(hist)
@@ -190,6 +227,9 @@ class Latency:
         for (second, _), hist in self.seconds.items():
             if second in seconds:
                 merged.add(hist)
+        for (second, _), encoded in self.packed.items():
+            if second in seconds:
+                add_into(merged, encoded)
         minutes = {_minute(second) for second in seconds}
         for (minute, _), encoded in self.minutes.items():
             if minute in minutes:  # only these decoded: a step judged during a long run reads its own seconds
@@ -198,17 +238,31 @@ class Latency:
 
     def figures(self) -> Callable[[int, str], Figures]:
         """p50, p95, p99 and max (ms) of a (second, op class): its own, its minute's where rolled up, else zeros."""
-        own = {key: _figures(hist) for key, hist in self.seconds.items()}
+        own = {key: _figures(hist) for key, hist in self._each_second()}
         rolled = {(minute, op_class): _figures(hist) for minute, op_class, hist in self._decoded_minutes()}
         return lambda second, op_class: own.get((second, op_class)) or rolled.get((_minute(second), op_class), (0.0,) * 4)
 
     def encoded(self) -> tuple[list[list], list[list]]:
         """Every second kept apart and every minute, as [first second, op class, encoding] each."""
-        return (
-            [[second, op_class, hist.encode().decode("ascii")] for (second, op_class), hist in self.seconds.items()],
-            [[minute, op_class, encoded] for (minute, op_class), encoded in self.minutes.items()],
-        )
+        seconds = []
+        for key in sorted(self.seconds.keys() | self.packed.keys()):
+            hist = self.seconds.get(key)
+            if hist is None:
+                seconds.append([*key, self.packed[key]])
+            else:
+                seconds.append([*key, (_sum(hist, self.packed[key]) if key in self.packed else hist).encode().decode("ascii")])
+        return seconds, [[minute, op_class, encoded] for (minute, op_class), encoded in self.minutes.items()]
 
     def clear(self) -> None:
         self.seconds.clear()
+        self.packed.clear()
         self.minutes.clear()
+
+
+def _sum(hist: HdrHistogram | None, encoded: str) -> HdrHistogram:
+    """A new histogram of ``hist``'s counts (if any) and ``encoded``'s."""
+    into = new_histogram()
+    if hist is not None:
+        into.add(hist)
+    add_into(into, encoded)
+    return into

@@ -9,7 +9,17 @@ from hdrh.histogram import HdrHistogram
 from synthetic import Clock, fire, listener
 
 from loadtest.counts import RunCounts
-from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency, add_into, check_header, max_ms, ms_at, new_histogram
+from loadtest.latency import (
+    LIVE_FOR_S,
+    PER_SECOND_FOR_S,
+    ROLLUP_S,
+    Latency,
+    add_into,
+    check_header,
+    max_ms,
+    ms_at,
+    new_histogram,
+)
 
 START = 1_000_030  # half a minute in: the roll-up goes by whole minutes of wall-clock time
 
@@ -24,6 +34,11 @@ def filled(seconds: int, seed: int = 3) -> Latency:
     return latency
 
 
+def kept_apart(latency: Latency) -> set[tuple[int, str]]:
+    """The (second, op class) kept per second: live or packed."""
+    return latency.seconds.keys() | latency.packed.keys()
+
+
 def percentiles(latency: Latency) -> dict[str, tuple]:
     return {op: (h.get_total_count(), *(ms_at(h, p) for p in (50, 95, 99, 100))) for op, h in latency.by_op_class().items()}
 
@@ -33,7 +48,7 @@ def test_seconds_ten_minutes_old_go_into_their_minutes_and_the_runs_percentiles_
     whole = percentiles(latency)
     newest = START + 3599
     latency.roll_up(newest)
-    kept = {second for second, _ in latency.seconds}
+    kept = {second for second, _ in kept_apart(latency)}
     oldest_kept = newest - PER_SECOND_FOR_S
     assert min(kept) == oldest_kept - oldest_kept % ROLLUP_S and max(kept) == newest  # whole minutes
     assert all(minute % ROLLUP_S == 0 and minute < min(kept) for minute, _ in latency.minutes)
@@ -49,12 +64,14 @@ def test_an_aged_second_reads_its_minutes_figures_and_a_window_counts_a_minute_o
     inside = set(range(minute, minute + ROLLUP_S))
     before = latency.over(inside)
     latency.roll_up(START + 1199)
-    assert (minute, "GET") in latency.minutes and (minute, "GET") not in latency.seconds
+    assert (minute, "GET") in latency.minutes and (minute, "GET") not in kept_apart(latency)
     after = latency.over({minute + 5, minute + 6})  # two of its seconds: the minute, once
     assert after.get_total_count() == before.get_total_count() == 2 * 5 * ROLLUP_S
     read = latency.figures()
     assert read(minute + 7, "GET") == read(minute + 50, "GET") != (0.0,) * 4
     newest = latency.seconds[(START + 1199, "GET")]
+    packed = {(second, op) for second, op in latency.packed if second >= START + 1199 - PER_SECOND_FOR_S}
+    assert packed and all(read(second, op) != (0.0,) * 4 for second, op in packed)  # a packed second reads its own
     assert read(START + 1199, "GET") == (ms_at(newest, 50), ms_at(newest, 95), ms_at(newest, 99), max_ms(newest))
     assert read(START + 5000, "GET") == (0.0,) * 4
 
@@ -73,7 +90,7 @@ def test_a_count_with_minutes_merges_into_another_and_an_older_one_without_them_
     older = {k: v for k, v in snapshot.items() if not k.endswith("_minutes")}  # as written before the roll-up
     into = RunCounts(clock=Clock(START + 1800))
     into.merge(older)
-    assert into.latency.by_op_class()["GET"].get_total_count() == 5 * len(counts.latency.seconds) // 2
+    assert into.latency.by_op_class()["GET"].get_total_count() == 5 * len(kept_apart(counts.latency)) // 2
 
 
 def test_the_listener_holds_ten_minutes_of_per_second_histograms_however_long_the_run():
@@ -83,8 +100,10 @@ def test_the_listener_holds_ten_minutes_of_per_second_histograms_however_long_th
         fire(env, op_class="GET", ms=3.0)
         fire(env, op="upsert", op_class="PUT", ms=4.0)
         metrics.compact()
-    per_op = {op: sum(1 for _, o in metrics.latency.seconds if o == op) for op in ("GET", "PUT")}
+    per_op = {op: sum(1 for _, o in kept_apart(metrics.latency) if o == op) for op in ("GET", "PUT")}
     assert all(PER_SECOND_FOR_S <= n <= PER_SECOND_FOR_S + ROLLUP_S for n in per_op.values()), per_op
+    live = {op: sum(1 for _, o in metrics.latency.seconds if o == op) for op in ("GET", "PUT")}
+    assert live == {"GET": LIVE_FOR_S + 1, "PUT": LIVE_FOR_S + 1}, live  # the rest kept encoded
     assert {op: h.get_total_count() for op, h in metrics.latency.by_op_class().items()} == {"GET": 7200, "PUT": 7200}
 
 
@@ -138,3 +157,50 @@ def test_the_headers_alone_pass_what_adds_and_refuse_a_cut_or_altered_one():
     for broken in (encoded[:12], "!" + encoded[1:], encoded[:-8] + "AAAAAAAA", "", "x" * 40):
         with pytest.raises(ValueError, match="not a histogram"):
             check_header(broken)
+
+
+def test_a_report_for_a_packed_second_joins_it_and_every_reading_counts_both_once():
+    """A worker's late report lands in a live histogram beside the packed one: figures, windows, the run's percentiles
+    and the encoding for the master all count both, and the next roll makes them one."""
+    latency = filled(200)
+    newest = START + 199
+    latency.roll_up(newest)
+    late = (START + 10, "GET")
+    assert late in latency.packed and late not in latency.seconds
+    whole = latency.over({START + 10}).get_total_count()
+    latency.at(*late).record_value(50_000)
+    assert latency.over({START + 10}).get_total_count() == whole + 1
+    assert latency.figures()(*late)[3] >= 50.0
+    seconds, _ = latency.encoded()
+    encoded = {(second, op): text for second, op, text in seconds}
+    assert len(seconds) == len(encoded) == len(kept_apart(latency))
+    again = Latency()
+    for (second, op), text in encoded.items():
+        again.add_encoded(second, op, text)
+    assert percentiles(again) == percentiles(latency)
+    latency.roll_up(newest)
+    assert late not in latency.seconds and latency.over({START + 10}).get_total_count() == whole + 1
+
+
+def test_counts_that_run_past_the_range_are_refused_and_leave_nothing_behind():
+    """A histogram whose header is in range but whose counts run past it: a ValueError, and the next add is exact."""
+    import base64
+    import struct
+    import zlib
+
+    wide = HdrHistogram(1, 10**12, 2)
+    wide.record_value(10**11)
+    raw = base64.b64decode(wide.encode())
+    payload = bytearray(zlib.decompress(raw[8:]))
+    struct.pack_into(">Q", payload, 24, 3_600_000_000)  # the header's highest value, now the metrics' own
+    packed = zlib.compress(bytes(payload))
+    forged = base64.b64encode(raw[:4] + struct.pack(">I", len(packed)) + packed).decode("ascii")
+    check_header(forged)  # its headers are fine
+    into = new_histogram()
+    with pytest.raises(ValueError, match="do not decode"):
+        add_into(into, forged)
+    good = new_histogram()
+    for value in (5, 70, 900):
+        good.record_value(value)
+    add_into(into, good.encode().decode("ascii"))
+    assert list(into.counts) == list(good.counts)
