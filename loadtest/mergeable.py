@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .counts import RunCounts
     from .request_profile import RequestProfile
 
-__all__ = ["BucketsFile", "MERGEABLE_VERSION", "Mergeable", "SampleColumns", "capture", "sample_columns"]
+__all__ = ["BucketsFile", "MERGEABLE_VERSION", "Mergeable", "capture"]
 
 MERGEABLE_VERSION = 1
 
@@ -90,42 +90,6 @@ class MetricsSnapshot(TypedDict):
     clock: Clock
 
 
-#: The samples' figures kept as one column each, and those kept as columns by name (a process's CPU, an in-flight figure).
-_FIGURES, _NAMED = ("users", "cpu", "machine_cpu"), ("in_flight", "workers_cpu", "servers_cpu")
-
-
-class SampleColumns(TypedDict):
-    """The per-second samples as columns (an hour's sample dicts were half an engine's results.json and most of what
-    ``loadtest merge`` spent reading it): a value for each of ``second`` in each column, null where that second had
-    none; a named figure's column under its name (the in-flight figures, each process's CPU %)."""
-
-    second: list[int]
-    users: list[int]
-    cpu: list[float | None]
-    machine_cpu: list[float | None]
-    in_flight: dict[str, list[float | None]]
-    workers_cpu: dict[str, list[float | None]]
-    servers_cpu: dict[str, list[float | None]]
-
-
-def _one_length(columns: SampleColumns) -> bool:
-    n = len(columns["second"])
-    named = [column for name in _NAMED for column in columns[name].values()]
-    return all(len(columns[name]) == n for name in _FIGURES) and all(len(column) == n for column in named)
-
-
-def sample_columns(samples: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
-    """Per-second samples (second -> sample) as ``SampleColumns``, seconds in order."""
-    seconds = sorted(samples)
-    rows = [samples[second] for second in seconds]
-    columns: dict[str, Any] = {"second": seconds, "users": [row.get("users") or 0 for row in rows]}
-    columns |= {name: [row.get(name) for row in rows] for name in _FIGURES[1:]}
-    for group in _NAMED:
-        names = dict.fromkeys(name for row in rows for name in row.get(group) or {})
-        columns[group] = {name: [(row.get(group) or {}).get(name) for row in rows] for name in names}
-    return columns
-
-
 class ProfileSnapshot(TypedDict):
     """``RequestProfile.snapshot``: what the request profile's ``merge`` adds."""
 
@@ -143,8 +107,7 @@ class Mergeable(TypedDict):
     host: str
     metrics: MetricsSnapshot
     workload: ProfileSnapshot
-    #: as columns; before them, (wall-clock second, its sample) pairs
-    samples: Annotated[SampleColumns, Check(_one_length, "columns of one length, a value a second")] | list[tuple[int, Sample]]
+    samples: list[tuple[int, Sample]]  # (wall-clock second, its sample)
 
 
 class OtherVersion(TypedDict):
@@ -170,5 +133,5 @@ def capture(
         "host": socket.gethostname(),
         "metrics": {**metrics.snapshot(buckets=False), "buckets": metrics.frame()},
         "workload": workload.snapshot(),
-        "samples": sample_columns(samples),
+        "samples": [[second, dict(sample)] for second, sample in sorted(samples.items())],
     }
