@@ -13,7 +13,8 @@ older than ``COMPACT_AFTER_S`` keep exact buckets only for the top ``TOP_K`` key
 they aged (each bucket is judged once); the rest fold into one ``OTHER`` bucket per second, and
 the summary folds again with the run's final top keys. A key hot from the start is never
 folded, so its counts stay exact. Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as
-compressed columns (``aged_buckets``): exact still, and a day's soak holds them in bounded memory.
+compressed columns (``aged_buckets``): exact still, and a day's soak holds them in bounded memory; their partitions'
+peaks and throttled attempts stay at hand for the live view (``aged_peaks``).
 
 A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
 counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
@@ -34,9 +35,10 @@ import pandas as pd
 from hdrh.histogram import HdrHistogram
 
 from .aged_buckets import AgedBuckets
+from .aged_peaks import AgedPeaks
 from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
-from .latency import PER_SECOND_FOR_S, Latency, add_into, max_ms, ms_at, new_histogram
+from .latency import Latency, add_into, max_ms, ms_at, new_histogram
 
 __all__ = ["AGED_AFTER_S", "COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
 
@@ -45,7 +47,7 @@ COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late m
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 #: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
 #: its seconds apart); older ones are put away as columns.
-AGED_AFTER_S = PER_SECOND_FOR_S
+AGED_AFTER_S = 120  # seconds kept as buckets behind the newest one: the live view's chart (and its peaks, with aged_peaks)
 
 
 def _b64(raw: bytes) -> str:
@@ -69,6 +71,7 @@ class RunCounts:
         self._fresh: list[BucketKey] = []  # buckets made since ``compact`` last looked: the only ones it reads
         self._kept: deque[BucketKey] = deque()  # buckets ``compact`` kept, oldest first: to be put away as they age
         self.aged = AgedBuckets()  # seconds more than ``AGED_AFTER_S`` behind the newest, as columns
+        self.aged_peaks = AgedPeaks()  # their partitions' peaks and throttled attempts, for the live view
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -148,6 +151,7 @@ class RunCounts:
         self._fresh.clear()
         self._kept.clear()
         self.aged.clear()
+        self.aged_peaks.clear()
         self.latency.clear()
         self.first_attempt.clear()
         self.corrected.clear()
@@ -230,3 +234,5 @@ class RunCounts:
             bucket = self.buckets.pop(key, None)
             if bucket is not None:
                 self.aged.add(key, bucket)
+                self.aged_peaks.add(key, bucket)
+        self.aged_peaks.close(before)

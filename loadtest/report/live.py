@@ -48,16 +48,17 @@ class _Load:
     get: list[float]
     put: list[float]
     asked: list[float]
+    aged: tuple[float, float] = (0.0, 0.0)  # the peaks (served, asked) of the seconds put away before these
 
     @property
     def both(self) -> list[float]:
         return [g + q for g, q in zip(self.get, self.put, strict=True)]
 
     def peak(self) -> float:
-        return moving_average_peak(self.both, PEAK_WINDOW_S)
+        return max(moving_average_peak(self.both, PEAK_WINDOW_S), self.aged[0])
 
     def asked_peak(self) -> float:
-        return moving_average_peak(self.asked, PEAK_WINDOW_S)
+        return max(moving_average_peak(self.asked, PEAK_WINDOW_S), self.aged[1])
 
     def judged(self, open_loop: bool) -> float:
         """The entities/s the finding holds against one partition's target: the busier of the peak and now, served
@@ -67,7 +68,8 @@ class _Load:
         return max(self.peak(), _recent(self.get) + _recent(self.put))
 
     def scaled(self, by: float) -> _Load:
-        return _Load([v * by for v in self.get], [v * by for v in self.put], [v * by for v in self.asked])
+        aged = (self.aged[0] * by, self.aged[1] * by)
+        return _Load([v * by for v in self.get], [v * by for v in self.put], [v * by for v in self.asked], aged)
 
     @staticmethod
     def total(loads: list[_Load]) -> _Load:
@@ -85,25 +87,30 @@ def live_view(
 
     The "other partitions" row shows their load together (GET, PUT and demand now: the sums) and is judged by its
     hottest member, whose peak it shows and names: the target is one partition's, never their sum's. The untracked
-    keys folded together (outside the heaviest the metrics keep apart) count as their mean partition. The peaks are
-    over the seconds the counts still hold as buckets: the last ``counts.AGED_AFTER_S`` (ten minutes) of a longer run;
-    older ones are put away as columns, read by the results."""
+    keys folded together (outside the heaviest the metrics keep apart) count as their mean partition. The load now and
+    the ranking read the seconds the counts still hold as buckets (the last ``counts.AGED_AFTER_S``: the chart's two
+    minutes); the peaks and throttled attempts cover the whole run, the older seconds' from ``counts.aged_peaks``."""
     now = time.time() if now is None else now
     if metrics.stopped:  # a stopped test's chart ends where it stopped: no seconds of zeros drawn after it
         now = min(now, metrics.stopped)
     last = int(now) - 1  # the last complete second
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
-    if not grouped:
+    aged = metrics.aged_peaks
+    if not grouped and not aged.peaks:
         return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
-    earliest = min(s for by_second in grouped.values() for s in by_second)  # a worker's clock behind: before the start
+    earliest = min((s for by_second in grouped.values() for s in by_second), default=last)  # a worker's clock behind
     first = min(int(metrics.started), earliest) if metrics.started else earliest
-    span = list(range(first, last + 1))
+    # the seconds held (from the start while nothing is put away); the chart's axis counts from the start
+    span = list(range(max(first, earliest) if aged.peaks else first, last + 1))
     totals: dict[str, int] = {}
     for (partition, _), by_second in grouped.items():
         if partition != OTHER:
             totals[partition] = totals.get(partition, 0) + sum(b.entities for b in by_second.values())
+    for partition in aged.peaks:  # hot before the seconds held: shown after the busy ones, with its peak
+        if partition != OTHER:
+            totals.setdefault(partition, 0)
     ranked = sorted(totals, key=totals.get, reverse=True)
-    has_other = any(partition == OTHER for partition, _ in grouped)
+    has_other = any(partition == OTHER for partition, _ in grouped) or OTHER in aged.peaks
     untracked = max(0, round(metrics.distinct_partitions()) - len(ranked)) if has_other else 0
     shown, rest = ranked[:top_n], ranked[top_n:] + ([OTHER] if untracked else [])
     others = len(rest) - (1 if untracked else 0) + untracked  # partitions behind the "other" row
@@ -112,7 +119,7 @@ def live_view(
     def load(partition: str) -> _Load:
         get, put = grouped.get((partition, OpClass.GET), {}), grouped.get((partition, OpClass.PUT), {})
         asked = [g + q for g, q in zip(demand(get, span), demand(put, span), strict=True)]
-        return _Load(series(get, span), series(put, span), asked)
+        return _Load(series(get, span), series(put, span), asked, aged.peaks.get(partition, (0.0, 0.0)))
 
     rows, chart = [], {}
     for name, members in groups:
@@ -123,6 +130,7 @@ def live_view(
         judged = each[hottest]
         # every throttled answer is a throttled attempt, failed or retried
         throttled = sum(b.throttled for (p, _), by_second in grouped.items() if p in members for b in by_second.values())
+        throttled += sum(aged.throttled[p] for p in members)
         label = name if len(members) == 1 else f"{name}, hottest " + (hottest if hottest != OTHER else "untracked (mean)")
         row = {
             "partition": label,

@@ -9,8 +9,9 @@ import urllib.request
 import pytest
 from browser import chromium_page
 from helpers import web_ui_process
-from synthetic import recorded
+from synthetic import fire, listener, recorded
 
+import loadtest.counts
 from loadtest.child_process import free_port
 from loadtest.redact import AZURITE_KEY
 from loadtest.report.live import live_view
@@ -173,3 +174,33 @@ def test_the_live_chart_stops_with_the_test():
     assert 0 not in later["chart"]["series"]["hot"]
     metrics.stopped = None  # a new test running: the chart moves on with the clock
     assert len(live_view(metrics, target=100, now=metrics.started + 60)["chart"]["t"]) > len(at_stop["chart"]["t"])
+
+
+def _run_with_an_early_burst(monkeypatch, aged_after_s: int) -> tuple:
+    """400 s of the real listener compacting each second: 'steady' at 50 entities/s throughout, 'early' at 300/s
+    (throttled twice a second) from 10 s to 30 s only; the view at the end."""
+    monkeypatch.setattr(loadtest.counts, "AGED_AFTER_S", aged_after_s)
+    start = 1_000_000
+    clock, env, metrics = listener(float(start))
+    for t in range(400):
+        clock.now = start + t + 0.5
+        fire(env, partition="steady", entities=50)
+        if 10 <= t < 30:
+            fire(env, partition="early", entities=300, attempts=3, throttled=2)
+        metrics.compact()
+    return metrics, live_view(metrics, target=100, now=start + 400.5)
+
+
+def test_the_live_views_peaks_and_throttling_cover_the_seconds_put_away(monkeypatch):
+    """A burst long put away (its buckets no longer held) still shows its peak and THROTTLED, as if every second
+    were held: the seconds held stay the last two minutes' however long the run."""
+    metrics, view = _run_with_an_early_burst(monkeypatch, 120)
+    assert len(metrics.buckets) <= 125 and metrics.aged.rows > 250
+    rows = {row["partition"]: row for row in view["rows"]}
+    assert (rows["early"]["get_eps"], rows["early"]["peak_eps"], rows["early"]["finding"]) == (0.0, 300.0, "THROTTLED")
+    assert (rows["steady"]["peak_eps"], rows["steady"]["ratio"], rows["steady"]["finding"]) == (50.0, "50%", "COOL")
+    _, whole = _run_with_an_early_burst(monkeypatch, 10_000)  # nothing put away: every second held
+    assert {r["partition"]: (r["peak_eps"], r["ratio"], r["finding"]) for r in whole["rows"]} == {
+        r["partition"]: (r["peak_eps"], r["ratio"], r["finding"]) for r in view["rows"]
+    }
+    assert view["chart"]["series"]["steady"] == whole["chart"]["series"]["steady"]
