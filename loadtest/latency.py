@@ -199,13 +199,18 @@ class Latency:
                 add_into(hist, self.packed[key])
             self.packed[key] = hist.encode().decode("ascii")
 
+    def _kept(self) -> list[tuple[int, str]]:
+        """Every (second, op class) kept apart, live or packed (or both: a late report beside its packed twin)."""
+        return sorted(self.seconds.keys() | self.packed.keys())
+
+    def _joined(self, key: tuple[int, str]) -> HdrHistogram:
+        hist = self.seconds.get(key)
+        return _sum(hist, self.packed[key]) if key in self.packed else hist
+
     def _each_second(self) -> Iterator[tuple[tuple[int, str], HdrHistogram]]:
         """Each second kept apart, its live and packed parts together, decoded one at a time."""
-        for key in sorted(self.seconds.keys() | self.packed.keys()):
-            hist = self.seconds.get(key)
-            if key in self.packed:
-                hist = _sum(hist, self.packed[key])
-            yield key, hist
+        for key in self._kept():
+            yield key, self._joined(key)
 
     def _decoded_minutes(self) -> Iterator[tuple[int, str, HdrHistogram]]:
         for (minute, op_class), encoded in self.minutes.items():
@@ -244,13 +249,10 @@ class Latency:
 
     def encoded(self) -> tuple[list[list], list[list]]:
         """Every second kept apart and every minute, as [first second, op class, encoding] each."""
-        seconds = []
-        for key in sorted(self.seconds.keys() | self.packed.keys()):
-            hist = self.seconds.get(key)
-            if hist is None:
-                seconds.append([*key, self.packed[key]])
-            else:
-                seconds.append([*key, (_sum(hist, self.packed[key]) if key in self.packed else hist).encode().decode("ascii")])
+        seconds = [  # a second only packed is given as it is, not decoded to be encoded again
+            [*key, self.packed[key] if key not in self.seconds else self._joined(key).encode().decode("ascii")]
+            for key in self._kept()
+        ]
         return seconds, [[minute, op_class, encoded] for (minute, op_class), encoded in self.minutes.items()]
 
     def clear(self) -> None:
