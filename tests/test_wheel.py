@@ -12,6 +12,7 @@ import os
 import site
 import subprocess
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def requirement_closure(name: str) -> set[str]:
 def test_every_module_the_wheel_imports_is_among_its_dependencies(installed):
     """A dependency the code uses and the wheel forgot fails here, as it would in a fresh venv of the wheel alone."""
     (package,) = installed.glob("lib/python*/site-packages/loadtest")
-    owners = {}  # a module's file, as its distribution's RECORD names it -> that distribution
+    owners = {}  # a module's file (source, package or extension) as its distribution's RECORD names it -> the distribution
     for dist in importlib.metadata.distributions():
         name = dist.metadata["Name"].lower().replace("_", "-")
         for file in dist.files or []:
@@ -136,7 +137,7 @@ def test_every_module_the_wheel_imports_is_among_its_dependencies(installed):
         found = [
             owners[f]
             for n in range(len(parts), 0, -1)  # the module, else the package holding the imported name
-            for f in ("/".join(parts[:n]) + ".py", "/".join(parts[:n]) + "/__init__.py")
+            for f in ("/".join(parts[:n]) + end for end in (".py", "/__init__.py", *EXTENSION_SUFFIXES))
             if f in owners
         ]
         if not found or found[0] not in closure:

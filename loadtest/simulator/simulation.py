@@ -30,6 +30,7 @@ __all__ = ["TRACKED", "Simulation", "SimulatedCounts", "state_bytes"]
 TRACKED = TOP_K  # keys counted apart, per second, as many as a run keeps apart; the rest add up in OTHER
 #: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``), and of the throttled, the account's.
 COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled", "throttled_account")
+WITHIN = {"requests": "failures", "attempts": "throttled"}  # a count and the part of it it holds
 
 
 class SimulatedCounts(RunCounts):
@@ -192,12 +193,20 @@ class Simulation:
                 yield (second, OTHER, op_class), _bucket(self._whole((second, OTHER, op_class), rest), timeout_share)
 
     def _whole(self, key: BucketKey, figures: dict[str, float]) -> dict[str, float]:
-        """Whole counts whose sums over the seconds stay exact: each second's rounding is carried into the next."""
+        """Whole counts whose sums over the seconds stay exact: each second's rounding is carried into the next. A
+        count that holds another (``WITHIN``) is rounded as its part plus the rest, so a second never fails more
+        operations than it counts, nor throttles more attempts than it made (two carries apart, 68.75 requests a
+        second all failing had rounded to 68 requests and 69 failures)."""
+        split = dict(figures)
+        for whole_name, part in WITHIN.items():
+            split[whole_name] = figures[whole_name] - figures[part]
         whole = {}
-        for name, value in figures.items():
+        for name, value in split.items():
             carried = value + self._carry.get((key[1], key[2], name), 0.0)
             whole[name] = round(carried)
             self._carry[(key[1], key[2], name)] = carried - whole[name]
+        for whole_name, part in WITHIN.items():
+            whole[whole_name] += whole[part]
         return whole
 
     def _distinct(self) -> int:

@@ -30,9 +30,10 @@ CASES = {
         ["--key-strategy", "single", "--arrival-rate", "200", "--emulator-partition-rate", "100", "-t", "6s"],
         ["-u", "10", "-r", "10"],
     ),
-    # 16 keys at 69/s each: enough attempts for each key to be compared, each apart
+    # 8 keys at 69/s each: enough attempts for each key to be compared, each apart, at a rate a slow 2-core machine
+    # sends whole beside Azurite and the emulator (16 keys at 1,100/s ran 83 % of its schedule on one, and said so)
     "range partitions, one split": (
-        ["--key-strategy", "hash-prefix:16", "--arrival-rate", "1100", "--emulator-server-rate", "733"]
+        ["--key-strategy", "hash-prefix:8", "--arrival-rate", "550", "--emulator-server-rate", "367"]
         + ["--emulator-lb-delay", "2", "--emulator-lb-offline", "3", "-t", "13s"],
         ["-u", "8", "-r", "8"],
     ),
@@ -127,9 +128,9 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
         (real_offline, real_after), (sim_offline, sim_after) = _split(runs["real"]), _split(runs["sim"])
         assert abs(real_offline - sim_offline) <= 3, (real_offline, sim_offline)
         assert sim_after == pytest.approx(real_after, rel=0.15), (real_after, sim_after)
-        assert [s["key"] for s in runs["sim"]["range_splits"]] == ["008"]  # where the load halves
+        assert [s["key"] for s in runs["sim"]["range_splits"]] == ["004"]  # where the load halves
         (real_split,) = runs["real"]["range_splits"]  # the emulator's own record: where its sampled load halved
-        assert real_split["key"] in ("007", "008", "009") and real_split["low"] == real_split["high"] == ""
+        assert real_split["key"] in ("003", "004", "005") and real_split["low"] == real_split["high"] == ""
         outage = {}  # each side names the moved range's offline seconds as an outage, and the split as its cause
         for side, layer in (("real", "the emulator's"), ("sim", "the simulated")):
             found = [f["message"] for f in runs[side]["findings"] if f["kind"] == "OUTAGE"]
@@ -187,6 +188,20 @@ def test_the_simulation_serves_a_hot_key_its_budget_and_retries_what_it_throttle
         b.requests for b in per_second
     )  # served, or failed after its second retry (the last second's operations, still waiting 2 x 0.5 s, are not)
     assert 8000 - 400 * 1.0 <= finished < 8000 and sum(b.failures for b in per_second) == finished - served
+
+
+def test_a_seconds_whole_counts_never_fail_more_than_they_count_nor_throttle_more_than_they_attempt():
+    """68.75 operations/s a key, a split taking every key offline for 3 s: each figure's rounding carried apart had
+    given a second 68 requests and 69 failures (the outage finding read it as an answer, -1 of them). The sums stay
+    exact."""
+    settings = _settings("--key-strategy", "hash-prefix:8", "--arrival-rate", "550", "--mix", "read=100", "--retry", "none")
+    budgets = Budgets(partition_rate=2000, burst=0.1, server_rate=367, lb_delay=2, lb_offline=3)
+    metrics = Simulation(demand_of(settings, start=0, seconds=13), budgets, settings.retry, rate=550, seconds=13, step=0.1).run()
+    buckets = list(metrics.buckets.values())
+    for bucket in buckets:
+        assert 0 <= bucket.failures <= bucket.requests and 0 <= bucket.throttled <= bucket.attempts, bucket
+    assert sum(b.failures == b.requests > 0 for b in buckets) >= 8 * 2  # each key's offline seconds
+    assert sum(b.requests for b in buckets) == pytest.approx(550 * 13, abs=8)  # each key's last rounding aside
 
 
 def test_the_layers_two_faces_agree_on_the_same_trace():
