@@ -33,6 +33,7 @@ import pandas as pd
 from loadtest import bucket_frame, series_frame
 from loadtest.buckets import COUNTERS
 from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S  # an engine keeps the last ten minutes per second
+from loadtest.mergeable import sample_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = "engine-placeholder-0123456789"
@@ -76,8 +77,8 @@ def stretched(real: dict, buckets: pd.DataFrame, seconds: int, times: int) -> tu
     for kind in ("latency", "corrected"):
         metrics[kind] = [[start + k, op, h] for (kd, op), h in encoded.items() if kd == kind for k in recent]
         metrics[f"{kind}_minutes"] = [[start + m, op, h] for (kd, op), h in encoded.items() if kd == kind for m in minutes]
-    samples = dict((s, sample) for s, sample in data["mergeable"]["samples"])
-    kept = [[start + k, samples[real_seconds[k % n]]] for k in range(seconds) if real_seconds[k % n] in samples]
+    samples = sample_rows(data["mergeable"]["samples"])
+    kept = sample_columns({start + k: samples[real_seconds[k % n]] for k in range(seconds) if real_seconds[k % n] in samples})
     metrics["buckets"] = {"file": "buckets.parquet", "rows": len(frame)}
     metrics["clock"] = {**metrics["clock"], "started": float(start), "stopped": float(start + seconds)}
     data["mergeable"]["samples"] = kept
@@ -85,6 +86,20 @@ def stretched(real: dict, buckets: pd.DataFrame, seconds: int, times: int) -> tu
     data["run"]["duration_s"] = float(seconds)
     data["account"]["entities"] *= times
     return data, frame
+
+
+def sample_rows(given: dict | list) -> dict[int, dict]:
+    """An engine's samples, as columns or as (second, sample) pairs (results.json before the columns), by second."""
+    if isinstance(given, list):
+        return {int(second): sample for second, sample in given}
+    rows = {}
+    for i, second in enumerate(given["second"]):
+        row = {"users": given["users"][i]} | {k: given[k][i] for k in ("cpu", "machine_cpu") if given[k][i] is not None}
+        for group in ("in_flight", "workers_cpu", "servers_cpu"):
+            if named := {name: column[i] for name, column in given[group].items() if column[i] is not None}:
+                row[group] = named
+        rows[second] = row
+    return rows
 
 
 def measured_merge(folders: list[Path], out: Path) -> tuple[float, float, int]:

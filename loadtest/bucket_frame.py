@@ -83,8 +83,12 @@ def decode(encoded: bytes) -> pd.DataFrame:
     return frame
 
 
-def write(frame: pd.DataFrame, path: Path) -> None:
-    """``encode``'s bytes in a file, whole or not at all (an engine's buckets.parquet)."""
+def write(frame: pd.DataFrame | None, path: Path) -> None:
+    """``encode``'s bytes in a file, whole or not at all (an engine's buckets.parquet); none for results of no engine
+    (a merge, a simulation), whose folder must not keep an earlier run's buckets as if they were theirs."""
+    if frame is None:
+        path.unlink(missing_ok=True)
+        return
     encoded = encode(frame)
     write_whole(path, lambda file: file.write(encoded))
 

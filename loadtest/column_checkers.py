@@ -226,9 +226,9 @@ def union_of(options: tuple[Checker, ...]) -> Checker:
     return Checker(guarded(test), check, what, frozenset().union(*(o.kinds for o in options)), any(o.converts for o in options))
 
 
-def ruled(base: Checker, holds: Callable[[Any], bool], what: str) -> Checker:
+def ruled(base: Checker, holds: Callable[[Any], bool], what: str, at: Callable[[Any], list[str]] | None = None) -> Checker:
     """``base`` with a rule of its own (``Annotated[T, Check(...)]``): values that ``holds`` is false for are ``what``
-    it is not."""
+    it is not; ``at`` names the field within at fault, where the rule is over several."""
 
     def test(column: list) -> bool:
         return base.test(column) and all(map(holds, column))
@@ -240,7 +240,10 @@ def ruled(base: Checker, holds: Callable[[Any], bool], what: str) -> Checker:
         except Exception:  # noqa: BLE001 -- a rule that cannot read the value: the value is not what it asks for
             ok = False
         if not ok:
-            raise Wrong(f"{what}, not {shown(value)}")
+            wrong = Wrong(f"{what}, not {shown(value)}")
+            for step in reversed(at(value) if at else []):
+                wrong.at(step)
+            raise wrong
         return made
 
     return Checker(guarded(test), check, base.what, base.kinds, base.converts)

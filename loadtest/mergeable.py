@@ -16,9 +16,11 @@ count of another version is read past: ``merge`` refuses it, naming its version.
 # (which keys are ``NotRequired``).
 import base64
 import socket
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
+from .column_checkers import at_key
 from .operations import OpClass
 from .outputs import BUCKETS_FILE
 from .results_schema import Epoch, NameCounts
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .counts import RunCounts
     from .request_profile import RequestProfile
 
-__all__ = ["BucketsFile", "MERGEABLE_VERSION", "Mergeable", "capture"]
+__all__ = ["BucketsFile", "MERGEABLE_VERSION", "Mergeable", "SampleColumns", "capture", "sample_columns"]
 
 MERGEABLE_VERSION = 1
 
@@ -90,6 +92,55 @@ class MetricsSnapshot(TypedDict):
     clock: Clock
 
 
+#: The samples' figures kept as one column each, and those kept as columns by name (a process's CPU, an in-flight figure).
+_FIGURES, _NAMED = ("users", "cpu", "machine_cpu"), ("in_flight", "workers_cpu", "servers_cpu")
+
+
+class SampleColumns(TypedDict):
+    """The per-second samples as columns (an hour's sample dicts were half an engine's results.json and most of what
+    ``loadtest merge`` spent reading it): a value for each of ``second`` in each column, null where that second had
+    none; a named figure's column under its name (the in-flight figures, each process's CPU %)."""
+
+    second: list[int]
+    users: list[int]
+    cpu: list[float | None]
+    machine_cpu: list[float | None]
+    in_flight: dict[str, list[float | None]]
+    workers_cpu: dict[str, list[float | None]]
+    servers_cpu: dict[str, list[float | None]]
+
+
+def _lengths(columns: SampleColumns) -> dict[tuple[str, ...], int]:
+    """Each column's length, by its steps from the samples (``(".cpu",)``, ``(".in_flight", ".scheduled")``)."""
+    lengths = {(at_key(name),): len(columns[name]) for name in ("second", *_FIGURES)}
+    for group in _NAMED:
+        lengths |= {(at_key(group), at_key(name)): len(column) for name, column in columns[group].items()}
+    return lengths
+
+
+def _one_length(columns: SampleColumns) -> bool:
+    return len(set(_lengths(columns).values())) == 1
+
+
+def _uneven(columns: SampleColumns) -> list[str]:
+    """The steps to the first column whose length is not most columns' (the one a cut or an addition changed)."""
+    lengths = _lengths(columns)
+    usual = Counter(lengths.values()).most_common(1)[0][0]
+    return list(next(steps for steps, n in lengths.items() if n != usual))
+
+
+def sample_columns(samples: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+    """Per-second samples (second -> sample) as ``SampleColumns``, seconds in order."""
+    seconds = sorted(samples)
+    rows = [samples[second] for second in seconds]
+    columns: dict[str, Any] = {"second": seconds, "users": [row.get("users") or 0 for row in rows]}
+    columns |= {name: [row.get(name) for row in rows] for name in _FIGURES[1:]}
+    for group in _NAMED:
+        names = dict.fromkeys(name for row in rows for name in row.get(group) or {})
+        columns[group] = {name: [(row.get(group) or {}).get(name) for row in rows] for name in names}
+    return columns
+
+
 class ProfileSnapshot(TypedDict):
     """``RequestProfile.snapshot``: what the request profile's ``merge`` adds."""
 
@@ -107,7 +158,11 @@ class Mergeable(TypedDict):
     host: str
     metrics: MetricsSnapshot
     workload: ProfileSnapshot
-    samples: list[tuple[int, Sample]]  # (wall-clock second, its sample)
+    #: as columns; before them, (wall-clock second, its sample) pairs
+    samples: (
+        Annotated[SampleColumns, Check(_one_length, "columns of one length, a value a second", _uneven)]
+        | list[tuple[int, Sample]]
+    )
 
 
 class OtherVersion(TypedDict):
@@ -133,5 +188,5 @@ def capture(
         "host": socket.gethostname(),
         "metrics": {**metrics.snapshot(buckets=False), "buckets": metrics.frame()},
         "workload": workload.snapshot(),
-        "samples": [[second, dict(sample)] for second, sample in sorted(samples.items())],
+        "samples": sample_columns(samples),
     }

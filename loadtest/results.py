@@ -248,10 +248,7 @@ class Results:
         buckets.parquet, each written whole; results.json last, so that it never stands without the files it names."""
         series_frame.write(self.timeseries, out / SERIES_FILE)
         buckets = self.mergeable.get("metrics", {}).get("buckets")
-        if isinstance(buckets, pd.DataFrame):
-            bucket_frame.write(buckets, out / BUCKETS_FILE)
-        else:  # results of no engine (a merge, a simulation): an earlier run's buckets in the folder are not theirs
-            (out / BUCKETS_FILE).unlink(missing_ok=True)
+        bucket_frame.write(buckets if isinstance(buckets, pd.DataFrame) else None, out / BUCKETS_FILE)
         series_frame.write_csv(self.timeseries, out)
         write_text(out / RESULTS_FILE, self.to_json())
 

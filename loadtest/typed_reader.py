@@ -55,10 +55,13 @@ __all__ = ["Check", "read"]
 
 @dataclass(frozen=True)
 class Check:
-    """A rule beside a type (``Annotated[float, Check(...)]``): ``test`` a value of the type, ``what`` it must be."""
+    """A rule beside a type (``Annotated[float, Check(...)]``): ``test`` a value of the type, ``what`` it must be; ``at``,
+    where a rule over a whole object fails for one of its fields, the steps to it (``[".cpu"]``), so the message names
+    that field."""
 
     test: Callable[[Any], bool]
     what: str
+    at: Callable[[Any], list[str]] | None = None
 
 
 def read(kind: Any, value: Any, where: str) -> Any:
@@ -183,7 +186,7 @@ def _checker(kind: Any) -> Checker:
     if origin is Annotated:
         checker = _checker(args[0])
         for rule in (a for a in kind.__metadata__ if isinstance(a, Check)):
-            checker = ruled(checker, rule.test, rule.what)
+            checker = ruled(checker, rule.test, rule.what, rule.at)
         return checker
     if origin in (Union, UnionType):
         return union_of(tuple(_checker(a) for a in args))

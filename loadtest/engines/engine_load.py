@@ -9,12 +9,13 @@ A run of few engines names every one, as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from ..bounds.cpu import GENERATOR_CPU_PERCENT
+from ..mergeable import sample_columns
 
 __all__ = ["PROCESSES_NAMED", "EngineLoad"]
 
@@ -31,30 +32,27 @@ class EngineLoad:
         self.cpu: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # load generator -> (seconds, cpu %)
         self.servers: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # server -> (seconds, cpu %)
 
-    def add(self, engine: str, given: Iterable[Any]) -> None:
-        """One engine's samples, (wall-clock second, sample) pairs, as its mergeable count lists them."""
-        given = [(int(second), sample) for second, sample in given]
-        users = self.users
-        for second, sample in given:
-            users[second] = users.get(second, 0) + (sample.get("users") or 0)
-        _series(self.cpu, f"engine {engine}", [(s, x["cpu"]) for s, x in given if x.get("cpu") is not None])
-        workers: dict[str, list] = {}
-        servers: dict[str, list] = {}
-        for second, sample in given:
-            for worker, pct in (sample.get("workers_cpu") or {}).items():
-                workers.setdefault(f"engine {engine} worker {worker}", []).append((second, pct))
-            for server, pct in (sample.get("servers_cpu") or {}).items():
-                servers.setdefault(f"{server} (engine {engine})", []).append((second, pct))
-            if sample.get("machine_cpu") is not None:
-                self.machine[second] = max(self.machine.get(second, 0.0), sample["machine_cpu"])
-            if sample.get("in_flight"):
-                flight = self.in_flight.setdefault(second, {})
-                for name, value in sample["in_flight"].items():
+    def add(self, engine: str, given: Mapping[str, Any] | Iterable[Any]) -> None:
+        """One engine's samples as its mergeable count holds them: columns (``SampleColumns``), or (wall-clock
+        second, sample) pairs as results.json listed them before."""
+        columns = given if isinstance(given, Mapping) else sample_columns({int(s): sample for s, sample in given})
+        seconds = [int(second) for second in columns["second"]]
+        users, machine = self.users, self.machine
+        for second, count in zip(seconds, columns["users"], strict=True):
+            users[second] = users.get(second, 0) + count
+        for second, pct in zip(seconds, columns["machine_cpu"], strict=True):
+            if pct is not None:
+                machine[second] = max(machine.get(second, 0.0), pct)
+        for name, values in columns["in_flight"].items():
+            for second, value in zip(seconds, values, strict=True):
+                if value is not None:
+                    flight = self.in_flight.setdefault(second, {})
                     flight[name] = flight.get(name, 0) + value
-        for name, pairs in workers.items():
-            _series(self.cpu, name, pairs)
-        for name, pairs in servers.items():
-            _series(self.servers, name, pairs)
+        _series(self.cpu, f"engine {engine}", seconds, columns["cpu"])
+        for worker, values in columns["workers_cpu"].items():
+            _series(self.cpu, f"engine {engine} worker {worker}", seconds, values)
+        for server, values in columns["servers_cpu"].items():
+            _series(self.servers, f"{server} (engine {engine})", seconds, values)
 
     def samples(self) -> dict[int, dict[str, Any]]:
         """Per second: users, operations in flight, the busiest machine's cores, and the busiest processes' CPU."""
@@ -70,10 +68,12 @@ class EngineLoad:
         return dict(sorted(out.items()))
 
 
-def _series(into: dict[str, tuple[np.ndarray, np.ndarray]], name: str, pairs: list[tuple[int, float]]) -> None:
-    if pairs:
-        seconds, values = zip(*pairs, strict=True)
-        into[name] = (np.asarray(seconds, dtype=np.int64), np.asarray(values, dtype=np.float64))
+def _series(into: dict[str, tuple[np.ndarray, np.ndarray]], name: str, seconds: list[int], values: list) -> None:
+    """A process's CPU % over the seconds that sampled it."""
+    held = [(second, value) for second, value in zip(seconds, values, strict=True) if value is not None]
+    if held:
+        pairs = np.array(held, dtype=np.float64)
+        into[name] = (pairs[:, 0].astype(np.int64), pairs[:, 1])
 
 
 def _busiest(series: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:
