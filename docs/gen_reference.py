@@ -202,7 +202,7 @@ def results_block() -> str:
             queue.extend(_objects(hint))
     lines: list[str] = []
     for cls in seen:
-        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
         lines += [f"### {cls.__name__}", ""]
         if doc and not doc.startswith(f"{cls.__name__}("):
             lines += [_cell(doc), ""]
