@@ -19,6 +19,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
+import numpy as np
 from hdrh.codec import (
     V2_COMPRESSION_COOKIE_BASE,
     V2_ENCODING_COOKIE_BASE,
@@ -131,8 +132,18 @@ def add_into(hist: HdrHistogram, encoded: str) -> None:
 
 
 def ms_at(hist: HdrHistogram, percentile: float) -> float:
-    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty."""
-    return round(hist.get_value_at_percentile(percentile) / 1000.0, 2) if hist.get_total_count() else 0.0
+    """A histogram's percentile in milliseconds (its values are microseconds); 0 when it is empty. The library's
+    ``get_value_at_percentile``, its walk over the counts one index at a time in Python (some 0.6 ms a percentile, a
+    run-hour's summary reads thousands) made one cumulative sum and a search."""
+    if not hist.get_total_count():
+        return 0.0
+    target = hist.get_target_count_at_percentile(percentile)
+    index = int(np.searchsorted(np.cumsum(np.ctypeslib.as_array(hist.counts)), target))  # the first reaching it
+    if index >= hist.counts_len:
+        return 0.0
+    value = hist.get_value_from_index(index)
+    value = hist.get_highest_equivalent_value(value) if percentile else hist.get_lowest_equivalent_value(value)
+    return round(value / 1000.0, 2)
 
 
 def max_ms(hist: HdrHistogram) -> float:

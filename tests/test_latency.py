@@ -204,3 +204,19 @@ def test_counts_that_run_past_the_range_are_refused_and_leave_nothing_behind():
         good.record_value(value)
     add_into(into, good.encode().decode("ascii"))
     assert list(into.counts) == list(good.counts)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_percentile_is_the_librarys_own_at_every_percentile(seed):
+    """ms_at's cumulative sum and search against HdrHistogram's walk: the same value at 0, 100 and between, on a
+    spread from a microsecond to the hour, a single value, and an empty histogram."""
+    draw = random.Random(seed)
+    spread, single = new_histogram(), new_histogram()
+    for _ in range(5000):
+        spread.record_value(min(3_600_000_000, max(1, int(draw.lognormvariate(8, 3)))))
+    single.record_value(1234)
+    for hist in (spread, single):
+        for percentile in (0, 0.1, 1, 25, 50, 90, 95, 99, 99.9, 99.99, 100):
+            expected = round(hist.get_value_at_percentile(percentile) / 1000.0, 2)
+            assert ms_at(hist, percentile) == expected, (percentile, seed)
+    assert ms_at(new_histogram(), 99) == 0.0

@@ -23,12 +23,13 @@ PROCESSES_NAMED = 10
 
 
 class EngineLoad:
-    """The samples so far: the sums and maxima per second, and each process's CPU per second."""
+    """The samples so far, each engine's columns as arrays (its seconds and their figures), added per second once they
+    are all in: a Python step per second of every engine had been a fifth of what ``loadtest merge`` spent on each."""
 
     def __init__(self) -> None:
-        self.users: dict[int, int] = {}
-        self.machine: dict[int, float] = {}
-        self.in_flight: dict[int, dict[str, float]] = {}
+        self.users: list[tuple[np.ndarray, np.ndarray]] = []  # (seconds, users) of each engine
+        self.machine: list[tuple[np.ndarray, np.ndarray]] = []  # (seconds, cores busy %) of each engine
+        self.in_flight: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}  # figure -> (seconds, value) of each engine
         self.cpu: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # load generator -> (seconds, cpu %)
         self.servers: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # server -> (seconds, cpu %)
 
@@ -36,18 +37,11 @@ class EngineLoad:
         """One engine's samples as its mergeable count holds them: columns (``SampleColumns``), or (wall-clock
         second, sample) pairs as results.json listed them before."""
         columns = given if isinstance(given, Mapping) else sample_columns({int(s): sample for s, sample in given})
-        seconds = [int(second) for second in columns["second"]]
-        users, machine = self.users, self.machine
-        for second, count in zip(seconds, columns["users"], strict=True):
-            users[second] = users.get(second, 0) + count
-        for second, pct in zip(seconds, columns["machine_cpu"], strict=True):
-            if pct is not None:
-                machine[second] = max(machine.get(second, 0.0), pct)
+        seconds = np.asarray(columns["second"], dtype=np.int64)
+        self.users.append((seconds, np.asarray(columns["users"], dtype=np.int64)))
+        _held(self.machine, seconds, columns["machine_cpu"])
         for name, values in columns["in_flight"].items():
-            for second, value in zip(seconds, values, strict=True):
-                if value is not None:
-                    flight = self.in_flight.setdefault(second, {})
-                    flight[name] = flight.get(name, 0) + value
+            _held(self.in_flight.setdefault(name, []), seconds, values)
         _series(self.cpu, f"engine {engine}", seconds, columns["cpu"])
         for worker, values in columns["workers_cpu"].items():
             _series(self.cpu, f"engine {engine} worker {worker}", seconds, values)
@@ -56,24 +50,56 @@ class EngineLoad:
 
     def samples(self) -> dict[int, dict[str, Any]]:
         """Per second: users, operations in flight, the busiest machine's cores, and the busiest processes' CPU."""
-        out: dict[int, dict[str, Any]] = {second: {"users": users} for second, users in sorted(self.users.items())}
+        users = _per_second(self.users, np.add)
+        out: dict[int, dict[str, Any]] = {second: {"users": count} for second, count in users.items()}
         for key, series in (("workers_cpu", self.cpu), ("servers_cpu", self.servers)):
             for name in _busiest(series):
-                for second, pct in zip(*series[name], strict=True):
-                    out.setdefault(int(second), {"users": 0}).setdefault(key, {})[name] = float(pct)
-        for second, pct in self.machine.items():
+                for second, pct in zip(series[name][0].tolist(), series[name][1].tolist(), strict=True):
+                    out.setdefault(second, {"users": 0}).setdefault(key, {})[name] = pct
+        for second, pct in _per_second(self.machine, np.maximum).items():
             out.setdefault(second, {"users": 0})["machine_cpu"] = pct
-        for second, flight in self.in_flight.items():
-            out.setdefault(second, {"users": 0})["in_flight"] = flight
+        for name, parts in self.in_flight.items():
+            for second, value in _per_second(parts, np.add).items():
+                out.setdefault(second, {"users": 0}).setdefault("in_flight", {})[name] = value
         return dict(sorted(out.items()))
 
 
-def _series(into: dict[str, tuple[np.ndarray, np.ndarray]], name: str, seconds: list[int], values: list) -> None:
+def _held(into: list[tuple[np.ndarray, np.ndarray]], seconds: np.ndarray, values: list) -> None:
+    """An engine's column without the seconds that had no value, its numbers' type kept (counts stay whole)."""
+    held = _present(seconds, values)
+    if held is not None:
+        into.append(held)
+
+
+def _present(seconds: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """(seconds, values) where the column has a value (a whole column at once where it has one every second)."""
+    column = np.asarray(values)
+    if column.dtype.kind in "iuf":
+        return (seconds, column) if len(column) else None
+    held = [i for i, value in enumerate(values) if value is not None]
+    if not held:
+        return None
+    kept = [values[i] for i in held]
+    return seconds[held], np.asarray(kept, dtype=np.float64 if any(isinstance(v, float) for v in kept) else np.int64)
+
+
+def _per_second(parts: list[tuple[np.ndarray, np.ndarray]], combine: np.ufunc) -> dict[int, Any]:
+    """Every engine's (seconds, values) combined per second (``np.add``: summed; ``np.maximum``: the largest)."""
+    if not parts:
+        return {}
+    seconds = np.concatenate([part[0] for part in parts])
+    values = np.concatenate([part[1] for part in parts])
+    unique, where = np.unique(seconds, return_inverse=True)
+    combined = np.zeros(len(unique), dtype=values.dtype) if combine is np.add else np.full(len(unique), -np.inf)
+    combine.at(combined, where, values)
+    return dict(zip(unique.tolist(), combined.astype(values.dtype).tolist(), strict=True))
+
+
+def _series(into: dict[str, tuple[np.ndarray, np.ndarray]], name: str, seconds: np.ndarray, values: list) -> None:
     """A process's CPU % over the seconds that sampled it."""
-    held = [(second, value) for second, value in zip(seconds, values, strict=True) if value is not None]
-    if held:
-        pairs = np.array(held, dtype=np.float64)
-        into[name] = (pairs[:, 0].astype(np.int64), pairs[:, 1])
+    held = _present(seconds, values)
+    if held is not None:
+        into[name] = (held[0], held[1].astype(np.float64))
 
 
 def _busiest(series: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[str]:

@@ -30,6 +30,8 @@ def test_users_in_flight_and_the_busiest_machine_add_up_and_each_process_keeps_i
         },
         11: {"users": 4},
     }
+    whole = load.samples()[10]
+    assert type(whole["users"]) is int and type(whole["in_flight"]["GET"]) is int  # counts stay whole in results.json
 
 
 def test_past_ten_processes_the_samples_name_the_busiest_and_the_users_stay_everyones():
