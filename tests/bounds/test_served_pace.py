@@ -60,7 +60,7 @@ def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
 
 
 @pytest.mark.parametrize(
-    "batch_mix, seconds, grows", [("insert=100", 12, True), ("upsert=100", 6, False)], ids=["table-grows", "table-kept"]
+    "batch_mix, seconds, grows", [("insert=100", 20, True), ("upsert=100", 6, False)], ids=["table-grows", "table-kept"]
 )
 def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_none(batch_mix, seconds, grows, tmp_path):
     """5,000 seeded rows, row range scans and batches: batches of new rows grow the table and slow Azurite's scans
@@ -76,8 +76,9 @@ def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_non
     gained = sum(row["rows"] for row in series_of(out))
     slowed = [f for f in results["findings"] if f["kind"] == "EMULATOR_SLOWED"]
     if grows:
-        # the table at least tripled its 5,000 seeded rows (the finding asks 1.3x between thirds): this machine wrote
-        # ~45,000 in 12 s, another ~60,000; a floor of a quarter of that holds on a slower one without saying less
+        # the table at least tripled its 5,000 seeded rows (the finding asks 1.3x between thirds). 20 s, not 12: in 12 s
+        # a slower machine's scans slowed x0.73 with latency x1.46, at the finding's edges (0.7, 1.5), and it failed one
+        # run in three; in 20 s they slowed x0.51-0.56, latency x1.8-2.2 (~70,000 rows written)
         assert gained >= 10_000, gained
         scans = {f["op_class"]: f["message"] for f in slowed}["GET"]  # the scans (its batches may slow too)
         assert "the table grew from" in scans and "Azurite filters the whole table" in scans, scans
