@@ -4,6 +4,7 @@ gevent's monkey-patching (its relay uses gevent's sockets as they are)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -79,3 +80,24 @@ def test_the_emulator_serves_without_locust_or_monkey_patching(tmp_path):
         child.terminate()
         _, stderr = child.communicate(timeout=30)
     assert "blocked" not in stderr and "Traceback" not in stderr, stderr
+
+
+def test_the_tools_processes_use_the_system_allocator_for_arrow_unless_the_user_chose_one(tmp_path):
+    """Arrow reads ARROW_DEFAULT_MEMORY_POOL when first imported: a command's process (and what it starts) gets the
+    system's, which gives memory back; a user's own choice stands."""
+    code = (
+        "import contextlib\nfrom loadtest.entry import main\nwith contextlib.suppress(SystemExit):\n    main()\n"
+        "import pyarrow as pa\nprint(pa.default_memory_pool().backend_name)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    for given, expected in ((None, "system"), ("jemalloc", "jemalloc")):
+        run_env = env if given is None else {**env, "ARROW_DEFAULT_MEMORY_POOL": given}
+        done = subprocess.run(
+            [sys.executable, "-c", code, "cleanup", "--help"],
+            cwd=tmp_path,
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.stdout.strip().splitlines()[-1] == expected, (done.stdout, done.stderr)
