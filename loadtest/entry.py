@@ -16,8 +16,8 @@ __all__ = ["GEVENT_COMMANDS", "main"]
 
 GEVENT_COMMANDS = ("run", "ceiling")
 #: Arrow's allocator for the tool's commands and the processes they start: the system's, which hands freed memory
-#: back. mimalloc, Arrow's default here, kept what a run's put-away buckets and its results once used (a 10-minute
-#: run's listener and wrap-up held 274 MB with it, 252 MB with the system's: bench/run_memory.py). A user's own
+#: back. mimalloc, Arrow's default here, kept what a run's put-away buckets and its results once used: a real
+#: 10-minute run peaked at 295.8 MB with it, 274.1 MB with the system's (bench/run_memory.py). A user's own
 #: ARROW_DEFAULT_MEMORY_POOL stands; Arrow reads it when it is first imported, so this comes before any import of it.
 ARROW_POOL = "system"
 
