@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .buckets import Bucket, BucketKey
-from .phases import PEAK_WINDOW_S
+from .phases import PEAK_WINDOW_S, moving_average_peak
 
 __all__ = ["KEPT_S", "AgedPeaks"]
 
@@ -53,14 +53,15 @@ class AgedPeaks:
         self._judged_to = before
 
     def _judge(self, partition: str, ends: range) -> None:
-        seconds, first = self._seconds[partition], self._first[partition]
-        served_peak, asked_peak = self.peaks.get(partition, (0.0, 0.0))
-        for end in ends:
-            window = [seconds.get(s, (0, 0)) for s in range(max(first, end - PEAK_WINDOW_S + 1), end + 1)]
-            if len(window) == PEAK_WINDOW_S:  # whole windows only, as the held seconds' peaks are
-                served_peak = max(served_peak, sum(w[0] for w in window) / PEAK_WINDOW_S)
-                asked_peak = max(asked_peak, sum(w[1] for w in window) / PEAK_WINDOW_S)
-        self.peaks[partition] = (served_peak, asked_peak)
+        """The windows ending at ``ends``: whole ones only (from the partition's first second), as the held seconds'
+        peaks are."""
+        seconds = self._seconds[partition]
+        served, asked = self.peaks.setdefault(partition, (0.0, 0.0))
+        held = [seconds.get(s, (0, 0)) for s in range(max(self._first[partition], ends.start - PEAK_WINDOW_S + 1), ends.stop)]
+        if len(held) >= PEAK_WINDOW_S:
+            served = max(served, moving_average_peak([h[0] for h in held]))
+            asked = max(asked, moving_average_peak([h[1] for h in held]))
+            self.peaks[partition] = (served, asked)
 
     def clear(self) -> None:
         self.peaks.clear()

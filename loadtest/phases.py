@@ -15,7 +15,13 @@ import numpy as np
 
 from .results import PEAK_WINDOW_S
 
-__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak"]
+__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_words"]
+
+
+def peak_words(*windows: int) -> str:
+    """How peaks were averaged, in the words findings and charts share: the window each run used (``peak_window_s``),
+    runs with different ones named together."""
+    return "/".join(str(w) for w in sorted(set(windows))) + "-second moving average"
 
 
 def moving_average_peak(values: Sequence[float] | np.ndarray, window: int = PEAK_WINDOW_S) -> float:

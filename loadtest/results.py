@@ -52,7 +52,6 @@ __all__ = [
     "RunInfo",
     "SCHEMA_VERSION",
     "SeriesMissing",
-    "peak_words",
 ]
 
 SCHEMA_VERSION = 1
@@ -80,12 +79,6 @@ def _fields(value: Any) -> dict[str, Any]:
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in fields(value)}
     raise TypeError(f"{type(value).__name__} is not part of the results form")
-
-
-def peak_words(*windows: int) -> str:
-    """How peaks were averaged, in the words findings and charts share: the window each run used (``peak_window_s``),
-    runs with different ones named together."""
-    return "/".join(str(w) for w in sorted(set(windows))) + "-second moving average"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,8 @@ from ..bounds.cpu import GENERATOR_CPU_PERCENT, generator_bound, servers_bound
 from ..bounds.run_span import RAMP_SHARE, ramp_dominates
 from ..bounds.served_pace import Slowdown, emulator_slowed, saturation
 from ..finding_names import K
-from ..results import Finding, Results, peak_words
+from ..phases import peak_words
+from ..results import Finding, Results
 from ..wall_clock import RunClock
 from .common import REMEDIES, finding
 

@@ -7,7 +7,8 @@ from ..bounds.throttlers import throttler
 from ..buckets import GROUPS
 from ..finding_names import K
 from ..operations import OpClass
-from ..results import AccountRow, Finding, FindingKind, Results, peak_words
+from ..phases import peak_words
+from ..results import AccountRow, Finding, FindingKind, Results
 from .common import ACCOUNT_REMEDIES, finding
 
 __all__ = ["WARM_RATIO", "level", "levels"]

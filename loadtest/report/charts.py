@@ -20,7 +20,8 @@ from matplotlib.figure import Figure
 from ..buckets import GROUPS
 from ..findings.levels import level
 from ..findings.outages import outages
-from ..results import PEAK_WINDOW_S, Results, peak_words
+from ..phases import peak_words
+from ..results import PEAK_WINDOW_S, Results
 from .badges import colour
 from .time_axis import binned, first_epoch, utc_axis
 
