@@ -77,7 +77,8 @@ def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     for name in COLUMNS:
         if name in TALLIES:  # counters, or text already
             given = frame[name] if name in frame else [""] * len(frame)
-            columns[name] = [v if isinstance(v, str) else tally_text(v or {}) for v in given]
+            # a row without the key, beside rows with it, reads NaN from the records: nothing counted, as a missing key
+            columns[name] = [v if isinstance(v, str) else tally_text(v) if isinstance(v, Mapping) else "" for v in given]
         elif name == "users":
             columns[name] = frame[name].where(frame[name].notna(), None) if name in frame else [None] * len(frame)
         else:

@@ -453,6 +453,17 @@ def test_the_two_cases_of_the_issue(tmp_path, monkeypatch):
     assert "missing" in err and not (tmp_path / "m").exists()
 
 
+def test_an_older_series_row_without_a_tally_beside_rows_with_it_reads_as_nothing_counted():
+    """The section fuzz on a fresh clone once deleted ``throttled_by`` from the first row only: the rows' records read
+    it as NaN, and the reader ended in a TypeError. A key added later (``NotRequired``) reads as nothing counted."""
+    data = copy.deepcopy(every_section())
+    del data["timeseries"][0]["throttled_by"]
+    assert all("throttled_by" in row for row in data["timeseries"][1:])  # kept beside it: the records read NaN
+    results = Results.from_json(json.dumps(data))
+    assert results.timeseries["throttled_by"].iloc[0] == ""
+    assert len(results.timeseries) == len(data["timeseries"])
+
+
 def test_report_names_the_field_that_is_wrong(tmp_path, monkeypatch):
     """Once a `run` that was a number ended in an AttributeError traceback."""
     for change, said in (
