@@ -55,7 +55,13 @@ def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_pat
     assert arrivals["sent_per_s"] == pytest.approx(200, rel=0.02) and arrivals["served_per_s"] == pytest.approx(200, rel=0.02)
     assert arrivals["dropped"] == 0 and results["errors"] == {}
     (row,) = results["partitions"]
-    assert row["offered_mean_eps"] == pytest.approx(row["mean_eps"], rel=0.02)  # the demand, all of it served
+    assert row["entities"] == row["offered"] == row["requests"]  # the demand, all of it served
+    # over the steady seconds demand counts when due and service when answered: they differ by what was due inside
+    # the window and answered after it (or due before and answered inside), at most the rate times the longest wait
+    # from due to answered (a CI machine stalled once for 16 of them: 196 against 200/s)
+    edge = 200 * results["latency"]["GET"]["corrected_max_ms"] / 1000 + 1
+    apart = abs(row["offered_mean_eps"] - row["mean_eps"]) * results["run"]["steady_seconds"]
+    assert apart <= edge, (apart, edge)
     assert "UNSERVED" not in {f["kind"] for f in results["findings"]}
 
 
