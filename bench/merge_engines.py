@@ -6,8 +6,8 @@ real run counted, in turn (its buckets and samples; the per-second latency histo
 minute's for each minute before, the service's and the open loop's, as an engine keeps them). Engine i is named
 ``engine-i`` and counts 1, 2 or 3 times the real counts, so the engines differ; each is a folder as a run writes it,
 results.json with its buckets.parquet beside. Each merge runs as a user runs it, ``python -m loadtest merge FOLDERS
---out M``, in a child whose peak resident memory the kernel reports (``wait4``); then the merged requests and entities
-are checked against the sum of the engines' counts, which they must equal exactly.
+--out M``, in a child whose resident memory, its worker processes' with it, is sampled for its peak; then the
+merged requests and entities are checked against the sum of the engines' counts, which they must equal exactly.
 
     .venv/bin/python bench/merge_engines.py [--engines 10,100,400] [--seconds 3600] [--keys 50] [--engine FOLDER]
 
@@ -24,11 +24,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 
 from loadtest import bucket_frame, series_frame
 from loadtest.buckets import COUNTERS
@@ -103,18 +105,42 @@ def sample_rows(given: dict | list) -> dict[int, dict]:
 
 
 def measured_merge(folders: list[Path], out: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak resident MB, exit status) of ``loadtest merge FOLDERS --out OUT`` in a child."""
+    """(wall seconds, peak MB, exit status) of ``loadtest merge FOLDERS --out OUT`` in a child. The peak is the most
+    the child and its worker processes held together, resident (sampled every 20 ms, with psutil): the kernel's own
+    peak (``wait4``) is the largest single process's, not their sum."""
     began = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-m", "loadtest", "merge", *map(str, folders), "--out", str(out)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
     )  # fmt: skip
+    peak, sampler = [0], threading.Thread(target=_sample_tree, args=(child.pid,), daemon=True)
+    sampler.peak = peak  # type: ignore[attr-defined]
+    sampler.start()
     _, status, usage = os.wait4(child.pid, 0)
     took = time.perf_counter() - began
+    sampler.join()
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode not in (0, 1):
         raise SystemExit(f"merge of {len(folders)} engines failed ({child.returncode}): {child.stderr.read()[-2000:]!r}")
-    return took, usage.ru_maxrss / 1024, child.returncode
+    return took, max(peak[0], usage.ru_maxrss * 1024) / 2**20, child.returncode
+
+
+def _sample_tree(pid: int) -> None:
+    """The most resident memory a process and its children held together, into this thread's ``peak``."""
+    peak = threading.current_thread().peak  # type: ignore[attr-defined]
+    try:
+        parent = psutil.Process(pid)
+        while parent.status() != psutil.STATUS_ZOMBIE:
+            total = 0
+            for process in [parent, *parent.children(recursive=True)]:
+                try:
+                    total += process.memory_info().rss
+                except psutil.Error:
+                    pass
+            peak[0] = max(peak[0], total)
+            time.sleep(0.02)
+    except psutil.Error:
+        return
 
 
 def main() -> int:

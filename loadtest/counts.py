@@ -40,7 +40,17 @@ from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
 from .latency import Latency, add_into, max_ms, ms_at, new_histogram
 
-__all__ = ["AGED_AFTER_S", "COMPACT_AFTER_S", "RunCounts", "SKETCH_LG_K", "TOP_K", "max_ms", "ms_at", "new_histogram"]
+__all__ = [
+    "AGED_AFTER_S",
+    "COMPACT_AFTER_S",
+    "HISTOGRAMS",
+    "RunCounts",
+    "SKETCH_LG_K",
+    "TOP_K",
+    "max_ms",
+    "ms_at",
+    "new_histogram",
+]
 
 TOP_K = 50  # PartitionKeys kept exactly, per second
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
@@ -48,6 +58,8 @@ SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % err
 #: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
 #: its seconds apart); older ones are put away as columns.
 AGED_AFTER_S = 120  # seconds kept as buckets behind the newest one: the live view's chart (and its peaks, with aged_peaks)
+#: A snapshot's latency histograms, by key: what ``merge_histograms`` adds.
+HISTOGRAMS = ("latency", "latency_minutes", "first_attempt", "corrected", "corrected_minutes")
 
 
 def _b64(raw: bytes) -> str:
@@ -130,13 +142,19 @@ class RunCounts:
             listed += [[*key, bucket.to_dict()] for key, bucket in self.buckets.items()]
         return {
             "buckets": listed,
-            **dict(zip(("latency", "latency_minutes"), self.latency.encoded(), strict=True)),
-            "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
-            **dict(zip(("corrected", "corrected_minutes"), self.corrected.encoded(), strict=True)),
+            **self.histograms(),
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(distinct.get_result().serialize_compact()),
             "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
             "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
+        }
+
+    def histograms(self) -> dict[str, list[list]]:
+        """The latency histograms in HdrHistogram's encoding, under the snapshot's keys (``HISTOGRAMS``)."""
+        return {
+            **dict(zip(("latency", "latency_minutes"), self.latency.encoded(), strict=True)),
+            "first_attempt": [[key, hist.encode().decode("ascii")] for key, hist in self.first_attempt.items()],
+            **dict(zip(("corrected", "corrected_minutes"), self.corrected.encoded(), strict=True)),
         }
 
     def drain(self) -> dict[str, Any]:
@@ -173,6 +191,15 @@ class RunCounts:
             return
         for second, partition, op_class, bucket in data["buckets"]:
             self._bucket(int(second), partition, op_class).merge(bucket)
+        self.merge_histograms(data)
+        self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
+        self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
+        for second, start, entities in data.get("ranges", ()):
+            self.ranges[(int(second), start)] += entities
+
+    def merge_histograms(self, data: Mapping[str, Any]) -> None:
+        """Add the latency histograms of a snapshot (``HISTOGRAMS``): what ``loadtest merge``'s workers add apart, each
+        its share of the engines; a ``ValueError`` if one does not decode."""
         for latency, name in ((self.latency, "latency"), (self.corrected, "corrected")):
             for second, op_class, encoded in data.get(name, ()):
                 latency.add_encoded(int(second), op_class, encoded)
@@ -180,10 +207,6 @@ class RunCounts:
                 latency.add_encoded(int(minute), op_class, encoded, minute=True)
         for op_class, encoded in data.get("first_attempt", ()):
             add_into(self.first_attempt.setdefault(op_class, new_histogram()), encoded)
-        self.heavy.merge(ds.frequent_strings_sketch.deserialize(base64.b64decode(data["heavy"])))
-        self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
-        for second, start, entities in data.get("ranges", ()):
-            self.ranges[(int(second), start)] += entities
 
     def close(self) -> None:
         """Free the sketches before the interpreter exits (nanobind reports objects still alive then)."""

@@ -48,6 +48,7 @@ LATENCY_MAX_US = 3_600_000_000  # one hour
 ROLLUP_S = 60  # an aged second's histogram goes into its minute's
 PER_SECOND_FOR_S = 600  # seconds kept apart behind the newest one counted: ten minutes
 LIVE_FOR_S = 60  # seconds whose histograms stay live behind the newest one counted (a worker's report lands in them)
+ADDING_MINUTES = 240  # minutes a merge keeps decoded as it adds engines into them (an hour of four op classes)
 
 Figures = tuple[float, float, float, float]  # p50, p95, p99 and max, ms
 
@@ -166,7 +167,21 @@ class Latency:
     def __init__(self) -> None:
         self.seconds: dict[tuple[int, str], HdrHistogram] = {}
         self.packed: dict[tuple[int, str], str] = {}
-        self.minutes: dict[tuple[int, str], str] = {}
+        self._minutes: dict[tuple[int, str], str] = {}
+        self._adding: dict[tuple[int, str], HdrHistogram] = {}  # minutes being added to (a merge's), not yet encoded
+
+    @property
+    def minutes(self) -> dict[tuple[int, str], str]:
+        """The aged minutes, encoded (any being added to encoded first)."""
+        self._settle()
+        return self._minutes
+
+    def _settle(self) -> None:
+        for key, hist in self._adding.items():
+            if key in self._minutes:
+                add_into(hist, self._minutes[key])
+            self._minutes[key] = hist.encode().decode("ascii")
+        self._adding.clear()
 
     def at(self, second: int, op_class: str) -> HdrHistogram:
         """The live histogram of ``second`` (made if new; one whose second is packed or rolled up joins it at the next
@@ -178,8 +193,13 @@ class Latency:
 
     def add_encoded(self, second: int, op_class: str, encoded: str, *, minute: bool = False) -> None:
         """Add a histogram in HdrHistogram's encoding: one second's, or (``minute``) one minute's."""
-        if minute:
-            self._into_minute(second, op_class, [encoded])
+        if minute:  # kept decoded while a merge adds engine after engine into it (a decode and encode each, else)
+            hist = self._adding.get((second, op_class))
+            if hist is None:
+                if len(self._adding) >= ADDING_MINUTES:
+                    self._settle()
+                hist = self._adding[(second, op_class)] = new_histogram()
+            add_into(hist, encoded)
         else:
             add_into(self.at(second, op_class), encoded)
 
@@ -269,7 +289,8 @@ class Latency:
     def clear(self) -> None:
         self.seconds.clear()
         self.packed.clear()
-        self.minutes.clear()
+        self._minutes.clear()
+        self._adding.clear()
 
 
 def _sum(hist: HdrHistogram | None, encoded: str) -> HdrHistogram:

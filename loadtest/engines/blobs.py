@@ -18,7 +18,7 @@ from ..exit_codes import UsageError
 from ..outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, TIMESERIES_GZ
 from ..wrapup import OUTPUTS
 
-__all__ = ["RUN_OUTPUTS", "download_buckets", "download_results", "upload_outputs", "upload_place"]
+__all__ = ["RUN_OUTPUTS", "download_buckets", "download_results", "results_blobs", "upload_outputs", "upload_place"]
 
 log = logging.getLogger("loadtest")
 DOWNLOADS_AT_ONCE = 8  # engines' results.json downloading ahead of the merge: its memory, and the container's round trips
@@ -59,24 +59,37 @@ def upload_outputs(
     return place
 
 
-def download_results(
-    container: str, run_id: str, *, connection_string: str, account_url: str, timeout: float, at_once: int = DOWNLOADS_AT_ONCE
-) -> Iterator[tuple[str, str]]:
-    """Each engine's results.json under ``container/<run_id>/``, in name order: (its blob name, its text). Read as
-    the merge takes them, ``at_once`` downloading ahead in parallel: at most that many engines' texts are held."""
+def results_blobs(container: str, run_id: str, *, connection_string: str, account_url: str, timeout: float) -> list[str]:
+    """Each engine's results.json under ``container/<run_id>/``, in name order (none if there is no such container)."""
     where = f"--from-container {container} --run-id {run_id}"
     client = open_container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
     with client:
         try:
-            names = sorted(
+            return sorted(
                 blob.name
                 for blob in client.list_blobs(name_starts_with=f"{run_id}/")
                 if len(parts := blob.name.split("/")) == 3 and parts[2] == RESULTS_FILE
             )
         except ResourceNotFoundError:
-            return  # no container of that name: nothing was uploaded there
+            return []  # no container of that name: nothing was uploaded there
         except AzureError as err:
             raise failed(err, where) from None
+
+
+def download_results(
+    container: str,
+    names: Sequence[str],
+    *,
+    connection_string: str,
+    account_url: str,
+    timeout: float,
+    at_once: int = DOWNLOADS_AT_ONCE,
+) -> Iterator[tuple[str, str]]:
+    """Each of the engines' results.json ``names`` (``results_blobs``), in their order: (``container/name``, its
+    text). Read as the merge takes them, ``at_once`` downloading ahead in parallel: at most that many texts held."""
+    where = f"--from-container {container}"
+    client = open_container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
+    with client:
         for name, data in _ahead(client, names, at_once, where):
             yield f"{container}/{name}", data.decode("utf-8", errors="replace")
 

@@ -5,30 +5,20 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterator, Sequence
-from itertools import chain
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
-from .. import bucket_frame, wrapup
+from .. import wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import MERGE_OPTIONS
 from ..outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, check_out
-from ..results import Results
-from .blobs import download_buckets, download_results
-from .merge import BucketsBeside, merge
+from .blobs import download_buckets, download_results, results_blobs
+from .engine_read import read_results
+from .merge import BucketsBeside, merge, merge_apart, merge_workers
 
 __all__ = ["merge_command"]
-
-
-def _read(source: str, text: str) -> tuple[str, Results]:
-    try:
-        return source, Results.from_json(text)
-    except ValueError as err:  # every field checked against its type; JSON errors are ValueErrors too
-        raise UsageError(f"{source}: not a partition-stress results.json: {err}") from None
 
 
 def _results_files(sources: list[str]) -> dict[str, Path]:
@@ -42,23 +32,12 @@ def _results_files(sources: list[str]) -> dict[str, Path]:
     return found
 
 
-def _from_files(found: dict[str, Path]) -> Iterator[tuple[str, Results]]:
-    """Each engine's results, read as the merge takes it; one whose results.json names its buckets' file must have it
-    beside (said as it is read, before the sum)."""
-    for source, path in found.items():
-        read = _read(source, path.read_text(encoding="utf-8", errors="replace"))
-        named = isinstance(read[1].mergeable.get("metrics", {}).get("buckets"), dict)
-        if named and not (path.parent / BUCKETS_FILE).is_file():
-            raise UsageError(f"{source}: its buckets ({BUCKETS_FILE}) are not beside its results.json; copy its folder whole")
-        yield read
-
-
 def _buckets_of_files(found: dict[str, Path]) -> BucketsBeside:
     """The second pass over files: each engine's buckets.parquet, beside its results.json."""
 
-    def read(sources: Sequence[str]) -> Iterator[pa.Table]:
+    def read(sources: Sequence[str]) -> Iterator[Path]:
         for source in sources:
-            yield _buckets(source, found[source].parent / BUCKETS_FILE)
+            yield found[source].parent / BUCKETS_FILE
 
     return read
 
@@ -67,33 +46,16 @@ def _buckets_of_container(given: dict[str, Any]) -> BucketsBeside:
     """The second pass over a container: each engine's buckets.parquet, downloaded ahead as results.json were."""
     container = given["from_container"]
 
-    def read(sources: Sequence[str]) -> Iterator[pa.Table]:
-        blobs = download_buckets(
+    def read(sources: Sequence[str]) -> Iterator[bytes]:
+        yield from download_buckets(
             container,
             [source.removeprefix(f"{container}/") for source in sources],
             connection_string=given["connection_string"],
             account_url=given["account_url"],
             timeout=given["timeout"],
         )
-        for source, data in zip(sources, blobs, strict=True):
-            yield _buckets(source, data)
 
     return read
-
-
-def _buckets(source: str, data: Path | bytes) -> pa.Table:
-    try:
-        return bucket_frame.read_table(data)
-    except ValueError as err:
-        raise UsageError(f"{source}: {BUCKETS_FILE}: {err}") from None
-
-
-def _of_run(sources: Iterator[tuple[str, Results]], run_id: str) -> Iterator[tuple[str, Results]]:
-    """The engines, each of run ``run_id`` when one is given."""
-    for source, results in sources:
-        if run_id and results.run.id != run_id:
-            raise UsageError(f"--run-id {run_id}: {source} is run {results.run.id!r}")
-        yield source, results
 
 
 def merge_command(ns: argparse.Namespace) -> int:
@@ -104,24 +66,23 @@ def merge_command(ns: argparse.Namespace) -> int:
             raise UsageError("merge: give engines' results (SOURCE…) or --from-container, not both")
         if not run_id:
             raise UsageError(f"--from-container {container}: needs --run-id ID, the run whose engines uploaded there")
-        texts = download_results(
-            container,
-            run_id,
-            connection_string=given["connection_string"],
-            account_url=given["account_url"],
-            timeout=given["timeout"],
-        )
-        first = next(texts, None)
-        if first is None:
+        connection = {name: given[name] for name in ("connection_string", "account_url", "timeout")}
+        names = results_blobs(container, run_id, **connection)
+        if not names:
             raise UsageError(
                 f"--from-container {container} --run-id {run_id}: no engine's results.json under {container}/{run_id}/ "
                 f"(engines put them there with --upload {container} --run-id {run_id})"
             )
-        sources, beside = (_read(name, text) for name, text in chain([first], texts)), _buckets_of_container(given)
+        engines: Iterable[tuple[str, str | Path]] = download_results(container, names, **connection)
+        count, beside = len(names), _buckets_of_container(given)
     else:
         found = _results_files(given["sources"])
-        sources, beside = _from_files(found), _buckets_of_files(found)
-    merged = merge(_of_run(sources, run_id), beside)
+        engines, count, beside = found.items(), len(found), _buckets_of_files(found)
+    workers = merge_workers(count)
+    if workers > 1:
+        merged = merge_apart(engines, beside, workers, run_id=run_id)
+    else:
+        merged = merge(((source, read_results(source, read)) for source, read in engines), beside, run_id=run_id)
     out = check_out(given["out"] or str(Path("reports") / merged.run.id / "merged"), overwrite=given["overwrite"])
     if not wrapup.finish(merged, out, target=None, started=time.time()):
         return 1

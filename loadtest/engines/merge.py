@@ -16,14 +16,15 @@ totals are exact always. The steady phase is when every engine's users all ran.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
 from .. import bucket_frame, summary
 from ..buckets import Bucket, BucketKey
@@ -36,17 +37,30 @@ from ..request_profile import RequestProfile
 from ..results import Results, RunInfo
 from .bucket_sum import BucketSum
 from .engine_load import EngineLoad
+from .engine_read import add_buckets, read_buckets, undecoded
+from .merge_workers import MergeWorkers
 
-__all__ = ["KEY_DESIGN", "TARGET", "BucketsBeside", "check", "merge"]
+__all__ = ["APART_FROM", "KEY_DESIGN", "MAX_WORKERS", "TARGET", "BucketsBeside", "check", "merge", "merge_apart", "merge_workers"]
 
-#: The buckets of engines whose results.json names their file, read in the order given (by their sources' names):
-#: the second pass. A ``UsageError`` names an engine whose file is missing or unreadable.
-BucketsBeside = Callable[[Sequence[str]], Iterator[pa.Table]]
+#: The buckets of engines whose results.json names their file, in the order given (by their sources' names): the
+#: second pass. Each is its file, or its bytes (downloaded); a ``UsageError`` names one that is missing.
+BucketsBeside = Callable[[Sequence[str]], Iterator[Path | bytes]]
 
 #: Settings every engine of one run must share: the keys they address and how.
 KEY_DESIGN = ("key_strategy", "partition_key", "row_key_strategy", "key_seed", "skew", "seed_entities")
 #: What the engines aimed at, and what they are judged against.
 TARGET = ("target_kind", "endpoint", "table", "partition_target", "account_target")
+#: Engines from which a merge reads them in worker processes (``merge_apart``); fewer are read in its own, where
+#: starting the workers (a second or two) would cost more than it saves.
+APART_FROM = 8
+MAX_WORKERS = 4  # each holds the run's seconds x keys of sums: the merge's memory grows with them
+
+
+def merge_workers(engines: int) -> int:
+    """The worker processes a merge of ``engines`` uses: one a core this process may use (at most ``MAX_WORKERS``)
+    from ``APART_FROM`` engines on, else none."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cores, MAX_WORKERS) if engines >= APART_FROM else 0
 
 
 def check(source: str, results: Results, first: tuple[str, RunInfo] | None, engines: dict[str, str]) -> None:
@@ -79,23 +93,38 @@ def check(source: str, results: Results, first: tuple[str, RunInfo] | None, engi
             raise UsageError(f"different key designs: {flag} {ours!r} ({name}) and {theirs!r} ({source})")
 
 
-def merge(sources: Iterable[tuple[str, Results]], beside: BucketsBeside | None = None) -> Results:
+def merge(sources: Iterable[tuple[str, Results]], beside: BucketsBeside | None = None, *, run_id: str = "") -> Results:
     """One run's results from its engines' (each checked as it comes); its findings are the verdict's to fill in.
     ``sources`` is read once, one engine at a time: only the sum and each engine's few figures are kept; the buckets of
-    those whose results.json names their file are read after, by ``beside``."""
-    merging = _Merging()
+    those whose results.json names their file are read after, by ``beside``. Each engine must be of run ``run_id``,
+    where one is given."""
+    merging = _Merging(run_id)
     for source, results in sources:
         merging.add(source, results)
-    if merging.first is None:
-        raise UsageError("merge: give engines' results (folders or results.json files), or --from-container C --run-id ID")
     return merging.merged(beside)
+
+
+def merge_apart(engines: Iterable[tuple[str, str | Path]], beside: BucketsBeside, workers: int, *, run_id: str = "") -> Results:
+    """``merge`` with the engines read and their histograms and buckets added in ``workers`` processes
+    (``merge_workers``): ``engines`` gives each one's results.json, its text or its file. The same results, in the
+    time of one engine a worker."""
+    merging = _Merging(run_id)
+    with MergeWorkers(workers) as pool:
+        for source, results, error in pool.results(engines):
+            merging.add(source, results)
+            if error:
+                raise undecoded(source, error)
+        for histograms in pool.histograms():
+            merging.metrics.merge_histograms(histograms)
+        return merging.merged(beside, pool)
 
 
 class _Merging:
     """The sum so far: the counts added with the metrics' own ``merge``, and what each engine adds apart (its share,
     its clock, its users, workers and integrity)."""
 
-    def __init__(self) -> None:
+    def __init__(self, run_id: str = "") -> None:
+        self.run_id = run_id  # the run every engine must be of (--run-id), if given
         self.metrics, self.workload = RunCounts(), RequestProfile()
         self.first: tuple[str, RunInfo] | None = None  # the first engine's run: what the others must share
         self.engines: dict[str, str] = {}
@@ -111,6 +140,8 @@ class _Merging:
         self.beside: dict[str, int] = {}  # engines' buckets in their file: the rows results.json says it holds
 
     def add(self, source: str, results: Results) -> None:
+        if self.run_id and results.run.id != self.run_id:
+            raise UsageError(f"--run-id {self.run_id}: {source} is run {results.run.id!r}")
         check(source, results, self.first, self.engines)
         engine = results.mergeable["engine"]
         self.engines[engine] = source
@@ -119,7 +150,7 @@ class _Merging:
         try:  # the histograms' counts are decoded as they are added (their headers were checked on read)
             self.metrics.merge({**snapshot, "buckets": ()})  # the buckets are added apart, once the top keys are known
         except ValueError as err:
-            raise UsageError(f"{source}: not a partition-stress results.json: results.mergeable.metrics: {err}") from None
+            raise undecoded(source, err) from None
         buckets = snapshot["buckets"]
         if isinstance(buckets, pd.DataFrame):
             self.held[source] = bucket_frame.encode(buckets)
@@ -142,15 +173,16 @@ class _Merging:
         self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
         self.shares.append(_share(results))
 
-    def merged(self, beside: BucketsBeside | None) -> Results:
-        assert self.first is not None
+    def merged(self, beside: BucketsBeside | None, pool: MergeWorkers | None = None) -> Results:
+        if self.first is None:
+            raise UsageError("merge: give engines' results (folders or results.json files), or --from-container C --run-id ID")
         metrics, clocks = self.metrics, self.clocks
         metrics.started = min(c["started"] for c in clocks)
         ramps = [c["steady_from"] for c in clocks]  # an engine whose ramp never finished: the run had no steady phase
         metrics.steady_from = None if None in ramps else max(ramps)
         metrics.stopped = max(c["stopped"] for c in clocks)
         metrics.steady_until = min(c["stopped"] for c in clocks)
-        sums = self._summed(beside, int(metrics.started), int(metrics.stopped))
+        sums = self._summed(beside, pool, int(metrics.started), int(metrics.stopped))
         metrics.add_frame(sums.frame())
         metrics.ranges.update(sums.ranges)
         base = self.first[1]
@@ -172,26 +204,26 @@ class _Merging:
         metrics.close()
         return merged
 
-    def _summed(self, beside: BucketsBeside | None, first: int, last: int) -> BucketSum:
-        """Every engine's buckets added, the partitions outside the run's top keys into OTHER."""
-        sums = BucketSum(self.metrics.top_partitions(), first, last)
+    def _summed(self, beside: BucketsBeside | None, pool: MergeWorkers | None, first: int, last: int) -> BucketSum:
+        """Every engine's buckets added (in the workers, where there are), the partitions outside the run's top keys
+        into OTHER."""
+        keep = self.metrics.top_partitions()
+        sums = BucketSum(keep, first, last)
         for source, encoded in self.held.items():
-            _add(sums, source, bucket_frame.read_table(encoded))
-        if self.beside:
-            if beside is None:
-                raise UsageError(f"{next(iter(self.beside))}: its buckets are in {BUCKETS_FILE}: give the engine's folder")
-            for (source, rows), table in zip(self.beside.items(), beside(list(self.beside)), strict=True):
-                if table.num_rows != rows:
-                    raise UsageError(f"{source}: {BUCKETS_FILE} holds {table.num_rows:,} rows, and results.json says {rows:,}")
-                _add(sums, source, table)
+            add_buckets(sums, source, bucket_frame.read_table(encoded))
+        if not self.beside:
+            return sums
+        if beside is None:
+            raise UsageError(f"{next(iter(self.beside))}: its buckets are in {BUCKETS_FILE}: give the engine's folder")
+        files = zip(self.beside.items(), beside(list(self.beside)), strict=True)
+        if pool is None:
+            for (source, rows), given in files:
+                add_buckets(sums, source, read_buckets(source, given), rows)
+            return sums
+        for frame, ranges in pool.bucket_sums(keep, first, last, ((source, given, rows) for (source, rows), given in files)):
+            sums.add(frame)  # each worker's sum: only the kept partitions, OTHER and the groups
+            sums.ranges.update(ranges)
         return sums
-
-
-def _add(sums: BucketSum, source: str, table: pa.Table) -> None:
-    try:
-        sums.add(table)
-    except ValueError as err:
-        raise UsageError(f"{source}: {BUCKETS_FILE}: {err}") from None
 
 
 def _listed(listed: Iterable[Any]) -> dict[BucketKey, Bucket]:
