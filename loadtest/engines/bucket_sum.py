@@ -72,13 +72,11 @@ class BucketSum:
                 np.add.at(self._sums[name], cell, values)
         np.maximum.at(self._sums["longest_ms"], cell, _integers(table, "longest_ms"))
         self._held[cell] = True
-        for name in TALLIES:  # rare: only the rows that hold one are made text
-            column = table.column(name)
-            if column.null_count or not _is_text(column.type):
-                raise ValueError(f"column {name!r} holds {column.type}{' with gaps' if column.null_count else ''}, not text")
-            rows = np.flatnonzero(pc.greater(pc.binary_length(column), 0).to_numpy(zero_copy_only=False))
-            for i, text in zip(rows, column.take(pa.array(rows)).to_pylist(), strict=True):
-                self._tallies.setdefault(int(cell[i]), {}).setdefault(name, Counter()).update(_tally(name, text))
+        for name in TALLIES:  # rare: only the rows that hold one are read, each text once
+            codes, texts = _coded(table, name)
+            tallies = [_tally(name, text) if text else None for text in texts]
+            for i in np.flatnonzero(np.array([bool(text) for text in texts], dtype=bool)[codes]):
+                self._tallies.setdefault(int(cell[i]), {}).setdefault(name, Counter()).update(tallies[codes[i]])
 
     def _op_code(self, op_class: str) -> int:
         if op_class not in self.op_classes:
