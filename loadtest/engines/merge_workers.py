@@ -24,7 +24,7 @@ from ..counts import HISTOGRAMS, RunCounts
 from ..exit_codes import ToolError, UsageError
 from ..results import Results
 from .bucket_sum import BucketSum
-from .engine_read import add_buckets, read_buckets, read_results
+from .engine_read import add_buckets, read_buckets, read_results, read_results_apart
 
 __all__ = ["AHEAD", "MergeWorkers"]
 
@@ -151,13 +151,14 @@ def _refused(work: Any, *args: Any) -> tuple[str, Any]:
 def _results(counts: RunCounts, source: str, given: str | Path) -> tuple[Results, str]:
     """An engine's results without its latency histograms, which go into ``counts``; and what of them did not
     decode, if any (the merging process refuses the engine once its checks have passed, as in one process)."""
-    results = read_results(source, given)
-    snapshot = results.mergeable["metrics"]
-    histograms = {name: snapshot.pop(name, []) for name in HISTOGRAMS}
+    results, histograms = read_results_apart(source, given)
+    snapshot = results.mergeable.get("metrics", {})
+    histograms |= {name: snapshot[name] for name in HISTOGRAMS if snapshot.get(name)}  # a count read whole
     snapshot.update(dict.fromkeys(HISTOGRAMS, []))
     try:
         counts.merge_histograms(histograms)
-    except ValueError as err:
+    except Exception as err:  # noqa: BLE001 -- one that read past unchecked: the reader's line names it, if it can
+        read_results(source, given)
         return results, str(err)
     return results, ""
 

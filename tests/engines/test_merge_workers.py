@@ -73,6 +73,10 @@ def undecodable(data: dict) -> None:
     data["mergeable"]["metrics"]["latency"][0][2] = past_the_hour()
 
 
+def not_a_histogram(data: dict) -> None:
+    data["mergeable"]["metrics"]["latency"][0][2] = "AAAA"
+
+
 def no_run(data: dict) -> None:
     data.pop("run")
 
@@ -82,6 +86,7 @@ REFUSED = {
     "a run id apart": (run_id, "results.json", "different run ids: 'r1' (e0) and 'r2' (e1)"),
     "not results": (no_run, "results.json", "e1: not a partition-stress results.json"),
     "counts that do not decode": (undecodable, "results.json", "e1: not a partition-stress results.json: results.mergea"),
+    "not a histogram": (not_a_histogram, "results.json", "metrics.latency[0][2]: an HDR histogram"),
     "buckets cut short": (lambda path: path.write_bytes(path.read_bytes()[:-100]), "buckets.parquet", "e1: buckets.parquet"),
 }
 
