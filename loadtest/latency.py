@@ -16,6 +16,7 @@ from __future__ import annotations
 import binascii
 import ctypes
 import struct
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
@@ -48,7 +49,12 @@ Figures = tuple[float, float, float, float]  # p50, p95, p99 and max, ms
 
 
 def new_histogram() -> HdrHistogram:
-    return HdrHistogram(1, LATENCY_MAX_US, 2)
+    """A histogram of the metrics' range, freed as soon as it is dropped: the library's encoder refers back to its
+    histogram, a cycle that left each dropped one (27 KB of counts) to the cyclic collector. A run packs four a second
+    and drops them; in a 10-minute run some 1,200 lay in memory between collections, and the process grew with them."""
+    hist = HdrHistogram(1, LATENCY_MAX_US, 2)
+    hist.encoder.histogram = weakref.proxy(hist)
+    return hist
 
 
 _EXTERNAL = struct.Struct(">II")  # HdrHistogram's V2 wire form: cookie, length of the zlib payload that follows

@@ -28,6 +28,8 @@ from .series_schema import Counts, Sample
 from .typed_reader import Check
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .counts import RunCounts
     from .request_profile import RequestProfile
 
@@ -178,15 +180,17 @@ def capture(
     *,
     run_id: str,
     engine: str,
+    buckets: "pd.DataFrame | None" = None,
 ) -> dict[str, Any]:
-    """This engine's counts at the end of its test, nothing reset; its buckets a frame (``bucket_frame``), which
-    results.json names by its file (``Results.write`` writes both)."""
+    """This engine's counts at the end of its test, nothing reset; its buckets a frame (``bucket_frame``; ``buckets``:
+    ``metrics.frame()``, where the caller has made it already), which results.json names by its file
+    (``Results.write`` writes both)."""
     return {
         "version": MERGEABLE_VERSION,
         "run_id": run_id,
         "engine": engine,
         "host": socket.gethostname(),
-        "metrics": {**metrics.snapshot(buckets=False), "buckets": metrics.frame()},
+        "metrics": {**metrics.snapshot(buckets=False), "buckets": metrics.frame() if buckets is None else buckets},
         "workload": workload.snapshot(),
         "samples": sample_columns(samples),
     }

@@ -50,13 +50,16 @@ def results_of(run: StressRun, environment: Environment) -> Results:
     shape = environment.shape_class
     search = shape.ran(time.time()) if isinstance(shape, CeilingShape) else None  # a ceiling search's steps
     gathered = run.cluster.gathered()
-    results = summary.build(run.metrics, info, **gathered)
+    buckets = run.metrics.frame()  # one frame for the summary and the mergeable count (a second was 14 MB at 10 min)
+    results = summary.build(run.metrics, info, **gathered, buckets=buckets)
     if search:
         results.ceiling = judged(*search, run.metrics, info, gathered["samples"])
     if run.target.emulator is not None and len(results.timeseries):  # the emulator's range splits, on the run's clock
         first = results.timeseries.iloc[0]
         results.range_splits = run.target.emulator.splits(int(first["second"] - first["t"]))
-    results.mergeable = capture(run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine)
+    results.mergeable = capture(
+        run.metrics, run.cluster.workload, gathered["samples"], run_id=run.run_id, engine=settings.engine, buckets=buckets
+    )
     return results
 
 

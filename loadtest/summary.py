@@ -211,10 +211,11 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
-def counted(counts: RunCounts) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
+def counted(counts: RunCounts, buckets: pd.DataFrame | None = None) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
     """The run's phases, its buckets as a frame (``bucket_frame``) with every key outside the top folded into
-    ``OTHER``, and the entities folded per (second, key range)."""
-    frame = counts.frame()
+    ``OTHER``, and the entities folded per (second, key range). ``buckets``: ``counts.frame()``, where the caller has
+    made it already."""
+    frame = counts.frame() if buckets is None else buckets
     phases = Phases.of(frame["second"].unique().tolist(), counts.started, counts.steady_from, counts.stopped, counts.steady_until)
     ranges = Counter(counts.ranges)
     folding = ~frame["partition"].isin(frozenset(counts.top_partitions()) | GROUPS)
@@ -233,13 +234,15 @@ def build(
     samples: Mapping[int, Mapping[str, float]] | None = None,
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
+    buckets: pd.DataFrame | None = None,
 ) -> Results:
     """The run's results from what was counted (a run's, the engines' added, a simulation's), the per-second samples,
-    the workers' record and the workload profile's figures. A ceiling search's judgement is the ceiling's own
-    (``ceiling.judge.judged``), added by the run that searched."""
+    the workers' record and the workload profile's figures (``buckets``: ``counts.frame()``, where the caller has made
+    it already). A ceiling search's judgement is the ceiling's own (``ceiling.judge.judged``), added by the run that
+    searched."""
     samples = samples or {}
     rate = float(info.settings.get("arrival_rate", 0) or 0)
-    phases, frame, ranges = counted(counts)
+    phases, frame, ranges = counted(counts, buckets)
     first, last = phases.span[0], phases.span[-1]
     rows = partition_rows(frame, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]

@@ -81,6 +81,7 @@ def finish(
     except OSError as err:
         log.error("the results could not be written to %s: %s", out, err)
         return False
+    results.let_go_of_buckets()
     if not all([attempt(name, lambda write=write: write(results, out)) for name, write in outputs]):
         assess(results)
         results.write(out)  # now with what is missing among its findings
