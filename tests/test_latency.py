@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 
 import pytest
 from hdrh.histogram import HdrHistogram
@@ -220,3 +222,18 @@ def test_a_percentile_is_the_librarys_own_at_every_percentile(seed):
             expected = round(hist.get_value_at_percentile(percentile) / 1000.0, 2)
             assert ms_at(hist, percentile) == expected, (percentile, seed)
     assert ms_at(new_histogram(), 99) == 0.0
+
+
+def test_a_dropped_histogram_is_freed_at_once_not_left_to_the_cyclic_collector():
+    """The library's encoder refers back to its histogram; the metrics' histograms hold it weakly, so one dropped
+    (each second's once packed) frees its 27 KB of counts then, and still encodes while it is held."""
+    hist = new_histogram()
+    hist.record_value(1234)
+    assert add_into(again := new_histogram(), hist.encode().decode("ascii")) is None and again.get_total_count() == 1
+    held = weakref.ref(hist)
+    gc.disable()
+    try:
+        del hist
+        assert held() is None
+    finally:
+        gc.enable()

@@ -101,7 +101,7 @@ def merge(sources: Iterable[tuple[str, Results]], beside: BucketsBeside | None =
     merging = _Merging(run_id)
     for source, results in sources:
         merging.add(source, results)
-    return merging.merged(beside)
+    return merging.merged(merging.summed(beside))
 
 
 def merge_apart(engines: Iterable[tuple[str, str | Path]], beside: BucketsBeside, workers: int, *, run_id: str = "") -> Results:
@@ -116,7 +116,8 @@ def merge_apart(engines: Iterable[tuple[str, str | Path]], beside: BucketsBeside
                 raise undecoded(source, error)
         for histograms in pool.histograms():
             merging.metrics.merge_histograms(histograms)
-        return merging.merged(beside, pool)
+        sums = merging.summed(beside, pool)
+    return merging.merged(sums)  # the workers gone: their memory is not the summary's
 
 
 class _Merging:
@@ -173,7 +174,9 @@ class _Merging:
         self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
         self.shares.append(_share(results))
 
-    def merged(self, beside: BucketsBeside | None, pool: MergeWorkers | None = None) -> Results:
+    def summed(self, beside: BucketsBeside | None, pool: MergeWorkers | None = None) -> BucketSum:
+        """Once every engine is in: the run's clock from the engines', and every engine's buckets added (in the
+        workers, where there are), the partitions outside the run's top keys into OTHER."""
         if self.first is None:
             raise UsageError("merge: give engines' results (folders or results.json files), or --from-container C --run-id ID")
         metrics, clocks = self.metrics, self.clocks
@@ -182,7 +185,11 @@ class _Merging:
         metrics.steady_from = None if None in ramps else max(ramps)
         metrics.stopped = max(c["stopped"] for c in clocks)
         metrics.steady_until = min(c["stopped"] for c in clocks)
-        sums = self._summed(beside, pool, int(metrics.started), int(metrics.stopped))
+        return self._summed(beside, pool, int(metrics.started), int(metrics.stopped))
+
+    def merged(self, sums: BucketSum) -> Results:
+        assert self.first is not None
+        metrics = self.metrics
         metrics.add_frame(sums.frame())
         metrics.ranges.update(sums.ranges)
         base = self.first[1]
@@ -205,8 +212,6 @@ class _Merging:
         return merged
 
     def _summed(self, beside: BucketsBeside | None, pool: MergeWorkers | None, first: int, last: int) -> BucketSum:
-        """Every engine's buckets added (in the workers, where there are), the partitions outside the run's top keys
-        into OTHER."""
         keep = self.metrics.top_partitions()
         sums = BucketSum(keep, first, last)
         for source, encoded in self.held.items():
