@@ -42,6 +42,8 @@ __all__ = [
 KEYS = ("second", "partition", "op_class")
 TALLIES = ("errors", "throttled_by")  # Counters by code or reason: JSON text, "" when empty
 COLUMNS = (*KEYS, *COUNTERS, "longest_ms", *TALLIES)
+#: Columns read as Parquet's dictionaries (``decode``, ``read_table``): few texts, many rows (the tallies mostly empty).
+_CODED = (*KEYS[1:], *TALLIES)
 _SCHEMA = pa.schema(
     [("second", pa.int64()), ("partition", pa.string()), ("op_class", pa.string())]
     + [(name, pa.int64()) for name in (*COUNTERS, "longest_ms")]
@@ -77,8 +79,10 @@ def encode(frame: pd.DataFrame) -> bytes:
 
 
 def decode(encoded: bytes) -> pd.DataFrame:
-    frame = pq.read_table(io.BytesIO(encoded)).to_pandas()
-    for name in ("partition", "op_class", *TALLIES):
+    """``encode``'s frame again, its text columns read as Parquet's dictionaries: each row refers to one of a few
+    strings (a string a cell was 13 MB of a ten-minute run's frame at 50 keys, carried into its series)."""
+    frame = pq.read_table(io.BytesIO(encoded), read_dictionary=_CODED).to_pandas()
+    for name in _CODED:
         frame[name] = frame[name].astype(object)
     return frame
 
@@ -91,10 +95,6 @@ def write(frame: pd.DataFrame | None, path: Path) -> None:
         return
     encoded = encode(frame)
     write_whole(path, lambda file: file.write(encoded))
-
-
-#: Columns read as Parquet's dictionaries (``read_table``): few texts, many rows (the tallies mostly empty).
-_CODED = (*KEYS[1:], *TALLIES)
 
 
 def read_table(source: Path | bytes) -> pa.Table:
