@@ -163,7 +163,7 @@ def classic_block(block: bytes, seen: HourSeen) -> tuple[pa.Table, list[Unreadab
     )
     hours = pc.utf8_slice_codeunits(started, 0, 13).to_pylist()
     ids, counts = read["request-id-header"].to_pylist(), read["operation-count"].to_pylist()
-    repeated = [i for i, key in enumerate(zip(hours, ids, counts, strict=True)) if seen.repeat(*key)]
+    repeated = seen.repeated(hours, ids, counts)
     if not repeated:
         return table, []
     dropped = [duplicate(ids[i], counts[i]) for i in repeated]
