@@ -57,11 +57,11 @@ class HourSeen:
     def repeated(self, hours: Sequence[str], ids: Sequence[str], counts: Sequence[str]) -> list[int]:
         """Which of these records, in their order, were read already within their hour (the first of two in them
         is not)."""
-        found, start = [], 0
-        for end in range(1, len(hours) + 1):
-            if end == len(hours) or hours[end] != hours[start]:
-                found += [start + i for i in self._within(hours[start], ids[start:end], counts[start:end])]
-                start = end
+        named = np.asarray(hours)
+        edges = [0, *(np.flatnonzero(named[1:] != named[:-1]) + 1).tolist(), len(hours)]  # where the hour changes
+        found = []
+        for start, end in zip(edges, edges[1:], strict=False):
+            found += [start + i for i in self._within(hours[start], ids[start:end], counts[start:end])]
         return found
 
     def _within(self, hour: str, ids: Sequence[str], counts: Sequence[str]) -> list[int]:
@@ -74,10 +74,10 @@ class HourSeen:
         for run in self._runs:
             at = np.minimum(np.searchsorted(run, keys), len(run) - 1)
             again |= run[at] == keys
-        fresh = np.unique(keys[~again])
+        fresh = np.sort(keys[~again])  # none twice, none in a run: the runs never share a hash
         runs = [*self._runs, fresh] if len(fresh) else self._runs
         while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
-            runs[-2:] = [np.union1d(runs[-2], runs[-1])]
+            runs[-2:] = [np.sort(np.concatenate(runs[-2:]), kind="stable")]
         self._runs = runs
         return np.flatnonzero(again).tolist()
 
