@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .results import PEAK_WINDOW_S
-
 __all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_words"]
+
+#: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
+PEAK_WINDOW_S = 10
 
 
 def peak_words(*windows: int) -> str:

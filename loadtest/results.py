@@ -22,6 +22,7 @@ from .finding_names import FindingKind
 from .mergeable import Mergeable, OtherVersion
 from .operations import OpClass
 from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, write_text
+from .phases import PEAK_WINDOW_S
 from .results_schema import (
     Arrivals,
     EngineShare,
@@ -55,8 +56,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-#: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
-PEAK_WINDOW_S = 10
 #: A field kept in a file beside results.json, not in it (``typed_reader`` reads past it), and the form results.json
 #: held it in before that file (``Results.from_dict`` still reads it).
 BESIDE = {"beside": SERIES_FILE, "older": list[TimeseriesRow]}

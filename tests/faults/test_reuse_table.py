@@ -44,7 +44,8 @@ def test_a_reused_table_keeps_every_row_of_the_user_as_it_was(loadtest, azurite,
     assert rows_of(target, table.name) == before  # every row of the user's, unchanged (same ETag), nothing else
     data = results_of(tmp_path)
     assert data["integrity"]["lost"] == 0 and data["integrity"]["unacknowledged"] == 0
-    assert data["integrity"]["acknowledged_writes"] > 0 and sum(r["requests"] for r in data["partitions"]) > 100
+    assert data["integrity"]["acknowledged_writes"] > 0  # the mix's writes landed, and its reads and scans ran:
+    assert {r["op_class"] for r in data["partitions"] if r["requests"]} >= {"GET", "PUT"}  # (a count of them: the machine's)
     # reads, updates and scans found the run's own seeded rows (no ResourceNotFound); only update-etag's conflict
     # between two users of the run (412, the design's conflict rate) may occur
     assert set(data["errors"]) <= {"UpdateConditionNotSatisfied"}, data["errors"]
