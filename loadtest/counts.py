@@ -38,7 +38,8 @@ from .aged_buckets import AgedBuckets
 from .aged_peaks import AgedPeaks
 from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
-from .latency import Latency, add_into, max_ms, ms_at, new_histogram
+from .histograms import add_into, max_ms, ms_at, new_histogram
+from .latency import Latency
 
 __all__ = [
     "AGED_AFTER_S",
@@ -175,6 +176,15 @@ class RunCounts:
         self.corrected.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+
+    def let_go_of_history(self) -> None:
+        """Drop what only the run's results read, once they are built: the latency histograms and the buckets put away
+        as columns (ten minutes' are some 30 MB, which the report's drawing then stacked on). What the live view still
+        shows of a stopped test stays: the last seconds' buckets, the aged peaks, the sketches."""
+        self.latency.clear()
+        self.first_attempt.clear()
+        self.corrected.clear()
+        self.aged.clear()
 
     def reset(self, started: float) -> None:
         """Count a new test from ``started``: nothing of the last one kept (a web UI runs several per process)."""

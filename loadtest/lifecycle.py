@@ -229,6 +229,7 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         log.warning("no final report from workers %s: their last seconds are missing", ", ".join(silent))
     settings = run.settings
     results = results_of(run, environment)
+    run.metrics.let_go_of_history()  # the results hold what the outputs need: the report draws without them beside it
     lost_workers = [lost["index"] for lost in results.workers.get("lost", []) if lost.get("index") is not None]
     read_back = (
         (lambda: verify(run.ledger, run.table.keys(), lost_workers=lost_workers, prefix=run.table.rows))

@@ -41,7 +41,7 @@ MERGEABLE_VERSION = 1
 def _histogram(encoded: str) -> bool:
     """Whether ``encoded`` is an HDR histogram that the metrics' own (1 µs to an hour) can add: its header (the counts
     are decoded once, as they are added; counts that do not decode are named there)."""
-    from .latency import check_header  # the counts' libraries load only when an engine's count is read
+    from .histograms import check_header  # the counts' libraries load only when an engine's count is read
 
     check_header(encoded)
     return True

@@ -81,3 +81,22 @@ def test_compact_reads_only_the_buckets_made_since_it_last_looked():
     held = len(metrics.buckets)
     assert held <= (AGED_AFTER_S + 2) * 20 and held + metrics.aged.rows == 600 * 20  # the rest put away, none lost
     assert int(metrics.frame()["requests"].sum()) == 600 * 20
+
+
+def test_letting_go_of_the_history_drops_the_histograms_and_put_away_columns_and_leaves_the_live_view_as_it_was():
+    """What a stopped test's results were built from goes once they are (the report draws without it beside it); the
+    web UI still shows the stopped test as it did."""
+    from loadtest.report.live import live_view
+
+    clock, env, metrics = listener()
+    for second in range(300):
+        clock.now = 1_000_000 + second + 0.5
+        for key in range(5):
+            fire(env, partition=f"k{key}", entities=1 + key, ms=2.0)
+        metrics.compact()
+    env.events.test_stop.fire(environment=env)
+    shown = live_view(metrics, target=3, now=clock.now + 5)
+    assert metrics.aged.rows and metrics.latency.by_op_class()
+    metrics.let_go_of_history()
+    assert not metrics.aged.rows and not metrics.latency.by_op_class() and not metrics.corrected.by_op_class()
+    assert live_view(metrics, target=3, now=clock.now + 5) == shown and shown["rows"]

@@ -37,7 +37,7 @@ def read_results(source: str, given: str | Path) -> Results:
 
 def read_results_apart(source: str, given: str | Path) -> tuple[Results, dict[str, Any]]:
     """An engine's results, its latency histograms taken out unchecked (``HISTOGRAMS``; an empty list each in the
-    results): for a reader that adds them at once, which checks each whole (``latency.add_into``). Checking their
+    results): for a reader that adds them at once, which checks each whole (``histograms.add_into``). Checking their
     headers on read as well was a third of reading an engine-hour. Such a reader calls ``read_results`` for the line
     that names what is wrong where an add fails; a count of another form is read whole, its histograms in it."""
     try:

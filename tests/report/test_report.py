@@ -112,16 +112,17 @@ def ceiling_results():
 
 def drawn(monkeypatch, results) -> dict[str, object]:
     """Every chart's matplotlib figure, as drawn for the report (captured before it becomes a PNG)."""
-    from loadtest.report import charts
+    from loadtest.report import canvas, ceiling_chart, charts, heat_map
 
-    figures, png = [], charts._png
+    figures, png = [], canvas.png
 
     def keep(fig):
         fig.canvas.draw()
         figures.append(fig)
         return png(fig)
 
-    monkeypatch.setattr(charts, "_png", keep)
+    for module in (canvas, ceiling_chart, charts, heat_map):  # each that makes a PNG holds its own name for it
+        monkeypatch.setattr(module, "png", keep)
     names = list(charts.all_charts(results))
     return dict(zip(names, figures, strict=True))
 
