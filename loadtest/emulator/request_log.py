@@ -1,6 +1,7 @@
 """The emulator's record of every request it relays, as Azure's diagnostic setting archives a storage account's table
-logs (``insights-logs-storage*``: one JSON record a line, the documented fields): the ground truth ``loadtest traffic``
-is checked against, a run's own counts beside what the records say.
+logs (``insights-logs-storage*``: one JSON record a line, the documented fields), or, to a file named ``*.log`` as
+Storage Analytics' classic ``$logs`` are, in that form (version 1.0: ``;``-separated, quoted fields HTML-encoded): the
+ground truth ``loadtest traffic`` is checked against, a run's own counts beside what the records say.
 
 Written as the answer goes back, throttled answers included with Azure's status (503 ServerBusy, 500
 OperationTimedOut) and the metrics' response type that tells the partition's target from the account's limit. A SAS
@@ -13,14 +14,20 @@ import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 from urllib.parse import unquote
 
 from ..redact import redact
 from ..service_errors import service_message, throttle_reason
 from ..table_uri import category_of, operation_name
+from ..traffic.classic import FIELDS
 
-__all__ = ["RESPONSE_TYPES", "RequestLog", "answer_of", "log_time"]
+__all__ = ["CLASSIC_SUFFIX", "RESPONSE_TYPES", "RequestLog", "answer_of", "classic_line", "log_time"]
+
+#: A request log named so is written in the classic form, as ``$logs/table/…/NNNNNN.log`` are.
+CLASSIC_SUFFIX = ".log"
+#: How the classic form encodes a quoted field's characters: HTML entities, so no ``;``, quote or newline is bare.
+_ENCODED = str.maketrans({"&": "&amp;", '"': "&quot;", ";": "&#59;", "\n": "&#10;", "\r": "&#13;"})
 
 #: The metrics' response type of a throttled answer, by why it was refused (``service_errors.THROTTLE_REASONS``).
 RESPONSE_TYPES = {
@@ -59,13 +66,64 @@ def _identity(authorization: str, query: str) -> dict[str, str]:
     return {"type": {"SharedKey": "SharedKey", "SharedKeyLite": "SharedKey", "Bearer": "OAuth"}.get(scheme, "Anonymous")}
 
 
+def _quoted(text: str) -> str:
+    return '"' + text.translate(_ENCODED) + '"'
+
+
+def _classic_status(status: int, code: str, identity: str) -> str:
+    """Storage Analytics' status message for an answer (its documented names): a throttled one says by whose
+    requests, not whether the partition's target or the account's limit refused it (the classic form cannot tell)."""
+    if status == 503:
+        return {"SAS": "SASThrottlingError", "Anonymous": "AnonymousThrottlingError"}.get(identity, "ThrottlingError")
+    if status == 504 or code == "OperationTimedOut":
+        return "ServerTimeoutError"
+    if status < 400:
+        return "Success"
+    return "AuthorizationError" if status == 403 else "ClientOtherError" if status < 500 else "ServerOtherError"
+
+
+def classic_line(record: dict[str, Any]) -> str:
+    """A diagnostic record as the classic form's version 1.0 line says the same request: its request id the record's
+    correlation id, the response's packet size its head and body together, the authentication and the status message
+    as the form names them."""
+    p, identity = record["properties"], record["identity"]["type"]
+    values = {
+        "version": "1.0",
+        "request-start-time": record["time"],
+        "operation-type": record["operationName"],
+        "request-status": _classic_status(record["statusCode"], record["statusText"], identity),
+        "http-status-code": str(record["statusCode"]),
+        "end-to-end-latency-in-ms": str(record["durationMs"]),
+        "server-latency-in-ms": str(p["serverLatencyMs"]),
+        "authentication-type": {"SAS": "sas", "Anonymous": "anonymous"}.get(identity, "authenticated"),
+        "requester-account-name": p["accountName"] if identity != "Anonymous" else "",
+        "owner-account-name": p["accountName"],
+        "service-type": "table",
+        "request-url": _quoted(record["uri"]),
+        "requested-object-key": _quoted(p["objectKey"]),
+        "request-id-header": record["correlationId"],
+        "operation-count": str(p["operationCount"]),
+        "requester-ip-address": record["callerIpAddress"],
+        "request-version-header": record["operationVersion"],
+        "request-header-size": str(p["requestHeaderSize"]),
+        "request-packet-size": str(p["requestBodySize"]),
+        "response-header-size": str(p["responseHeaderSize"]),
+        "response-packet-size": str(p["responseHeaderSize"] + p["responseBodySize"]),
+        "request-content-length": str(p["requestBodySize"]),
+        "user-agent-header": _quoted(p["userAgentHeader"]),
+        "client-request-id": _quoted(p["clientRequestId"]) if p["clientRequestId"] else "",
+    }
+    return ";".join(values.get(name, "") for name in FIELDS) + "\n"
+
+
 class RequestLog:
-    """Appends one diagnostic-log record per relayed request to ``path`` (line-buffered: each record on disk once its
-    answer has gone, whenever the emulator is stopped)."""
+    """Appends one record per relayed request to ``path``, in the diagnostic archive's form or (a ``*.log``) the
+    classic form (line-buffered: each record on disk once its answer has gone, whenever the emulator is stopped)."""
 
     def __init__(self, path: Path, *, host: str, port: int) -> None:
         self.file: TextIO = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 -- open for the server's life
         self.origin = f"http://{host}:{port}"
+        self.classic = Path(path).suffix.lower() == CLASSIC_SUFFIX
 
     def write(
         self,
@@ -120,7 +178,7 @@ class RequestLog:
             "uri": redact(self.origin + target),
             "protocol": "HTTP",
         }
-        self.file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self.file.write(classic_line(record) if self.classic else json.dumps(record, separators=(",", ":")) + "\n")
 
     def close(self) -> None:
         self.file.close()

@@ -47,12 +47,13 @@ EMULATOR_OPTIONS: tuple[Option, ...] = only(
     ),
 )
 
-#: Every request the emulator relays, as Azure's diagnostic setting archives it: ``loadtest emulator`` and a run with
-#: ``--emulate-throttling`` write it, ``loadtest traffic`` reads it.
+#: Every request the emulator relays, as Azure's diagnostic setting archives it (or the classic form, to a ``*.log``):
+#: ``loadtest emulator`` and a run with ``--emulate-throttling`` write it, ``loadtest traffic`` reads it.
 REQUEST_LOG = Option(
     ("--request-log",),
     "write every request the throttling emulator relays to this file as Azure's diagnostic logs archive them (one JSON "
-    "record a line, throttled answers included), for `loadtest traffic`",
+    "record a line, throttled answers included), or, to a *.log, as Storage Analytics' classic logs do; for "
+    "`loadtest traffic`",
     "",
     rules.file_to_write,
     commands=REAL_RUN | {"emulator"},

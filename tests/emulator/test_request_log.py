@@ -3,6 +3,7 @@ and response type (a throttled answer's reason), the sizes, the client's request
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -75,3 +76,56 @@ def test_a_request_log_without_the_emulator_is_refused_before_anything_starts(mo
         monkeypatch, "run", "--emulate-throttling", "--request-log", str(tmp_path / "none" / "r.json"), "-t", "1s"
     )
     assert code == 2 and "does not exist or cannot be written" in err, err
+
+
+def test_a_request_log_named_like_the_classic_logs_is_written_in_their_form_and_reads_as_the_json_one_does(tmp_path):
+    """To ``*.log`` (as ``$logs/table/…/NNNNNN.log``): version 1.0 lines, quoted fields HTML-encoded; each reads back
+    (``loadtest traffic``'s reader, block and line) as the diagnostic record of the same request does, but for the
+    response type, which the classic form has not: a throttled answer's status message names no reason."""
+    from loadtest.traffic.classic import HourSeen
+    from loadtest.traffic.columns import classic_block
+    from loadtest.traffic.forms import detect, records
+
+    timed_out = Throttle(Budgets(partition_rate=1, account_rate=10**6, timeout_share=1.0))._busy("partition")  # noqa: SLF001
+    answers = {
+        "ok": (b"HTTP/1.1 200 OK\r\n\r\n", b"{}"),
+        "busy": (BUSY("partition").partition(b"\r\n\r\n")[0] + b"\r\n\r\n", BUSY("partition").partition(b"\r\n\r\n")[2]),
+        "timeout": (timed_out.partition(b"\r\n\r\n")[0] + b"\r\n\r\n", timed_out.partition(b"\r\n\r\n")[2]),
+        "missing": (b"HTTP/1.1 404 Not Found\r\nx-ms-error-code: ResourceNotFound\r\n\r\n", b""),
+    }
+    requests = [
+        ("GET /acct/orders(PartitionKey='a%3Bb%22c%26d',RowKey='r')", {"x_ms_client_request_id": 'id;"1"'}, "ok"),
+        ("GET /acct/orders(PartitionKey='hot',RowKey='r')?sv=2019&sig=SECRET%3D", {"x_ms_client_request_id": "id-2"}, "busy"),
+        ("MERGE /acct/orders(PartitionKey='hot',RowKey='r')", {"x_ms_client_request_id": "id-3"}, "timeout"),
+        ("DELETE /acct/orders(PartitionKey='k',RowKey='gone')", {"If_Match": "*"}, "missing"),
+        ("POST /acct/$batch", {"user_agent": 'app "x"; sdk'}, "ok"),
+    ]
+    for name in ("log.json", "log.log"):
+        log = RequestLog(tmp_path / name, host="127.0.0.1", port=1)
+        for i, (line, headers, answer) in enumerate(requests):
+            log.write(
+                started=1_795_525_445.25 + i, ended=1_795_525_445.26 + i, server_ms=4.0, head=head(line, **headers),
+                request_bytes=(200, 50), answer=answers[answer], caller="127.0.0.1:5000",
+            )  # fmt: skip
+        log.close()
+    text = (tmp_path / "log.log").read_text()
+    lines = text.splitlines(keepends=True)
+    assert len(lines) == len(requests) and detect(lines[0]) == "classic" and "SECRET" not in text
+    assert all(len(fields) == 30 for fields in csv.reader(lines, delimiter=";"))  # version 1.0's, a ; only quoted
+    json_records = list(records("diagnostic", (tmp_path / "log.json").read_text().splitlines(keepends=True)))
+    classic_records = list(records("classic", lines, HourSeen()))
+    table, repeated = classic_block(text.encode(), HourSeen())
+    assert not repeated and table.num_rows == len(requests)
+
+    def said(record, *fields):  # times to the microsecond: the block reader's pass through nanoseconds rounds
+        return tuple(round(v, 6) if name == "time" else v for name, v in ((n, getattr(record, n)) for n in fields))
+
+    fields = ("time", "operation", "status", "uri", "object_key", "duration_ms", "request_body", "client_request_id")
+    for ours, theirs, row in zip(classic_records, json_records, table.to_pylist(), strict=True):
+        assert said(ours, *fields) == said(theirs, *fields)
+        assert said(type("Row", (), row), *fields) == said(theirs, *fields)
+        assert ours.response_type == "" and theirs.response_type
+    assert [r.status_text for r in classic_records] == [
+        "Success", "SASThrottlingError", "ServerTimeoutError", "ClientOtherError", "Success"
+    ]  # fmt: skip
+    assert [r.status_text for r in json_records][1:3] == ["ServerBusy", "OperationTimedOut"]
