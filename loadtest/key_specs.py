@@ -15,7 +15,9 @@ from .keys import AppendOnly, Guid, HashPrefix, KeySet, KeyStrategy, PrependOnly
 
 __all__ = ["ROW_KEY_STRATEGIES", "STRATEGIES", "key_strategy", "row_key_maker"]
 
-STRATEGIES = tuple("single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT".split())
+STRATEGIES = tuple(
+    "single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT traffic:PROFILE".split()
+)
 ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
 _PER_ENTITY = ("guid", "append-only", "prepend-only", "timestamp")
 
@@ -50,6 +52,10 @@ def _strategy(spec: str, default_key: str, kw: dict[str, Any]) -> KeyStrategy:
         return HashPrefix(spec, [f"{i:03d}" for i in range(int(param))], **kw)
     if name == "template":
         return KeySet(spec, template_keys(param), **kw)
+    if name == "traffic":  # a traffic profile's partitions (loadtest run --traffic)
+        from .profiled_keys import profiled_keys
+
+        return profiled_keys(spec, param, kw)
     if name in _PER_ENTITY:
         return _per_entity(spec, name, param, kw)
     raise UsageError("unknown strategy")

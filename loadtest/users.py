@@ -91,6 +91,7 @@ class TableUser(MixOperations, User):
         self._ops = [getattr(self, PERFORMERS[name]) for name in settings.mix]
         self._operations = [OPERATIONS[name] for name in settings.mix]
         self._cum_weights = list(accumulate(settings.mix.values()))
+        self._aim = getattr(self.keys, "aim", None)  # a profile's keys: drawn by the op class of the operation to run
         self._keep_books(settings)
         self.settings = settings
         self._schedule: Schedule | None = None
@@ -156,7 +157,12 @@ class TableUser(MixOperations, User):
     @task
     def one_operation(self) -> None:
         """One operation drawn from the mix (``mix``, ``--mix``)."""
-        self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
+        if self._aim is None:
+            self.rng.choices(self._ops, cum_weights=self._cum_weights)[0]()
+            return
+        i = self.rng.choices(range(len(self._ops)), cum_weights=self._cum_weights)[0]
+        self._aim(self._operations[i].op_class)
+        self._ops[i]()
 
     def _open_loop(self, settings: Settings, stream: str, rate: float) -> None:
         """Operations due at ``rate`` per second on this user's own schedule, whatever the service's pace."""
@@ -197,6 +203,8 @@ class TableUser(MixOperations, User):
     def _demand(self, second: int) -> list[tuple[int, str, str, int]]:
         """A slot's (second, partition, op class, entities) as its operation would have asked, drawn without a request."""
         op = self.rng.choices(self._operations, cum_weights=self._cum_weights)[0]
+        if self._aim is not None:
+            self._aim(op.op_class)
         pk = self.keys.new_partition() if op.new_keys else self.existing()[0]
         scan = self.settings.scan_size
         scan_rows = self.keys.scanned(pk, self._seeded, scan)[1] if op.reach == "range" else scan

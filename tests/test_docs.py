@@ -4,11 +4,15 @@ it passes the tool's own parser and rules (validated, not run: nothing is create
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -201,6 +205,21 @@ def _commands() -> list[tuple[str, str]]:
     return found
 
 
+@functools.cache
+def _profile_folder(name: str) -> Path:
+    """A folder holding a small traffic profile named ``name``: two partitions' reads and writes for a minute."""
+    from loadtest.traffic.profile import ProfileCounts
+
+    counts = ProfileCounts()
+    for second in range(60):
+        counts.add(1_795_500_000 + second, "QueryEntity", "GET", "orders-17", 5, 5)
+        counts.add(1_795_500_000 + second, "InsertOrMergeEntity", "PUT", "orders-18", 2, 2)
+    folder = Path(tempfile.mkdtemp(prefix="docs-profile-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    counts.write(folder / name, first=1_795_500_000, last=1_795_500_059, hashed=False, records=0, entity_bytes=1000)
+    return folder
+
+
 def _check_command(monkeypatch, line: str) -> None:
     """The command through the tool's own edge, stopped before anything is sent."""
     for placeholder, value in PLACEHOLDERS.items():
@@ -212,6 +231,8 @@ def _check_command(monkeypatch, line: str) -> None:
         env[name] = value
     args = ["run", *words[2:]] if words[:2] == ["bash", "scripts/run.sh"] else words[1:]
     command = args[0] if args else ""
+    if command == "run" and "--traffic" in args:  # the profile it names, beside it (a run reads it as it starts)
+        monkeypatch.chdir(_profile_folder(args[args.index("--traffic") + 1]))
     if command in ("run", "ceiling"):
         monkeypatch.setattr(cli, "_check_web", lambda host, port: None)  # the machine's port 8089, not the docs'
         code, _, err = in_process(monkeypatch, *args, env=env)

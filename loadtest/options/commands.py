@@ -25,6 +25,7 @@ __all__ = [
     "DURATION",
     "MERGE_OPTIONS",
     "REAL_RUN_ONLY",
+    "REPLAY_OPTIONS",
     "REPORT_OPTIONS",
     "RUNNER_OPTIONS",
     "RUN_OPTIONS",
@@ -109,25 +110,15 @@ SERVE_OPTIONS: tuple[Option, ...] = only(
         ),
     ),
 )
-#: ``loadtest simulate``'s own (the workload, the budgets (``--emulator-*``) and the duration are a run's).
-SIMULATE_OPTIONS: tuple[Option, ...] = only(
-    "simulate",
-    (
-        Option(
-            ("--step",),
-            "seconds of virtual time per tick, a whole fraction of a second: 0.1, 0.05, 1 (smaller: finer retries and "
-            "bursts, slower)",
-            0.1,
-            number(
-                "seconds from 0.001 to 1 that divide one second evenly (1/step a whole number), e.g. 0.1",
-                lambda n: 0.001 <= n <= 1 and abs(round(1 / n) * n - 1) < 1e-9,
-            ),
-            locust=False,
-        ),
+#: A traffic profile replayed (``loadtest traffic LOGS --profile-out``): by a simulation over its span, or by a real run.
+REPLAY_OPTIONS: tuple[Option, ...] = tuple(
+    replace(opt, commands=frozenset({"simulate", "run"}))
+    for opt in (
         Option(
             ("--traffic",),
-            "replay a traffic profile (loadtest traffic LOGS --profile-out FILE): its partitions, mix and arrival rate over "
-            "its span stand for the workload options, -t (default: its span) takes its first seconds",
+            "replay a traffic profile (loadtest traffic LOGS --profile-out FILE): its partitions and mix stand for the "
+            "workload options, and its rate for the load (simulate: over its span; run: its busiest bin's, held, open "
+            "loop); -t (default: its span) takes its first seconds",
             "",
             locust=False,
         ),
@@ -146,13 +137,38 @@ SIMULATE_OPTIONS: tuple[Option, ...] = only(
             rules.unattributed,
             locust=False,
         ),
-        Option(
-            ("--split-hot",),
-            "with --traffic: the docs' remedy, each partition whose demand at the peak is over the partition target "
-            "spread over this many keys (its demand shared evenly)",
-            1,
-            whole(minimum=1, maximum=1000, unit=" keys a hot partition is spread over"),
-            locust=False,
+    )
+)
+#: ``loadtest simulate``'s own (the workload, the budgets (``--emulator-*``) and the duration are a run's).
+SIMULATE_OPTIONS: tuple[Option, ...] = (
+    *only(
+        "simulate",
+        (
+            Option(
+                ("--step",),
+                "seconds of virtual time per tick, a whole fraction of a second: 0.1, 0.05, 1 (smaller: finer retries and "
+                "bursts, slower)",
+                0.1,
+                number(
+                    "seconds from 0.001 to 1 that divide one second evenly (1/step a whole number), e.g. 0.1",
+                    lambda n: 0.001 <= n <= 1 and abs(round(1 / n) * n - 1) < 1e-9,
+                ),
+                locust=False,
+            ),
+        ),
+    ),
+    *REPLAY_OPTIONS,
+    *only(
+        "simulate",
+        (
+            Option(
+                ("--split-hot",),
+                "with --traffic: the docs' remedy, each partition whose demand at the peak is over the partition target "
+                "spread over this many keys (its demand shared evenly)",
+                1,
+                whole(minimum=1, maximum=1000, unit=" keys a hot partition is spread over"),
+                locust=False,
+            ),
         ),
     ),
 )
@@ -201,7 +217,11 @@ CLEANUP_OPTIONS: tuple[Option, ...] = tuple(
 
 #: Every command's options, as its parser registers them, in titled groups (``locust -f`` registers ``OPTIONS``).
 COMMANDS: dict[str, tuple[tuple[str, tuple[Option, ...]], ...]] = {
-    "run": (("how Locust runs", of("run", RUN_OPTIONS, RUNNER_OPTIONS)), ("partition-stress", OPTIONS)),
+    "run": (
+        ("how Locust runs", of("run", RUN_OPTIONS, RUNNER_OPTIONS)),
+        ("partition-stress", OPTIONS),
+        ("a traffic profile replayed", of("run", REPLAY_OPTIONS)),
+    ),
     "ceiling": (
         ("how Locust runs", of("ceiling", RUNNER_OPTIONS)),
         ("partition-stress", OPTIONS),

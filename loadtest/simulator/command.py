@@ -23,8 +23,8 @@ from ..options.limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
-from ..results_schema import USER_SETTINGS
 from ..traffic.profile import load_profile
+from ..traffic.run_replay import REPLAYED
 from .demand import demand_of
 from .replay import replay
 from .simulation import TRACKED, Simulation, state_bytes
@@ -48,7 +48,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
-    alone = [opt.flag for opt in REPLAY_OPTIONS if getattr(ns, opt.dest, None) not in (None, "")]
+    alone = [opt.flag for opt in NEEDS_TRAFFIC if getattr(ns, opt.dest, None) not in (None, "")]
     if alone and not TRAFFIC.value(ns):
         raise UsageError(f"{', '.join(alone)}: only with --traffic FILE (a profile to replay)")
     if TRAFFIC.value(ns):
@@ -73,9 +73,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
 
 
 STEP, TRAFFIC, SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT = SIMULATE_OPTIONS
-REPLAY_OPTIONS = (SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT)  # a replay's own: refused without --traffic
-#: The workload's options, which a replayed profile stands for (refused beside --traffic).
-REPLAYED = (*USER_SETTINGS, "seed_entities")
+NEEDS_TRAFFIC = (SCALE, UNATTRIBUTED_OPTION, SPLIT_HOT)  # a replay's own: refused without --traffic
 
 MAX_TICKS = 10**7  # about an hour and a half of computing at the bench's 0.5 ms a tick
 MAX_STATE_BYTES = 2**30  # per-key vectors in memory: beyond a gibibyte, a laptop swaps

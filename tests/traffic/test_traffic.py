@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from azure.storage.blob import BlobServiceClient
-from helpers import file_text, in_process, results_of, run_locustfile
+from helpers import file_text, in_process, results_of, run_loadtest, run_locustfile
 
 from loadtest.azurite import azurite_connection_string
 from loadtest.blob_container import BLOB_API_VERSION
@@ -299,3 +299,43 @@ def test_the_same_records_read_where_a_diagnostic_setting_archives_them(logged, 
         monkeypatch, "traffic", "--from-container", "insights-logs-storageread", env={"AZURE_STORAGE_CONNECTION_STRING": refused}
     )
     assert code == 1 and err.count("\n") == 1 and "refused the credentials (403)" in err and "bm90IHRoZSBrZXk" not in err, err
+
+
+def test_the_logs_profile_replayed_by_a_real_run_asks_each_partition_what_the_logged_run_asked(
+    logged, azurite, tmp_path, monkeypatch
+):
+    """Production -> profile -> a real run at N x: the run's own logs as a profile, replayed against a test table by
+    real Locust users at half the logged peak. Each logged partition gets its share of the reads, the hottest stays
+    hottest, every read finds an entity (seeded to match), and the run's settings say the profile ran."""
+    logged_run, log = logged
+    profile = tmp_path / "traffic.json"
+    code, out, err = in_process(
+        monkeypatch, "traffic", str(log), "--client-request-id", f"{logged_run['run']['id']}-",
+        "--profile-out", str(profile), "--out", str(tmp_path / "read"),
+    )  # fmt: skip
+    assert code == 0, out + err
+    peak = json.loads(profile.read_text())["rate"]
+    out = tmp_path / "replay"
+    done = run_loadtest(
+        "run", "--traffic", str(profile), "--scale", "0.5", "-t", "6s", "-r", "50",
+        "--out", str(out), "--connection-string", azurite.connection_string,
+    )  # fmt: skip
+    assert done.code == 0 and "Traceback" not in done.output, done.output
+    replay = results_of(out)
+    settings = replay["run"]["settings"]
+    assert settings["key_strategy"] == f"traffic:{profile}:spread"
+    assert {part.split("=")[0] for part in settings["mix"].split(",")} == {"read", "upsert", "insert", "batch"}
+    assert settings["arrival_rate"] == pytest.approx(0.5 * max(peak["requests"]) / peak["bin_s"], rel=0.01)
+
+    def shares(results: dict) -> dict[str, float]:
+        reads = {r["partition"]: r["requests"] for r in results["partitions"] if r["op_class"] == "GET"}
+        reads = {p: n for p, n in reads.items() if p != "inbox" and not p.startswith("#")}
+        return {p: n / sum(reads.values()) for p, n in reads.items()}
+
+    logged_shares, replayed = shares(logged_run), shares(replay)
+    assert replayed.keys() == logged_shares.keys(), (replayed, logged_shares)
+    for partition, share in logged_shares.items():
+        assert replayed[partition] == pytest.approx(share, abs=0.12), (partition, replayed, logged_shares)
+    assert max(replayed, key=replayed.get) == max(logged_shares, key=logged_shares.get)
+    missing = sum(r["errors"].get("ResourceNotFound", 0) for r in replay["partitions"])
+    assert missing == 0 and replay["arrivals"]["served_per_s"] > 0

@@ -1,0 +1,104 @@
+"""``loadtest run --traffic PROFILE --scale N``: a traffic profile as a real run's workload options, which the run then
+validates and reports as any other (``--key-strategy traffic:PROFILE``, ``--mix``, ``--arrival-rate``…), so what ran is
+what its report says, and a ``locust -f`` user can give the same options.
+
+- The keys: the profile's partitions, each drawn with its share of its op class's requests (``profiled_keys``).
+- The mix: the logged operations' requests, as the tool's operations: a point query a point read, a query a row range
+  scan of the logged entities per query, an insert-or-merge an upsert, an insert-or-replace a replace, an update or a
+  merge an update, a delete a delete, a batch a batch of the logged entities per batch.
+- The rate: an open loop at the profile's busiest bin's operations/s times ``--scale`` (or ``--arrival-rate``): a
+  real run holds one rate; the profile's shape over its span is the simulation's (``loadtest simulate --traffic``).
+- The seeding: at least an entity under every key the run may read, so a point read finds one.
+- The time: ``-t``, by default the profile's span.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from ..exit_codes import UsageError
+from ..options.commands import REPLAY_OPTIONS, RUN_OPTIONS
+from ..options.limits import MAX_DURATION_S, MAX_SEED_ENTITIES, MAX_USER_ARRIVAL_RATE
+from ..profiled_keys import ProfiledKeys
+from ..results_schema import USER_SETTINGS
+from .profile import load_profile
+
+__all__ = ["LOGGED_MIX", "REPLAYED", "replayed"]
+
+#: The tool's operation for each logged entity operation (the op class is the same: reads GET, writes PUT).
+LOGGED_MIX = {
+    "QueryEntity": "read",
+    "QueryEntities": "scan",
+    "InsertEntity": "insert",
+    "InsertOrMergeEntity": "upsert",
+    "InsertOrReplaceEntity": "replace",
+    "UpdateEntity": "update",
+    "MergeEntity": "update",
+    "DeleteEntity": "delete",
+    "EntityGroupTransaction": "batch",
+}
+#: The workload's options, which a replayed profile stands for (refused beside --traffic).
+REPLAYED = (*USER_SETTINGS, "seed_entities")
+USERS = next(opt for opt in RUN_OPTIONS if opt.dest == "users")
+MIX_RESOLUTION = 10_000  # the mix's weights: the operations' shares to one in ten thousand (any logged one at least 1)
+
+
+def _per_request(profile: dict[str, Any], operation: str, most: int) -> int | None:
+    """The logged entities per request of ``operation`` (a batch's operations, a query's rows), 1 to ``most``."""
+    rows = [row for row in profile["operations"] if row["operation"] == operation and row["requests"]]
+    if not rows:
+        return None
+    return max(1, min(most, round(sum(r["entities"] for r in rows) / sum(r["requests"] for r in rows))))
+
+
+def replayed(ns: argparse.Namespace, path: str) -> None:
+    """Set the workload options of ``ns`` (a run's, before they are validated) from the profile at ``path``; a
+    ``UsageError`` naming the flag where the profile or another option cannot be replayed."""
+    given = [f"--{dest.replace('_', '-')}" for dest in REPLAYED if getattr(ns, dest, None) not in (None, "")]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)}: with --traffic the profile's partitions and mix are the workload; drop "
+            f"{'them' if len(given) > 1 else 'it'} or --traffic"
+        )
+    if getattr(ns, "rate", None) not in (None, "", 0):
+        raise UsageError("--rate: with --traffic the run is an open loop at the profile's rate; give --scale or --arrival-rate")
+    _, scale_option, unattributed_option = REPLAY_OPTIONS
+    scaled = getattr(ns, "scale", None) not in (None, "")
+    if getattr(ns, "arrival_rate", None) not in (None, "") and scaled:
+        raise UsageError("--scale and --arrival-rate: give one (--arrival-rate sets the replay's operations/s)")
+    scale, unattributed = scale_option.value(ns), unattributed_option.value(ns)
+    profile = load_profile(path)
+    mix: dict[str, float] = {}
+    for row in profile["operations"]:
+        name = LOGGED_MIX.get(row["operation"])
+        if name is not None:
+            mix[name] = mix.get(name, 0.0) + row["requests"]
+    if not mix:
+        raise UsageError(f"--traffic {path}: the profile logged no entity operation a run can replay")
+    total = sum(mix.values())
+    ns.mix = ",".join(f"{name}={max(1, round(MIX_RESOLUTION * n / total))}" for name, n in mix.items())
+    if (size := _per_request(profile, "EntityGroupTransaction", 100)) is not None:
+        ns.batch_size = size
+    if (rows := _per_request(profile, "QueryEntities", 1000)) is not None:
+        ns.scan_size = rows
+    ns.key_strategy = f"traffic:{path}:{unattributed}"
+    keys = len(ProfiledKeys(ns.key_strategy, path, unattributed).keys())
+    ns.seed_entities = str(min(keys, MAX_SEED_ENTITIES))  # an entity under every key a read may draw
+    bins = profile["rate"]
+    peak = max(bins["requests"]) / bins["bin_s"]
+    if getattr(ns, "arrival_rate", None) in (None, ""):
+        ns.arrival_rate = f"{peak * scale:.3f}"
+    if getattr(ns, "duration", None) in (None, ""):
+        ns.duration = f"{min(int(profile['span']['seconds']), MAX_DURATION_S)}s"
+    need = math.ceil(float(ns.arrival_rate) / MAX_USER_ARRIVAL_RATE)
+    users = getattr(ns, "users", None)
+    if users in (None, ""):  # enough users for the rate: each starts at most MAX_USER_ARRIVAL_RATE a second
+        ns.users = str(max(USERS.default, need))
+    elif int(users) < need:
+        raise UsageError(
+            f"-u {users}: --traffic {path} replayed at {float(ns.arrival_rate):,.1f} operations/s (its busiest "
+            f"{bins['bin_s']} s at {peak:,.1f}/s) needs -u {need} or more (a user starts at most "
+            f"{MAX_USER_ARRIVAL_RATE:,} operations a second)"
+        )
