@@ -37,6 +37,11 @@ class AgedBuckets:
             self._chunks.append(encode(frame_of(self._pending)))
             self._pending = []
 
+    def put_away(self, frame: pd.DataFrame) -> None:
+        """Buckets made as a frame (``bucket_frame``'s columns, a key once), put away compressed as they are."""
+        self._chunks.append(encode(frame))
+        self.rows += len(frame)
+
     def add_frame(self, frame: pd.DataFrame) -> None:
         """Buckets given as a frame (``bucket_frame``'s columns), kept as they are."""
         self._frames.append(frame)

@@ -14,23 +14,19 @@ uses.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 
-from ..buckets import OTHER, Bucket, BucketKey
 from ..counts import TOP_K, RunCounts
 from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
 from ..retry import RetryStrategy
 from .demand import Demand
+from .second_rows import COUNTED, SecondRows
 
 __all__ = ["TRACKED", "Simulation", "SimulatedCounts", "state_bytes"]
 
 TRACKED = TOP_K  # keys counted apart, per second, as many as a run keeps apart; the rest add up in OTHER
-#: What each second counts per stream and key, as a run's buckets do (``buckets.COUNTERS``), and of the throttled, the account's.
-COUNTED = ("requests", "failures", "entities", "offered", "attempts", "throttled", "backoff_ms", "scheduled", "throttled_account")
-WITHIN = {"requests": "failures", "attempts": "throttled"}  # a count and the part of it it holds
 
 
 class SimulatedCounts(RunCounts):
@@ -74,7 +70,6 @@ class Simulation:
             PartitionLayer(budgets.server_rate, budgets.lb_delay, budgets.lb_offline, now=0.0) if budgets.server_rate else None
         )
         self.splits: list[Split] = []
-        self._carry: dict[tuple[str, str, str], float] = {}  # (partition, op class, counter): rounding carried
         expected = np.where(demand.key_counts == 1, demand.expected(rate), 0.0)  # a group of keys is never one key
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
@@ -97,8 +92,12 @@ class Simulation:
         tokens, account = np.full(n_keys, b.partition_rate * b.burst), b.account_rate * b.burst
         load = np.zeros(n_keys)
         sorted_keys = np.asarray(keys)  # once: the layer finds its ranges' first keys in it every tick
-        counts = {name: np.zeros((n_streams, n_keys)) for name in COUNTED}
-        buckets: dict[BucketKey, Bucket] = {}
+        stacked = np.zeros((len(COUNTED), n_streams, n_keys))  # [counter, stream, key], this second's
+        counts = {name: stacked[i] for i, name in enumerate(COUNTED)}  # each counter's view of it
+        metrics = SimulatedCounts([keys[i] for i in self.tracked], self._distinct())
+        op_classes = sorted({s.op_class for s in streams})
+        mine = {c: np.array([s.op_class == c for s in streams]) for c in op_classes}
+        rows = SecondRows(metrics, list(keys), self.tracked, op_classes, b.timeout_share)
         for tick in range(self.seconds * self.ticks_per_second):
             now = (tick + 1) * step
             ops = queue[tick % horizon].copy()
@@ -165,49 +164,15 @@ class Simulation:
             counts["scheduled"] += new
             if (tick + 1) % self.ticks_per_second == 0:
                 second = self.start + (tick + 1) // self.ticks_per_second - 1
-                buckets.update(self._second(second, counts, keyed))
-                for values in counts.values():
-                    values.fill(0.0)
-        metrics = SimulatedCounts([keys[i] for i in self.tracked], self._distinct())
-        metrics.buckets = buckets
+                for op_class in op_classes:  # its keyed streams' counts per key, and every stream's over every key
+                    ours = stacked[:, mine[op_class]]
+                    rows.add(second, op_class, ours[:, keyed[mine[op_class]]].sum(axis=1), (ours * weights).sum(axis=(1, 2)))
+                rows.end_of_second()
+                stacked.fill(0.0)
+        rows.flush()
         metrics.started = metrics.steady_from = float(self.start)
         metrics.stopped = float(self.start + self.seconds)
         return metrics
-
-    def _second(self, second: int, counts: dict[str, np.ndarray], keyed: np.ndarray) -> Iterator[tuple[BucketKey, Bucket]]:
-        """One second's buckets: each tracked key's per op class, and the rest (and every new key) as ``OTHER``."""
-        streams, timeout_share = self.demand.streams, self.budgets.timeout_share
-        weights = self.demand.key_counts  # a group's figures are each of its keys'
-        for op_class in sorted({s.op_class for s in streams}):
-            mine = np.array([s.op_class == op_class for s in streams])
-            keyed_totals = {name: values[mine & keyed].sum(axis=0) for name, values in counts.items()}  # per key
-            rest = {name: float((values[mine] * weights).sum()) for name, values in counts.items()}  # new keys' too
-            for i in self.tracked:
-                figures = {name: float(keyed_totals[name][i]) for name in COUNTED}
-                for name in COUNTED:
-                    rest[name] -= figures[name]
-                if figures["attempts"] > 0 or figures["entities"] > 0:  # a key scans read past their first
-                    key = (second, self.demand.keys[i], op_class)
-                    yield key, _bucket(self._whole(key, figures), timeout_share)
-            if rest["attempts"] > 1e-6 or rest["entities"] > 1e-6:
-                yield (second, OTHER, op_class), _bucket(self._whole((second, OTHER, op_class), rest), timeout_share)
-
-    def _whole(self, key: BucketKey, figures: dict[str, float]) -> dict[str, float]:
-        """Whole counts whose sums over the seconds stay exact: each second's rounding is carried into the next. A
-        count that holds another (``WITHIN``) is rounded as its part plus the rest, so a second never fails more
-        operations than it counts, nor throttles more attempts than it made (two carries apart, 68.75 requests a
-        second all failing had rounded to 68 requests and 69 failures)."""
-        split = dict(figures)
-        for whole_name, part in WITHIN.items():
-            split[whole_name] = figures[whole_name] - figures[part]
-        whole = {}
-        for name, value in split.items():
-            carried = value + self._carry.get((key[1], key[2], name), 0.0)
-            whole[name] = round(carried)
-            self._carry[(key[1], key[2], name)] = carried - whole[name]
-        for whole_name, part in WITHIN.items():
-            whole[whole_name] += whole[part]
-        return whole
 
     def _distinct(self) -> int:
         """Keys the workload touched: every key with demand, and a key per new entity where each gets its own."""
@@ -234,23 +199,3 @@ def state_bytes(*, streams: int, keys: int, retry: RetryStrategy, step: float) -
     """The memory a simulation's per-key vectors take: the retry queue, the counters and each tick's own arrays."""
     horizon = max(_delays(retry, step)[1], default=0) + 1
     return 8 * streams * keys * (horizon * (retry.retries + 1) + len(COUNTED) + 4 * (retry.retries + 1) + 8)
-
-
-def _bucket(figures: dict[str, float], timeout_share: float) -> Bucket:
-    """A second's counts as a run's bucket: failures by error code and throttled attempts by reason, as the emulator
-    answers them (``timeout_share`` as 500 OperationTimedOut, the rest as 503 ServerBusy for the account or the
-    partition)."""
-    figures = dict(figures)
-    by_account = figures.pop("throttled_account", 0.0)
-    bucket = Bucket(**{name: int(value) for name, value in figures.items()})
-    if bucket.throttled:
-        timeout = round(bucket.throttled * timeout_share)
-        account = min(bucket.throttled - timeout, round(by_account * (1 - timeout_share)))
-        reasons = {"timeout": timeout, "account": account, "partition": bucket.throttled - timeout - account}
-        bucket.throttled_by.update({reason: n for reason, n in reasons.items() if n})
-    failed = bucket.failures
-    if failed:
-        timed_out = round(failed * timeout_share)
-        errors = {"ServerBusy": failed - timed_out, "OperationTimedOut": timed_out}
-        bucket.errors.update({code: n for code, n in errors.items() if n})
-    return bucket

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from loadtest.bucket_frame import to_buckets
 from loadtest.buckets import OTHER, UNATTRIBUTED
 from loadtest.emulator.budgets import Budgets
 from loadtest.retry import parse_retry
@@ -37,7 +38,7 @@ def simulate(demand: Demand, *, rate: float, seconds: int, shape=None, partition
     budgets = Budgets(partition_rate=partition_rate, account_rate=account_rate, burst=0.1)
     metrics = Simulation(demand, budgets, parse_retry("none"), rate=rate, seconds=seconds, step=0.1, shape=shape).run()
     served: dict[str, float] = {}
-    for (_, partition, _), bucket in metrics.buckets.items():
+    for (_, partition, _), bucket in to_buckets(metrics.frame()).items():
         served[partition] = served.get(partition, 0) + bucket.entities
     return served
 
@@ -78,7 +79,7 @@ def test_the_rate_follows_the_profiles_time_shape_at_its_scale():
     metrics = Simulation(
         replayed.demand, budgets, parse_retry("none"), rate=3 * replayed.mean_rate, seconds=4, step=0.1, shape=replayed.shape
     ).run()
-    per_second = [metrics.buckets[(t, "k", "GET")].requests for t in range(4)]
+    per_second = [to_buckets(metrics.frame())[(t, "k", "GET")].requests for t in range(4)]
     assert per_second == [30, 30, 120, 30]
 
 

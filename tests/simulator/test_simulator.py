@@ -15,6 +15,7 @@ import pytest
 from browser import chromium_page
 from helpers import in_process, results_of, run_loadtest
 
+from loadtest.bucket_frame import to_buckets
 from loadtest.buckets import OTHER
 from loadtest.emulator.budgets import Budgets, PartitionLayer
 from loadtest.options.settings import Settings, namespace
@@ -179,7 +180,7 @@ def test_the_simulation_serves_a_hot_key_its_budget_and_retries_what_it_throttle
     settings = _settings("--arrival-rate", "400", "--mix", "read=100", "--retry", "fixed:2,0.5")
     budgets = Budgets(partition_rate=100, burst=0.1)
     metrics = Simulation(demand_of(settings, start=0, seconds=20), budgets, settings.retry, rate=400, seconds=20, step=0.1).run()
-    per_second = [b for (t, p, c), b in sorted(metrics.buckets.items()) if p == "hot"]
+    per_second = [b for (t, p, c), b in sorted(to_buckets(metrics.frame()).items()) if p == "hot"]
     assert [b.entities for b in per_second[2:]] == [100] * 18  # the budget, every second
     assert all(b.scheduled == 400 and b.offered == 400 for b in per_second)
     attempts, throttled, served = (sum(getattr(b, name) for b in per_second) for name in ("attempts", "throttled", "entities"))
@@ -197,7 +198,7 @@ def test_a_seconds_whole_counts_never_fail_more_than_they_count_nor_throttle_mor
     settings = _settings("--key-strategy", "hash-prefix:8", "--arrival-rate", "550", "--mix", "read=100", "--retry", "none")
     budgets = Budgets(partition_rate=2000, burst=0.1, server_rate=367, lb_delay=2, lb_offline=3)
     metrics = Simulation(demand_of(settings, start=0, seconds=13), budgets, settings.retry, rate=550, seconds=13, step=0.1).run()
-    buckets = list(metrics.buckets.values())
+    buckets = list(to_buckets(metrics.frame()).values())
     for bucket in buckets:
         assert 0 <= bucket.failures <= bucket.requests and 0 <= bucket.throttled <= bucket.attempts, bucket
     assert sum(b.failures == b.requests > 0 for b in buckets) >= 8 * 2  # each key's offline seconds
@@ -304,7 +305,7 @@ def test_the_simulation_tells_throttling_apart_by_reason_as_the_emulator_words_i
     budgets = Budgets(partition_rate=150, account_rate=180, burst=0.1, timeout_share=0.1)
     metrics = Simulation(demand_of(settings, start=0, seconds=10), budgets, settings.retry, rate=450, seconds=10, step=0.1).run()
     by: dict[str, Counter] = defaultdict(Counter)
-    for (t, key, _), bucket in metrics.buckets.items():
+    for (t, key, _), bucket in to_buckets(metrics.frame()).items():
         assert sum(bucket.throttled_by.values()) == bucket.throttled
         if t >= 2:
             by[key].update(bucket.throttled_by)
@@ -313,3 +314,28 @@ def test_the_simulation_tells_throttling_apart_by_reason_as_the_emulator_words_i
     assert sum(hot.values()) + sum(cool.values()) == pytest.approx((450 - 180) * 8, rel=0.03)  # 180 served a second
     timeouts = hot["timeout"] + cool["timeout"]
     assert timeouts == pytest.approx(0.1 * (450 - 180) * 8, rel=0.1)
+
+
+def test_a_long_simulation_puts_its_seconds_away_compressed_and_every_count_stays_whole_and_exact():
+    """Its seconds leave as columns every ten minutes (a ``Bucket`` a row held 8.4 GB for a day at 10x): none stays an
+    object, a row takes some bytes, and the rounding carried from second to second leaves each key's and op class's
+    total less than a half from the fluid model's, a part never above its whole."""
+    from loadtest.simulator.second_rows import CHUNK_S
+
+    settings = _settings("--key-strategy", "set:200", "--skew", "zipfian", "--arrival-rate", "3000", "--mix", "read=70,upsert=30")
+    budgets = Budgets(partition_rate=150, burst=0.1, timeout_share=0.3)
+    seconds = 2 * CHUNK_S + 30
+    metrics = Simulation(
+        demand_of(settings, start=0, seconds=seconds), budgets, settings.retry, rate=3000, seconds=seconds, step=1
+    ).run()
+    assert not metrics.buckets and metrics.aged.rows > 50 * seconds
+    assert metrics.aged.encoded_bytes < 40 * metrics.aged.rows  # compressed: the counters are mostly alike
+    frame = metrics.frame()
+    assert sorted(set(frame["second"])) == list(range(seconds))
+    assert (frame["failures"] <= frame["requests"]).all() and (frame["throttled"] <= frame["attempts"]).all()
+    rows = frame.groupby(["partition", "op_class"]).ngroups  # each one's rounding carried: at most half off, at the end
+    assert abs(int(frame["scheduled"].sum()) - 3000 * seconds) <= rows / 2
+    throttled = frame[frame["throttled"] > 0]
+    assert len(throttled) and all(
+        sum(json.loads(t).values()) == n for t, n in zip(throttled["throttled_by"], throttled["throttled"], strict=True)
+    )
