@@ -204,9 +204,10 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
         if side == "floor":
             counts = {int(k): v for k, v in json.loads(stdout.strip().splitlines()[-1])["counts"].items()}
         else:
-            counts = {}
-            for row in json.loads((Path(out) / "results.json").read_text())["timeseries"]:
-                counts[row["second"]] = counts.get(row["second"], 0) + row["requests"]
+            from loadtest.results import Results  # the series is beside results.json (series.parquet)
+
+            per_second = Results.load_file(Path(out) / "results.json").timeseries.groupby("second")["requests"].sum()
+            counts = {int(second): int(n) for second, n in per_second.items()}
         ops = sum(n for s, n in counts.items() if t0 <= s < t1)
         table.drop()
     window = t1 - t0
