@@ -29,6 +29,7 @@ from ..service_errors import logged_throttling
 from .attribution import attribute, codes_of
 from .columns import from_records
 from .profile import ProfileCounts
+from .recent_ids import RecentIds
 from .records import LogRecord, Unreadable
 from .workload import LoggedWorkload
 
@@ -78,7 +79,7 @@ class Tally:
         self.workload = LoggedWorkload()  # the checklist's evidence
         self.first: float | None = None
         self.last: float | None = None
-        self._recent = pa.table({"id": pa.array([], pa.string()), "time": pa.array([], pa.float64())})
+        self._recent = RecentIds(RETRY_WINDOW_S)  # operations' ids: a retry's is its first attempt's
         self._pending: list[LogRecord] = []
 
     def add(self, item: LogRecord | Unreadable) -> None:
@@ -135,7 +136,7 @@ class Tally:
         if self.hash_keys:
             codes, keys = codes_of(partition)
             partition = pa.array(np.array([k if k in GROUPS else hashed(k) for k in keys], object)[codes], pa.string())
-        first = self._first_attempts(records["client_request_id"], times)
+        first = self._recent.first(records["client_request_id"], times)
         reason, failed = self._answers(records)
         entities = said["entities"].to_numpy()
         succeeded = (reason == None) & ~failed  # noqa: E711
@@ -169,20 +170,6 @@ class Tally:
         self._latency(rows.filter(rows["timed"]))
         self._demand(rows.filter(pc.equal(rows["first"], 1)))
         self.counts.compact(now=self.last)
-
-    def _first_attempts(self, ids: pa.ChunkedArray, times: np.ndarray) -> np.ndarray:
-        """Whether each record is its operation's first attempt: the first of its client request id within
-        ``RETRY_WINDOW_S`` (a record without one is an operation of its own)."""
-        block = pa.table({"id": ids, "time": times})
-        given = pc.not_equal(ids, "").to_numpy(zero_copy_only=False)
-        position = pa.array(np.arange(len(times)))
-        earliest = block.append_column("at", position).group_by("id", use_threads=False).aggregate([("at", "min")])["at_min"]
-        opening = np.zeros(len(times), bool)
-        opening[earliest.to_numpy()] = True
-        before = pc.is_in(ids, value_set=self._recent["id"]).to_numpy(zero_copy_only=False)
-        recent = pa.concat_tables([self._recent, block.filter(pa.array(given))])
-        self._recent = recent.filter(pc.greater_equal(recent["time"], float(times.max()) - RETRY_WINDOW_S))
-        return ~given | (opening & ~before)
 
     @staticmethod
     def _answers(records: pa.Table) -> tuple[np.ndarray, np.ndarray]:
