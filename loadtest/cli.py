@@ -20,16 +20,7 @@ from typing import NoReturn
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
 from .options.command_help import COMMAND_HELP
-from .options.commands import (
-    COMMANDS,
-    COMPARE_OPTIONS,
-    REPLAY_OPTIONS,
-    REPORT_OPTIONS,
-    RUN_OPTIONS,
-    RUNNER_OPTIONS,
-    SEARCH_SETS,
-    SERVE_OPTIONS,
-)
+from .options.commands import COMMANDS, COMPARE_OPTIONS, REPORT_OPTIONS, RUN_OPTIONS, RUNNER_OPTIONS, SEARCH_SETS, SERVE_OPTIONS
 from .options.emulator import EMULATOR_OPTIONS, REQUEST_LOG
 from .options.limits import MAX_USERS
 from .options.option import add_options
@@ -108,8 +99,10 @@ def _check_web(host: str, web_port: int) -> None:
 
 def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     """Validate everything (one line, exit 2 on bad input), then hand over to Locust: nothing is sent before."""
-    if ns.command == "run":
-        _replay(ns)
+    if ns.command == "run":  # a traffic profile's workload, as the run's own options
+        from .traffic.run_replay import replayed
+
+        replayed(ns)
     for opt in (RUN_OPTIONS if ns.command == "run" else ()) + RUNNER_OPTIONS:
         setattr(ns, opt.dest, opt.value(ns))
     settings = Settings.from_options(ns, users=ns.users if ns.command == "run" else 0)  # every rule, before anything starts
@@ -129,21 +122,6 @@ def run(ns: argparse.Namespace, extra: list[str]) -> NoReturn:
     sys.argv = argv
     locust.main.main()
     sys.exit(EXIT_OK)  # main() exits itself; this is never reached
-
-
-def _replay(ns: argparse.Namespace) -> None:
-    """``--traffic PROFILE``: the profile's workload as the run's options (``run_replay``); its own options without it
-    are refused."""
-    traffic = REPLAY_OPTIONS[0]
-    path = traffic.value(ns)
-    if not path:
-        alone = [opt.flag for opt in REPLAY_OPTIONS[1:] if getattr(ns, opt.dest, None) not in (None, "")]
-        if alone:
-            raise UsageError(f"{', '.join(alone)}: only with --traffic FILE (a profile to replay)")
-        return
-    from .traffic.run_replay import replayed
-
-    replayed(ns, path)
 
 
 def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) -> None:

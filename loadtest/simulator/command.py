@@ -24,7 +24,7 @@ from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
 from ..traffic.profile import load_profile
-from ..traffic.run_replay import REPLAYED
+from ..traffic.run_replay import REPLAYED, replay_path
 from .demand import demand_of
 from .replay import replay
 from .simulation import TRACKED, Simulation, state_bytes
@@ -48,18 +48,7 @@ def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
-    alone = [opt.flag for opt in NEEDS_TRAFFIC if getattr(ns, opt.dest, None) not in (None, "")]
-    if alone and not TRAFFIC.value(ns):
-        raise UsageError(f"{', '.join(alone)}: only with --traffic FILE (a profile to replay)")
-    if TRAFFIC.value(ns):
-        given = [f"--{dest.replace('_', '-')}" for dest in REPLAYED if getattr(ns, dest, None) not in (None, "")]
-        if given:
-            raise UsageError(
-                f"{', '.join(given)}: with --traffic the profile's partitions and mix are the workload; drop "
-                f"{'them' if len(given) > 1 else 'it'} or --traffic"
-            )
-        if getattr(ns, "arrival_rate", None) not in (None, "") and getattr(ns, "scale", None) not in (None, ""):
-            raise UsageError("--scale and --arrival-rate: give one (--arrival-rate sets the profile's peak operations/s)")
+    replay_path(ns, NEEDS_TRAFFIC)  # a replay's options only with --traffic, and none of the workload's beside it
     settings = Settings.from_options(ns, offline=True)  # reads no real-run option's variable (LOCUST_TIMEOUT=0)
     if TRAFFIC.value(ns) and not settings.arrival_rate:
         return settings  # the profile's demand, at --scale

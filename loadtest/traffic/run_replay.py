@@ -21,11 +21,12 @@ from typing import Any
 from ..exit_codes import UsageError
 from ..options.commands import REPLAY_OPTIONS, RUN_OPTIONS
 from ..options.limits import MAX_DURATION_S, MAX_SEED_ENTITIES, MAX_USER_ARRIVAL_RATE
+from ..options.option import Option
 from ..profiled_keys import ProfiledKeys
 from ..results_schema import USER_SETTINGS
 from .profile import load_profile
 
-__all__ = ["LOGGED_MIX", "REPLAYED", "replayed"]
+__all__ = ["LOGGED_MIX", "REPLAYED", "replay_path", "replayed"]
 
 #: The tool's operation for each logged entity operation (the op class is the same: reads GET, writes PUT).
 LOGGED_MIX = {
@@ -53,21 +54,35 @@ def _per_request(profile: dict[str, Any], operation: str, most: int) -> int | No
     return max(1, min(most, round(sum(r["entities"] for r in rows) / sum(r["requests"] for r in rows))))
 
 
-def replayed(ns: argparse.Namespace, path: str) -> None:
-    """Set the workload options of ``ns`` (a run's, before they are validated) from the profile at ``path``; a
-    ``UsageError`` naming the flag where the profile or another option cannot be replayed."""
+def replay_path(ns: argparse.Namespace, own: tuple[Option, ...]) -> str:
+    """The profile ``--traffic`` names ("" if none), its company checked for ``loadtest run`` and ``simulate`` alike:
+    ``own``, a replay's options, only beside it; the workload's options and ``--scale`` with ``--arrival-rate`` never."""
+    path = REPLAY_OPTIONS[0].value(ns)
+    if not path:
+        alone = [opt.flag for opt in own if getattr(ns, opt.dest, None) not in (None, "")]
+        if alone:
+            raise UsageError(f"{', '.join(alone)}: only with --traffic FILE (a profile to replay)")
+        return ""
     given = [f"--{dest.replace('_', '-')}" for dest in REPLAYED if getattr(ns, dest, None) not in (None, "")]
     if given:
         raise UsageError(
             f"{', '.join(given)}: with --traffic the profile's partitions and mix are the workload; drop "
             f"{'them' if len(given) > 1 else 'it'} or --traffic"
         )
+    if getattr(ns, "arrival_rate", None) not in (None, "") and getattr(ns, "scale", None) not in (None, ""):
+        raise UsageError("--scale and --arrival-rate: give one (--arrival-rate sets the replay's peak operations/s)")
+    return str(path)
+
+
+def replayed(ns: argparse.Namespace) -> None:
+    """With ``--traffic``, set the workload options of ``ns`` (a run's, before they are validated) from the profile;
+    a ``UsageError`` naming the flag where the profile or another option cannot be replayed."""
+    path = replay_path(ns, REPLAY_OPTIONS[1:])
+    if not path:
+        return
     if getattr(ns, "rate", None) not in (None, "", 0):
         raise UsageError("--rate: with --traffic the run is an open loop at the profile's rate; give --scale or --arrival-rate")
     _, scale_option, unattributed_option = REPLAY_OPTIONS
-    scaled = getattr(ns, "scale", None) not in (None, "")
-    if getattr(ns, "arrival_rate", None) not in (None, "") and scaled:
-        raise UsageError("--scale and --arrival-rate: give one (--arrival-rate sets the replay's operations/s)")
     scale, unattributed = scale_option.value(ns), unattributed_option.value(ns)
     profile = load_profile(path)
     mix: dict[str, float] = {}
