@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .operations import OPERATIONS, OpClass
 from .redact import redact
@@ -126,6 +128,35 @@ class RequestProfile:
             self.totals["appended"] += key > self._high
             self.totals["prepended"] += key < self._low  # type: ignore[operator]
         recent.append(key)
+
+    def keys_written(self, keys: Sequence[str]) -> None:
+        """Many writes' keys in the order they were written: what ``key_written`` says of each, as arrays (a logged
+        day's millions of writes)."""
+        if not keys:
+            return
+        every = [*self._recent, *keys]
+        bounds = [k for k in (self._low, self._high) if k is not None]
+        distinct = sorted({*every, *bounds})
+        rank = {key: i for i, key in enumerate(distinct)}
+        ranks = np.fromiter((rank[key] for key in every), dtype=np.float64, count=len(every))
+        held, window = len(self._recent), EDGE_WINDOW
+        # the j-th key arrives with every[held + j - window] leaving the window, when the window is full
+        leaving = held + np.arange(len(keys)) - window
+        gone = ranks[: max(0, int(leaving[-1]) + 1)]
+        low = rank[self._low] if self._low is not None else np.inf
+        high = rank[self._high] if self._high is not None else -np.inf
+        lows, highs = np.full(len(keys), low), np.full(len(keys), high)
+        if len(gone):
+            out = leaving >= 0
+            lows[out] = np.minimum(low, np.minimum.accumulate(gone))[leaving[out]]
+            highs[out] = np.maximum(high, np.maximum.accumulate(gone))[leaving[out]]
+        ordered, new = highs > -np.inf, ranks[held:]
+        self.totals["ordered"] += int(ordered.sum())
+        self.totals["appended"] += int((ordered & (new > highs)).sum())
+        self.totals["prepended"] += int((ordered & (new < lows)).sum())
+        if lows[-1] < np.inf:
+            self._low, self._high = distinct[int(lows[-1])], distinct[int(highs[-1])]
+        self._recent.extend(keys[-window:])
 
     def on_test_start(self, **_: Any) -> None:
         self.names.clear()

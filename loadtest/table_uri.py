@@ -36,8 +36,8 @@ ENTITY_OPERATIONS = {
     "EntityGroupTransaction": "PUT",
 }
 
-#: An entity's address, ``(PartitionKey='a',RowKey='b')``, quotes doubled inside a key: one pattern for Python's ``re``
-#: here and for RE2 where ``loadtest traffic`` reads a block of records' URIs at once.
+#: An entity's address, ``(PartitionKey='a',RowKey='b')``, quotes doubled inside a key (``loadtest traffic`` cuts the
+#: plainly written ones from a block's URIs by array arithmetic, ``traffic.attribution.addressed``, and reads the rest so).
 POINT_PATTERN = r"\(PartitionKey='(?P<pk>(?:[^']|'')*)',\s*RowKey='(?P<rk>(?:[^']|'')*)'\)"
 _POINT = re.compile(POINT_PATTERN)
 _TABLE = re.compile(r"^([A-Za-z][A-Za-z0-9]{2,62})(?:\(|$)")

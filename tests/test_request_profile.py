@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
 from locust.env import Environment
 from locust.event import Events
 
@@ -96,3 +99,24 @@ def test_a_worker_drains_its_counts_and_the_master_adds_them():
     master.merge(worker.drain())  # nothing new: nothing added
     rare = master.figures()["names"][0]
     assert (rare["requests"], rare["returned"], rare["scanned"], rare["density"]) == (2, 4, 200, 0.02)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_keys_written_in_bulk_are_counted_as_one_at_a_time(seed):
+    """A logged day's writes are counted as arrays, block after block: the same totals and edges as a write at a time,
+    drifting keys (appended and prepended both) in blocks shorter and longer than the window."""
+    rng = random.Random(seed)
+    keys, level = [], 0
+    for _ in range(rng.randint(1, 900)):
+        level += rng.choice((-3, 1, 1, 2)) if rng.random() < 0.7 else 0
+        keys.append(f"k{level + 5000 + rng.randint(-40, 40):05d}")
+    one, bulk = RequestProfile(), RequestProfile()
+    for key in keys:
+        one.key_written(key)
+    at = 0
+    while at < len(keys):
+        size = rng.choice((0, 1, 5, EDGE_WINDOW - 1, EDGE_WINDOW, 150))
+        bulk.keys_written(keys[at : at + size])
+        at += size
+    assert bulk.totals == one.totals and one.totals["ordered"] == max(0, len(keys) - EDGE_WINDOW)
+    assert (bulk._low, bulk._high, list(bulk._recent)) == (one._low, one._high, list(one._recent))

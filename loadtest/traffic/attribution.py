@@ -2,8 +2,8 @@
 address, a query's ``$filter``); what they cannot tell is counted as such: an insert's or a batch's partition as
 unattributed (the keys are in the body, which no log keeps), a query's or a batch's entities as estimated from its sizes.
 
-A block of records at a time (columns, not objects): an entity's address is read by one regular expression over the
-block (RE2, the pattern ``table_uri`` declares); only what it cannot read (a percent-encoded address, a query's
+A block of records at a time (columns, not objects): a plainly written address's PartitionKey is cut from the block's
+URI bytes by array arithmetic (``addressed``); only the rest (a key with a quote or percent-encoded, a query's
 ``$filter``, an object key) goes through ``partition_of`` one record at a time. What a read reached (a point, a range
 in a partition, partitions, the table: ``query_reach.REACHES``) comes with it, for the checklist.
 """
@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..buckets import UNATTRIBUTED
-from ..table_uri import ENTITY_OPERATIONS, POINT_PATTERN, entity_keys, filter_reach
+from ..table_uri import ENTITY_OPERATIONS, entity_keys, filter_reach
 
-__all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "attribute", "codes_of", "partition_of"]
+__all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "addressed", "attribute", "codes_of", "partition_of"]
 
 #: A batch's bytes per operation beside its entity (the multipart part's boundary, headers and request line): a batch's
 #: operations are estimated from its request body as body / (entity + this).
@@ -41,6 +41,49 @@ def partition_of(operation: str, uri: str, object_key: str) -> tuple[str | None,
     return (keys[0], "point") if keys else (None, "")
 
 
+_OPEN, _ROW, _CLOSE = b"(PartitionKey='", b"',RowKey='", b"')"
+
+
+def _next(found: np.ndarray, after: np.ndarray, size: int) -> np.ndarray:
+    """The first of ``found`` (sorted byte positions) at or after each of ``after``; ``size`` where none is."""
+    return np.append(found, size)[np.searchsorted(found, after)]
+
+
+def _reads(data: np.ndarray, at: np.ndarray, expected: bytes) -> np.ndarray:
+    """Whether the bytes at each of ``at`` read ``expected`` (the caller keeps them within their row)."""
+    said = np.ones(len(at), dtype=bool)
+    for i, byte in enumerate(expected):
+        said &= data.take(at + i, mode="clip") == byte
+    return said
+
+
+def addressed(uri: pa.Array) -> pa.Array:
+    """Each URI's PartitionKey where it names an entity plainly — ``(PartitionKey='k',RowKey='r')``, no quote in either
+    key and no ``%`` in the PartitionKey — else null (``partition_of`` reads the rest, one at a time). Cut from the
+    URIs' own bytes by array arithmetic: RE2 reading ``table_uri.POINT_PATTERN`` took 1.5 s of a million records'
+    URIs, a block at a time, and this 0.45 s."""
+    uri = pc.fill_null(uri, "") if uri.null_count else uri
+    if not len(uri) or uri.buffers()[2] is None:
+        return pa.nulls(len(uri), pa.string())
+    offsets = np.frombuffer(uri.buffers()[1], dtype=np.int32, count=len(uri) + 1, offset=uri.offset * 4).astype(np.int64)
+    data = np.frombuffer(uri.buffers()[2], dtype=np.uint8)
+    ends, size = offsets[1:], len(data)
+    at = pc.find_substring(uri, _OPEN.decode()).to_numpy(zero_copy_only=False)
+    begin = np.where(at >= 0, offsets[:-1] + at + len(_OPEN), ends)
+    quotes = np.flatnonzero(data == ord("'"))
+    end = _next(quotes, begin, size)  # the PartitionKey's closing quote: a doubled one is not followed by _ROW
+    row_end = _next(quotes, end + len(_ROW), size)  # the RowKey's
+    plain = (at >= 0) & (row_end + len(_CLOSE) <= ends) & _reads(data, end, _ROW) & _reads(data, row_end, _CLOSE)
+    percents = np.flatnonzero(data == ord("%"))
+    plain &= np.searchsorted(percents, begin) == np.searchsorted(percents, end)
+    lengths = np.where(plain, end - begin, 0)
+    cut = np.zeros(len(uri) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=cut[1:])
+    keys = data[np.repeat(begin - cut[:-1], lengths) + np.arange(cut[-1])]
+    valid = pa.array(plain).buffers()[1]
+    return pa.Array.from_buffers(pa.string(), len(uri), [valid, pa.py_buffer(cut.astype(np.int32)), pa.py_buffer(keys)])
+
+
 def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
     """A string column as (per-row index, distinct values): what is decided per value is decided once."""
     encoded = pc.dictionary_encode(pc.fill_null(column, "")).combine_chunks()
@@ -57,12 +100,10 @@ def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     query = np.array([name == QUERY for name in operations] + [False])[codes]
     batch = np.array([name == BATCH for name in operations] + [False])[codes]
     entity = op_class != None  # noqa: E711 -- numpy's element-wise comparison
-    # an address lies before any query string, whose $filter never reads "(PartitionKey='"; a key percent-encoded
-    # (or an address whose quotes are) is decoded one record at a time
-    found = pc.struct_field(pc.extract_regex(records["uri"], POINT_PATTERN), "pk")  # null where no address matched
-    decoded = pc.replace_substring(found, "''", "'")
-    matched = pc.fill_null(pc.invert(pc.match_substring(found, "%")), False).to_numpy(zero_copy_only=False)
-    partition = np.array(decoded.to_pylist(), dtype=object) if matched.any() else np.full(len(codes), None, object)
+    # an address lies before any query string, whose $filter never reads "(PartitionKey='"
+    found = addressed(records["uri"].combine_chunks() if isinstance(records["uri"], pa.ChunkedArray) else records["uri"])
+    matched = found.is_valid().to_numpy(zero_copy_only=False)
+    partition = np.array(found.to_pylist(), dtype=object) if matched.any() else np.full(len(codes), None, object)
     reach = np.where(matched, "point", "").astype(object)
     rest = np.flatnonzero(entity & ~matched)
     if len(rest):  # the few a block's regular expression cannot read, one at a time (and every query)

@@ -10,11 +10,15 @@ import io
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
+import pyarrow as pa
+
 from ..exit_codes import UsageError
+from .attribution import attribute
 from .classic import HourSeen
 from .columns import NOT_FAST, classic_block, diagnostic_block
 from .forms import detect, records
@@ -53,11 +57,12 @@ def _blocks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
     """The stream's whole lines, ``BLOCK_BYTES`` or so at a time, ``head`` first."""
     rest = head
     while chunk := stream.read(BLOCK_BYTES):
-        data = rest + chunk
-        cut = data.rfind(b"\n") + 1
-        rest = data[cut:]
+        cut = chunk.rfind(b"\n") + 1
         if cut:
-            yield data[:cut]
+            yield b"".join((rest, memoryview(chunk)[:cut]))  # one copy of the block, not two
+            rest = chunk[cut:]
+        else:
+            rest += chunk
     if rest:
         yield rest
 
@@ -79,9 +84,7 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: Binary
             tally.add(Unreadable(NO_FORM, f"{name}: {text}"))
             return
         if chosen in ("diagnostic", "classic"):
-            seen = HourSeen()
-            for block in _blocks(stream, first):
-                _bulk(block, chosen, seen, tally, forms)
+            _bulk(_blocks(stream, first), chosen, tally, forms)
             return
         lines = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
         _lines(chain((text,), lines), chosen, None, tally, forms)
@@ -90,17 +93,37 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: Binary
             stream.close()
 
 
-def _bulk(block: bytes, form: str, seen: HourSeen, tally: Tally, forms: Counter[str]) -> None:
-    """A block as columns, or, where a line of it is not a clean record, a line at a time (each one counted)."""
-    try:
-        table, repeated = (diagnostic_block(block), []) if form == "diagnostic" else classic_block(block, seen)
-    except NOT_FAST:
-        _lines(block.decode("utf-8", errors="replace").splitlines(keepends=True), form, seen, tally, forms)
-        return
-    for item in repeated:
-        tally.add(item)
-    tally.count(table)
-    forms[form] += table.num_rows
+def _bulk(blocks: Iterator[bytes], form: str, tally: Tally, forms: Counter[str]) -> None:
+    """Blocks as columns, each read and attributed in a thread of its own while the block before it is counted (Arrow's
+    parsing and matching let go of the interpreter); a block where a line is not a clean record is read a line at a
+    time (each one counted). The thread reads the blocks in their order, one at a time: the hour's records it has
+    seen (``HourSeen``) are its own."""
+    seen = HourSeen()
+
+    def read(block: bytes) -> tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable]]:
+        try:
+            table, repeated = (diagnostic_block(block), []) if form == "diagnostic" else classic_block(block, seen)
+        except NOT_FAST:
+            return None, None, list(records(form, block.decode("utf-8", errors="replace").splitlines(True), seen))
+        return table, attribute(table, tally.entity_bytes), list(repeated)
+
+    def count(table: pa.Table | None, said: pa.Table | None, items: list[LogRecord | Unreadable]) -> None:
+        for item in items:
+            tally.add(item)
+            forms[form] += isinstance(item, LogRecord)
+        if table is not None:
+            tally.count(table, said)
+            forms[form] += table.num_rows
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="traffic-read") as reader:
+        ahead: Future[tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable]]] | None = None
+        for block in blocks:
+            submitted = reader.submit(read, block)
+            if ahead is not None:
+                count(*ahead.result())
+            ahead = submitted
+        if ahead is not None:
+            count(*ahead.result())
 
 
 def _lines(lines: Iterator[str] | list[str], form: str, seen: HourSeen | None, tally: Tally, forms: Counter[str]) -> None:

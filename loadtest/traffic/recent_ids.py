@@ -28,23 +28,23 @@ class RecentIds:
         listed = ids.to_pylist()
         given = np.fromiter(map(bool, listed), dtype=bool, count=len(times))
         keys = np.fromiter(map(hash, listed), dtype=np.int64, count=len(times))
-        opening = np.zeros(len(times), dtype=bool)
-        _, at = np.unique(keys, return_index=True)  # each id's first record in the block
-        opening[at] = True
-        before = np.zeros(len(times), dtype=bool)
+        order = np.argsort(keys, kind="stable")  # by id, each id's records in their order
+        ranked = keys[order]
+        starts = np.flatnonzero(np.append(True, ranked[1:] != ranked[:-1]))
+        distinct = ranked[starts]  # sorted: a binary search of sorted needles stays in cache
+        before = np.zeros(len(distinct), dtype=bool)
         for run, last, _ in self._runs:
-            found = np.minimum(np.searchsorted(run, keys), len(run) - 1)
-            before |= (run[found] == keys) & (last[found] >= self._cutoff)
-        self._keep(keys[given], times[given], float(times.max()))
-        return ~given | (opening & ~before)
+            found = np.minimum(np.searchsorted(run, distinct), len(run) - 1)
+            before |= (run[found] == distinct) & (last[found] >= self._cutoff)
+        opening = np.zeros(len(times), dtype=bool)
+        opening[order[starts[~before]]] = True  # an id's first record in the block, when not seen before it
+        named = given[order[starts]]
+        self._keep(distinct[named], np.maximum.reduceat(times[order], starts)[named], float(times.max()))
+        return ~given | opening
 
-    def _keep(self, keys: np.ndarray, times: np.ndarray, newest: float) -> None:
-        """This block's ids (each with its last time), and the window moved to end at its newest record."""
+    def _keep(self, keys: np.ndarray, last: np.ndarray, newest: float) -> None:
+        """This block's ids (sorted, each with its last time), and the window moved to end at its newest record."""
         if len(keys):
-            latest = float(times.max())
-            order = np.lexsort((times, keys))  # by id, then time: an id's last record ends its stretch
-            keys, times = keys[order], times[order]
-            last = np.append(keys[1:] != keys[:-1], True)
-            self._runs.append((keys[last], times[last], latest))
+            self._runs.append((keys, last, float(last.max())))
         self._cutoff = newest - self.window
         self._runs = [run for run in self._runs if run[2] >= self._cutoff]

@@ -99,12 +99,13 @@ class Tally:
             pending, self._pending = self._pending, []
             self._block(from_records(pending))
 
-    def count(self, records: pa.Table) -> None:
-        """A block of records (``columns.COLUMNS``), in the order they were logged (after any added before it)."""
+    def count(self, records: pa.Table, said: pa.Table | None = None) -> None:
+        """A block of records (``columns.COLUMNS``), in the order they were logged (after any added before it), with
+        what ``attribution.attribute`` said of them when it was asked already (by the reader's thread)."""
         self._flush()
-        self._block(records)
+        self._block(records, said)
 
-    def _block(self, records: pa.Table) -> None:
+    def _block(self, records: pa.Table, said: pa.Table | None = None) -> None:
         keep = np.ones(records.num_rows, bool)
         if self.prefix:
             ours = pc.starts_with(records["client_request_id"], self.prefix).to_numpy(zero_copy_only=False)
@@ -117,8 +118,10 @@ class Tally:
             )
             self.passed[OUTSIDE] += int((keep & ~inside).sum())
             keep &= inside
-        records = records.filter(pa.array(keep)) if not keep.all() else records
-        said = attribute(records, self.entity_bytes)
+        if said is None:
+            said = attribute(records, self.entity_bytes)
+        if not keep.all():
+            records, said = records.filter(pa.array(keep)), said.filter(pa.array(keep))
         entity = pc.is_valid(said["op_class"])
         if not pc.all(entity).as_py():
             codes, names = codes_of(records.filter(pc.invert(entity))["operation"])

@@ -88,8 +88,7 @@ class LoggedWorkload:
             self._point_reads += int(point.sum())
         creating = first & pc.is_in(records["operation"], pa.array(_CREATING)).to_numpy(zero_copy_only=False)
         creating &= pc.not_equal(said["partition"], UNATTRIBUTED).to_numpy(zero_copy_only=False)
-        for key in said["partition"].filter(pa.array(creating)).to_pylist():  # in the order they were logged
-            self.profile.key_written(key)
+        self.profile.keys_written(said["partition"].filter(pa.array(creating)).to_pylist())  # in the order logged
 
     def entity_bytes(self) -> int | None:
         """An entity's size as its point reads' answers carried it (their mean), or None without one."""
