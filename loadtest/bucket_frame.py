@@ -130,7 +130,9 @@ def summed(frame: pd.DataFrame) -> pd.DataFrame:
     out["longest_ms"] = grouped["longest_ms"].max()
     for name in TALLIES:
         marked = frame[frame[name] != ""]
-        texts = marked.groupby(list(KEYS))[name].agg(lambda column: tally_text(tallied(column)))
+        again = marked.duplicated(list(KEYS), keep=False)  # a key's only tally is its sum as it stands
+        added = marked[again].groupby(list(KEYS))[name].agg(lambda column: tally_text(tallied(column)))
+        texts = pd.concat([marked[~again].set_index(list(KEYS))[name], added])
         out[name] = texts.reindex(out.index, fill_value="")
     return out.reset_index()
 

@@ -70,7 +70,7 @@ def _b64(raw: bytes) -> str:
 class RunCounts:
     """What table operations did, per second, partition and op class, and the run's clock."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time, *, live: bool = True) -> None:
         self.clock = clock  # seconds since the epoch; tests pass their own
         self.buckets: dict[BucketKey, Bucket] = {}
         self.latency = Latency()  # per second and op class (per minute once aged: ``latency``)
@@ -85,6 +85,7 @@ class RunCounts:
         self._kept: deque[BucketKey] = deque()  # buckets ``compact`` kept, oldest first: to be put away as they age
         self.aged = AgedBuckets()  # seconds more than ``AGED_AFTER_S`` behind the newest, as columns
         self.aged_peaks = AgedPeaks()  # their partitions' peaks and throttled attempts, for the live view
+        self.live = live  # a run's, watched; records read afterwards (``loadtest traffic``) have no live view to feed
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
         self.steady_from: float | None = None
@@ -267,5 +268,7 @@ class RunCounts:
             bucket = self.buckets.pop(key, None)
             if bucket is not None:
                 self.aged.add(key, bucket)
-                self.aged_peaks.add(key, bucket)
-        self.aged_peaks.close(before)
+                if self.live:
+                    self.aged_peaks.add(key, bucket)
+        if self.live:
+            self.aged_peaks.close(before)

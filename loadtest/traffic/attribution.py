@@ -26,6 +26,7 @@ __all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "addressed", "attribute", "code
 BATCH_PART_BYTES = 300
 QUERY = "QueryEntities"  # entities estimated from the answer's size; the partition from the $filter
 BATCH = "EntityGroupTransaction"  # operations estimated from the request's size; the partition not logged
+_SELECT = r"(\$|%24)select="  # a query string that names the properties to return
 
 
 def partition_of(operation: str, uri: str, object_key: str) -> tuple[str | None, str]:
@@ -90,28 +91,42 @@ def codes_of(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]
     return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
 
 
+def _projected(uri: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Whether each URI's query string names the properties to return (a URI without a query string, as most point
+    operations' are, is not read by the regular expression)."""
+    asked = pc.fill_null(pc.greater_equal(pc.find_substring(uri, "?"), 0), False).to_numpy(zero_copy_only=False)
+    said = np.zeros(len(asked), dtype=bool)
+    if asked.any():
+        named = pc.match_substring_regex(uri.filter(pa.array(asked)), _SELECT, ignore_case=True)
+        said[asked] = pc.fill_null(named, False).to_numpy(zero_copy_only=False)
+    return said
+
+
 def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     """Per record: ``op_class`` (null for an operation on tables or the service, not an entity's), ``partition``
     (``UNATTRIBUTED`` when its record names none), ``reach`` (``partition_of``'s), ``entities`` (exact for an operation
     on one entity; a query's from its answer's size, a batch's from its request's) and whether they were
-    ``estimated``."""
+    ``estimated``, and whether its URI names the properties to return (``projected``: ``$select``)."""
     codes, operations = codes_of(records["operation"])
-    op_class = np.array([ENTITY_OPERATIONS.get(name) for name in operations] + [None], dtype=object)[codes]
+    op_class = pa.array([ENTITY_OPERATIONS.get(name) for name in operations], pa.string()).take(codes)
     query = np.array([name == QUERY for name in operations] + [False])[codes]
     batch = np.array([name == BATCH for name in operations] + [False])[codes]
-    entity = op_class != None  # noqa: E711 -- numpy's element-wise comparison
+    entity = op_class.is_valid().to_numpy(zero_copy_only=False)
     # an address lies before any query string, whose $filter never reads "(PartitionKey='"
-    found = addressed(records["uri"].combine_chunks() if isinstance(records["uri"], pa.ChunkedArray) else records["uri"])
-    matched = found.is_valid().to_numpy(zero_copy_only=False)
-    partition = np.array(found.to_pylist(), dtype=object) if matched.any() else np.full(len(codes), None, object)
-    reach = np.where(matched, "point", "").astype(object)
+    partition = addressed(records["uri"].combine_chunks() if isinstance(records["uri"], pa.ChunkedArray) else records["uri"])
+    matched = partition.is_valid().to_numpy(zero_copy_only=False)
+    reach = pa.array(np.where(matched, "point", ""), pa.string())
     rest = np.flatnonzero(entity & ~matched)
-    if len(rest):  # the few a block's regular expression cannot read, one at a time (and every query)
+    if len(rest):  # the few the block's bytes do not give plainly, one at a time (and every query)
         uris, keys = records["uri"].take(rest).to_pylist(), records["object_key"].take(rest).to_pylist()
         names = [operations[c] for c in codes[rest]]
         given = zip(names, (u or "" for u in uris), (k or "" for k in keys), strict=True)
-        partition[rest], reach[rest] = zip(*(partition_of(*one) for one in given), strict=True)
-    partition[entity & (partition == None)] = UNATTRIBUTED  # noqa: E711
+        partitions, reaches = zip(*(partition_of(*one) for one in given), strict=True)
+        mask = np.zeros(len(codes), dtype=bool)
+        mask[rest] = True
+        partition = pc.replace_with_mask(partition, pa.array(mask), pa.array(partitions, pa.string()))
+        reach = pc.replace_with_mask(reach, pa.array(mask), pa.array(reaches, pa.string()))
+    partition = pc.if_else(pa.array(entity & ~partition.is_valid().to_numpy(zero_copy_only=False)), UNATTRIBUTED, partition)
     status = pc.fill_null(records["status"], -1).to_numpy(zero_copy_only=False)
     answered = (status >= 0) & (status < 400)
     response = pc.fill_null(records["response_body"], 0).to_numpy(zero_copy_only=False)
@@ -123,10 +138,11 @@ def attribute(records: pa.Table, entity_bytes: int) -> pa.Table:
     ).astype(np.int64)
     return pa.table(
         {
-            "op_class": pa.array(op_class, pa.string()),
-            "partition": pa.array(partition, pa.string()),
-            "reach": pa.array(reach, pa.string()),
+            "op_class": op_class,
+            "partition": partition,
+            "reach": reach,
             "entities": entities,
             "estimated": query | batch,
+            "projected": _projected(records["uri"]),
         }
     )

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import csv
 import html
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..log_forms import parse_time
 from .records import LogRecord, Unreadable
 
-__all__ = ["DUPLICATE", "FIELDS", "HourSeen", "classic_records", "duplicate"]
+__all__ = ["DUPLICATE", "FIELDS", "HourSeen", "classic_records", "duplicate", "hour_of"]
 
 #: Version 1.0's fields, in order (``<version>;<request-start-time>;…``).
 FIELDS = (
@@ -28,6 +28,7 @@ FIELDS = (
 )  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 DUPLICATE = "a duplicate record (the same request id and operation count)"
+_SPREAD = 1_000_003  # a request id's hash times this, plus its operation count (wrapping at 64 bits)
 
 
 def _field(row: list[str], name: str) -> str:
@@ -47,39 +48,47 @@ class HourSeen:
     300,000."""
 
     def __init__(self) -> None:
-        self.hour = ""
+        self.hour: Hashable = None
         self._runs: list[np.ndarray] = []  # sorted hashes, each run at most half the one before it
 
-    def repeat(self, hour: str, request_id: str, operation_count: str) -> bool:
-        """Whether the record was read already within ``hour`` (``YYYY-MM-DDTHH``, its start time's)."""
+    def repeat(self, hour: Hashable, request_id: str, operation_count: str) -> bool:
+        """Whether the record was read already within ``hour`` (its start time's: the same label for the same hour)."""
         return bool(self.repeated([hour], [request_id], [operation_count]))
 
-    def repeated(self, hours: Sequence[str], ids: Sequence[str], counts: Sequence[str]) -> list[int]:
+    def repeated(self, hours: Sequence[Hashable], ids: Sequence[str], counts: Sequence[str] | np.ndarray) -> list[int]:
         """Which of these records, in their order, were read already within their hour (the first of two in them
-        is not)."""
+        is not). ``counts``: their operation counts, as logged or as numbers."""
         named = np.asarray(hours)
+        counted = counts if isinstance(counts, np.ndarray) else np.array([int(c or 0) for c in counts], dtype=np.int64)
+        # an id's hash and its count in one number: the same two, the same key
+        keys = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)) * _SPREAD + counted.astype(np.int64)
         edges = [0, *(np.flatnonzero(named[1:] != named[:-1]) + 1).tolist(), len(hours)]  # where the hour changes
         found = []
         for start, end in zip(edges, edges[1:], strict=False):
-            found += [start + i for i in self._within(hours[start], ids[start:end], counts[start:end])]
+            found += [start + i for i in self._within(hours[start], keys[start:end])]
         return found
 
-    def _within(self, hour: str, ids: Sequence[str], counts: Sequence[str]) -> list[int]:
+    def _within(self, hour: Hashable, keys: np.ndarray) -> list[int]:
         if hour != self.hour:
             self.hour, self._runs = hour, []
-        keys = np.fromiter((hash(key) for key in zip(ids, counts, strict=True)), dtype=np.int64, count=len(ids))
         order = np.argsort(keys, kind="stable")
+        ranked = keys[order]  # sorted: each run searched for sorted needles stays in cache
         again = np.zeros(len(keys), dtype=bool)
-        again[order[1:][keys[order][1:] == keys[order][:-1]]] = True  # a later copy within these
+        again[order[1:][ranked[1:] == ranked[:-1]]] = True  # a later copy within these
         for run in self._runs:
-            at = np.minimum(np.searchsorted(run, keys), len(run) - 1)
-            again |= run[at] == keys
+            at = np.minimum(np.searchsorted(run, ranked), len(run) - 1)
+            again[order[run[at] == ranked]] = True
         fresh = np.sort(keys[~again])  # none twice, none in a run: the runs never share a hash
         runs = [*self._runs, fresh] if len(fresh) else self._runs
         while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
             runs[-2:] = [np.sort(np.concatenate(runs[-2:]), kind="stable")]
         self._runs = runs
         return np.flatnonzero(again).tolist()
+
+
+def hour_of(time: float) -> int:
+    """The hour a record's start time (UTC, epoch seconds) falls in, as the service's hour of records: one label."""
+    return int(time // 3600)
 
 
 def duplicate(request_id: str, operation_count: str) -> Unreadable:
@@ -100,13 +109,14 @@ def classic_records(lines: Iterable[str], seen: HourSeen | None = None) -> Itera
             continue
         try:
             started = _field(row, "request-start-time")
+            when = parse_time(started)
             key = (row[_AT["request-id-header"]], row[_AT["operation-count"]])
-            if seen.repeat(started[:13], *key):
+            if seen.repeat(hour_of(when), *key):
                 yield duplicate(*key)
                 continue
             status = row[_AT["http-status-code"]]
             yield LogRecord(
-                time=parse_time(started),
+                time=when,
                 operation=row[_AT["operation-type"]],
                 status=int(status) if status.isdigit() else None,
                 status_text=row[_AT["request-status"]],

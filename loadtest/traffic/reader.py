@@ -8,7 +8,7 @@ from __future__ import annotations
 import glob
 import io
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
@@ -27,7 +27,7 @@ from .tally import Tally
 
 __all__ = ["BLOCK_BYTES", "NO_FORM", "paths", "read"]
 
-BLOCK_BYTES = 1 << 25  # whole lines read together by the bulk forms' readers
+BLOCK_BYTES = 1 << 24  # whole lines read together by the bulk forms' readers
 NO_FORM = "a source in no form the tool reads"
 _SUFFIXES = (".json", ".jsonl", ".log", ".csv")
 _BOM = b"\xef\xbb\xbf"
@@ -53,18 +53,24 @@ def paths(sources: list[str]) -> list[str]:
     return found
 
 
-def _blocks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
-    """The stream's whole lines, ``BLOCK_BYTES`` or so at a time, ``head`` first."""
+def _blocks(stream: BinaryIO, head: bytes) -> Iterator[memoryview]:
+    """The stream's whole lines, ``BLOCK_BYTES`` or so at a time, ``head`` first: each read once into a buffer of its
+    own (the copy from the file is the only one), a block's last part line carried into the next."""
     rest = head
-    while chunk := stream.read(BLOCK_BYTES):
-        cut = chunk.rfind(b"\n") + 1
+    while True:
+        buffer = bytearray(len(rest) + BLOCK_BYTES)
+        buffer[: len(rest)] = rest
+        view, filled = memoryview(buffer), len(rest)
+        while filled < len(buffer) and (got := stream.readinto(view[filled:])):  # a pipe or a download gives less
+            filled += got
+        cut = buffer.rfind(b"\n", 0, filled) + 1
+        if filled < len(buffer):  # the stream's end
+            if filled:
+                yield view[:filled]
+            return
         if cut:
-            yield b"".join((rest, memoryview(chunk)[:cut]))  # one copy of the block, not two
-            rest = chunk[cut:]
-        else:
-            rest += chunk
-    if rest:
-        yield rest
+            yield view[:cut]
+        rest = buffer[cut:filled]
 
 
 def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: BinaryIO | None = None) -> None:
@@ -93,19 +99,28 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: Binary
             stream.close()
 
 
-def _bulk(blocks: Iterator[bytes], form: str, tally: Tally, forms: Counter[str]) -> None:
-    """Blocks as columns, each read and attributed in a thread of its own while the block before it is counted (Arrow's
-    parsing and matching let go of the interpreter); a block where a line is not a clean record is read a line at a
-    time (each one counted). The thread reads the blocks in their order, one at a time: the hour's records it has
-    seen (``HourSeen``) are its own."""
+Read = tuple[pa.Table | None, list[LogRecord | Unreadable]]  # a block's records as columns (None: read a line at a time)
+Attributed = tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable]]  # with what attribute said of them
+AHEAD = 2  # blocks read and attributed before the one being counted: the three stages keep both cores busy
+
+
+def _bulk(blocks: Iterator[memoryview], form: str, tally: Tally, forms: Counter[str]) -> None:
+    """Blocks as columns: each one read by a thread (in their order, one at a time: the hour's records it has seen,
+    ``HourSeen``, are its own), attributed by another, and counted here, the three at once on different blocks
+    (Arrow's, DuckDB's and numpy's work lets go of the interpreter). A block where a line is not a clean record is
+    read a line at a time (each one counted)."""
     seen = HourSeen()
 
-    def read(block: bytes) -> tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable]]:
+    def read(block: memoryview) -> Read:
         try:
             table, repeated = (diagnostic_block(block), []) if form == "diagnostic" else classic_block(block, seen)
         except NOT_FAST:
-            return None, None, list(records(form, block.decode("utf-8", errors="replace").splitlines(True), seen))
-        return table, attribute(table, tally.entity_bytes), list(repeated)
+            return None, list(records(form, bytes(block).decode("utf-8", errors="replace").splitlines(True), seen))
+        return table, list(repeated)
+
+    def attributed(read: Future[Read]) -> Attributed:
+        table, items = read.result()
+        return table, None if table is None else attribute(table, tally.entity_bytes), items
 
     def count(table: pa.Table | None, said: pa.Table | None, items: list[LogRecord | Unreadable]) -> None:
         for item in items:
@@ -115,15 +130,17 @@ def _bulk(blocks: Iterator[bytes], form: str, tally: Tally, forms: Counter[str])
             tally.count(table, said)
             forms[form] += table.num_rows
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="traffic-read") as reader:
-        ahead: Future[tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable]]] | None = None
+    with (
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="traffic-read") as reader,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="traffic-attribute") as attributer,
+    ):
+        pending: deque[Future[Attributed]] = deque()
         for block in blocks:
-            submitted = reader.submit(read, block)
-            if ahead is not None:
-                count(*ahead.result())
-            ahead = submitted
-        if ahead is not None:
-            count(*ahead.result())
+            pending.append(attributer.submit(attributed, reader.submit(read, block)))
+            if len(pending) > AHEAD:
+                count(*pending.popleft().result())
+        while pending:
+            count(*pending.popleft().result())
 
 
 def _lines(lines: Iterator[str] | list[str], form: str, seen: HourSeen | None, tally: Tally, forms: Counter[str]) -> None:

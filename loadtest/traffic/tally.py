@@ -66,7 +66,7 @@ class Tally:
         hash_keys: bool = False,
         profile: ProfileCounts | None = None,
     ) -> None:
-        self.counts = RunCounts()
+        self.counts = RunCounts(live=False)  # no live view: its peaks of the seconds put away are not kept
         self.profile = profile  # each operation's demand, for --profile-out
         self.entity_bytes, self.prefix, self.since, self.until = entity_bytes, client_request_id, since, until
         self.hash_keys = hash_keys  # every key hashed as it is counted; unreadable lines never shown

@@ -54,7 +54,6 @@ class LoggedWorkload:
         first-attempt, failed and succeeded flags (``Tally``'s)."""
         get = pc.equal(said["op_class"], "GET").to_numpy(zero_copy_only=False)
         entities, estimated = said["entities"].to_numpy(), said["estimated"].to_numpy(zero_copy_only=False)
-        projected = pc.match_substring_regex(records["uri"], r"(\$|%24)select=", ignore_case=True)
         rows = pa.table(
             {
                 "operation": records["operation"],
@@ -64,7 +63,7 @@ class LoggedWorkload:
                 "failures": (first & failed).astype(np.int64),
                 "returned": np.where(get & succeeded, entities, 0),
                 "estimated": np.where(get & succeeded & estimated, entities, 0),
-                "unprojected": (first & get & ~pc.fill_null(projected, False).to_numpy(zero_copy_only=False)).astype(np.int64),
+                "unprojected": (first & get & ~said["projected"].to_numpy(zero_copy_only=False)).astype(np.int64),
             }
         )
         sums = ("requests", "failures", "returned", "estimated", "unprojected")
