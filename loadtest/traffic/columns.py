@@ -86,9 +86,11 @@ _BLANK_AT_MOST = 8  # bytes: a line this short may hold only white space
 
 @functools.cache
 def _duckdb() -> duckdb.DuckDBPyConnection:
-    """One connection, one thread: the reader's worker calls it a block at a time while the process counts."""
+    """One connection, called by the reader's parsing thread a block at a time (two threads of its own: a core the
+    attributing and counting threads leave idle is used)."""
     connection = duckdb.connect()
     connection.execute("SET threads = 2")
+    connection.execute("SET memory_limit = '512MB'")  # a block's lines: some tens of megabytes
     return connection
 
 

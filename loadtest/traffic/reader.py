@@ -1,6 +1,6 @@
 """The sources ``loadtest traffic`` reads (files, folders, globs, ``-``), each into a ``Tally``: its form given or told
 by its first line; the forms written in bulk a block of whole lines at a time (``columns``), the rest a line at a time
-(``forms``). Memory holds a block, never a whole source.
+(``forms``). Memory holds a few blocks, never a whole source.
 """
 
 from __future__ import annotations
