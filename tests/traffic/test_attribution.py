@@ -40,6 +40,8 @@ def test_plain_addresses_are_cut_and_the_rest_left_to_the_one_record_reader():
         if key is not None:  # cut: what the record reader reads
             assert partition_of("QueryEntity", uri, "") == (key, "point"), uri
     assert [cut[i] for i in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15)] == [None] * 12
+    for nothing in ([], ["", ""], [None]):  # a block of table operations may log no URI at all
+        assert addressed(pa.array(nothing, pa.string())).to_pylist() == [None] * len(nothing)
 
 
 @pytest.mark.parametrize("seed", range(3))
