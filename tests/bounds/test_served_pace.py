@@ -85,12 +85,13 @@ def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_non
         # a slower machine's scans slowed x0.73 with latency x1.46, at the finding's edges (0.7, 1.5), and it failed one
         # run in three; in 20 s they slowed x0.51-0.56, latency x1.8-2.2 (~70,000 rows written)
         assert gained >= 10_000, gained
-        # the scans (its batches may slow too), unless the tool's own process ran out of CPU, a cause it measures and
-        # names instead (GENERATOR_BOUND: a slower pace is then not Azurite's to claim; the suite's CI machine once);
-        # otherwise the figures the finding read say why
+        # the scans (its batches may slow too), unless a process ran out of CPU from the start, a cause the tool
+        # measures and names instead: its own (GENERATOR_BOUND), or Azurite's (EMULATOR_BOUND: on a fresh clone's
+        # first minutes Azurite held 110-120 % of the 2 cores from its first second, its scans then no faster in the
+        # first third than in the last); otherwise the figures the finding read say why
         scans = {f["op_class"]: f["message"] for f in slowed}.get("GET")
         named = [f["kind"] for f in results["findings"]]
-        if not scans and "GENERATOR_BOUND" in named:
+        if not scans and {"GENERATOR_BOUND", "EMULATOR_BOUND"} & set(named):
             return
         assert scans, (named, [(s["t"], s["cpu"], s.get("servers_cpu")) for s in results["load"]], pace(out))
         assert "the table grew from" in scans and "Azurite filters the whole table" in scans, scans
