@@ -85,14 +85,11 @@ def test_azurite_slowing_as_its_table_grows_is_named_and_a_kept_table_raises_non
         # a slower machine's scans slowed x0.73 with latency x1.46, at the finding's edges (0.7, 1.5), and it failed one
         # run in three; in 20 s they slowed x0.51-0.56, latency x1.8-2.2 (~70,000 rows written)
         assert gained >= 10_000, gained
-        # the scans (its batches may slow too), unless a process ran out of CPU from the start, a cause the tool
-        # measures and names instead: its own (GENERATOR_BOUND), or Azurite's (EMULATOR_BOUND: on a fresh clone's
-        # first minutes Azurite held 110-120 % of the 2 cores from its first second, its scans then no faster in the
-        # first third than in the last); otherwise the figures the finding read say why
+        # the scans (its batches may slow too); when they do not, the figures the finding read say why, the findings'
+        # kinds first (a message pytest cuts short still shows them). On this 2-core machine the 20 s land near the
+        # finding's edges (0.7, 1.5): scans x0.41-0.63, latency x1.6-2.0 in the runs that named it; one of seven did not
         scans = {f["op_class"]: f["message"] for f in slowed}.get("GET")
         named = [f["kind"] for f in results["findings"]]
-        if not scans and {"GENERATOR_BOUND", "EMULATOR_BOUND"} & set(named):
-            return
         assert scans, (named, [(s["t"], s["cpu"], s.get("servers_cpu")) for s in results["load"]], pace(out))
         assert "the table grew from" in scans and "Azurite filters the whole table" in scans, scans
         assert "still the design's" in scans
