@@ -13,7 +13,7 @@ import gc
 import os
 import sys
 
-__all__ = ["GEVENT_COMMANDS", "MMAP_COMMANDS", "main"]
+__all__ = ["GEVENT_COMMANDS", "MMAP_THRESHOLDS", "main"]
 
 GEVENT_COMMANDS = ("run", "ceiling")
 #: Arrow's allocator for the tool's commands and the processes they start: the system's, which hands freed memory
@@ -21,30 +21,37 @@ GEVENT_COMMANDS = ("run", "ceiling")
 #: 10-minute run peaked at 295.8 MB with it, 274.1 MB with the system's (bench/run_memory.py). A user's own
 #: ARROW_DEFAULT_MEMORY_POOL stands; Arrow reads it when it is first imported, so this comes before any import of it.
 ARROW_POOL = "system"
-#: Commands whose blocks of megabytes are made in one thread and freed in another (``loadtest traffic``'s reader): glibc
-#: raises its threshold for handing a large block to the kernel each time one is freed, so later ones come from its
-#: heaps and stay there, and it keeps a heap for each thread that allocates. With the threshold fixed at 16 MB (the
-#: reader's blocks and their buffers are mapped, each array of a block is not: at glibc's 128 KB a read took 20 % more)
-#: and two heaps, ten million classic records peaked at 0.84 GB, where they had taken 1.1 (bench/traffic_read.py).
-MMAP_COMMANDS = ("traffic",)
-_M_MMAP_THRESHOLD, _MMAP_BYTES = -3, 16 << 20
-_M_ARENA_MAX, _ARENAS = -8, 2
+#: Commands whose large blocks glibc hands back to the kernel when they are freed, at a threshold fixed per command
+#: (glibc raises its own each time such a block is freed, so later ones come from its heaps and stay there):
+#: - ``traffic``: its reader makes blocks of megabytes in one thread and frees them in another. At 16 MB (the blocks
+#:   and their buffers are mapped, each array of a block is not: at glibc's 128 KB a read took 20 % more) and two
+#:   heaps, ten million classic records peaked at 0.84 GB, where they had taken 1.1 (bench/traffic_read.py).
+#: - ``run`` and ``ceiling``: at the end, the run's buckets frame, its series and the charts are arrays of megabytes,
+#:   made one after the other. Those of a longer run stayed in the heaps under the next step's: in-process, a
+#:   10-minute run's wrap-up peaked 25.8 MB above a 2-minute one's, at 1 MB 17.4 (bench/run_memory.py for the real
+#:   figure). The load's own allocations are far below 1 MB.
+MMAP_THRESHOLDS = {"traffic": 16 << 20, "run": 1 << 20, "ceiling": 1 << 20}
+#: Commands whose heaps are two, not one per thread that allocates (the reader's threads).
+TWO_HEAPS = ("traffic",)
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
 
 
-def _large_blocks_from_the_kernel() -> None:
-    """glibc's mmap threshold fixed and its heaps two (a no-op where the C library is not glibc)."""
+def _large_blocks_from_the_kernel(command: str) -> None:
+    """glibc's mmap threshold fixed and its heaps bounded for ``command`` (a no-op where the C library is not
+    glibc)."""
     try:
         libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_BYTES)
-        libc.mallopt(_M_ARENA_MAX, _ARENAS)
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLDS[command])
+        if command in TWO_HEAPS:
+            libc.mallopt(_M_ARENA_MAX, 2)
     except (OSError, AttributeError):
         pass
 
 
 def main() -> int:
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", ARROW_POOL)
-    if sys.argv[1:2] and sys.argv[1] in MMAP_COMMANDS:
-        _large_blocks_from_the_kernel()
+    if sys.argv[1:2] and sys.argv[1] in MMAP_THRESHOLDS:
+        _large_blocks_from_the_kernel(sys.argv[1])
     if sys.argv[1:2] and sys.argv[1] in GEVENT_COMMANDS:
         from gevent import monkey
 
