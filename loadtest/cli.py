@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .child_process import free_port
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
 from .options.command_help import COMMAND_HELP
@@ -55,6 +56,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Where a master listens and its workers connect, on Locust's command line or in its environment: the user's to set.
+MASTER_ADDRESS = ("--master-bind-host", "--master-bind-port", "--master-host", "--master-port")
+
+
+def _own_master(extra: list[str]) -> list[str]:
+    """``--workers``: the workers are the run's own forks, so its master listens on loopback at a free port. Locust's
+    5557 on every interface let a second run on the machine fail to bind (a traceback) and exposed the master."""
+    given = {arg.split("=")[0] for arg in extra} | {
+        "--" + name[len("LOCUST_") :].lower().replace("_", "-") for name in os.environ if name.startswith("LOCUST_MASTER")
+    }
+    if given & set(MASTER_ADDRESS):
+        return []
+    port = str(free_port())
+    return ["--master-bind-host", "127.0.0.1", "--master-bind-port", port, "--master-port", port]
+
+
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     """Locust's command line for this run (``ns`` validated). The connection string travels in the environment.
     A ceiling search runs the locustfile with its shape, which sets the users; the steps bound its time."""
@@ -63,7 +80,7 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     if not searching:
         argv += ["-u", str(ns.users), "-r", str(ns.spawn_rate)]
     if ns.workers:
-        argv += ["--processes", str(ns.workers)]
+        argv += ["--processes", str(ns.workers), *_own_master(extra)]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:

@@ -15,6 +15,7 @@ import time
 import pytest
 from helpers import ROOT, SHORT, in_process, results_of, series_of, tables
 
+from loadtest.cli import _locust_argv, _parser
 from loadtest.entities import EntityShape
 from loadtest.key_specs import key_strategy
 from loadtest.redact import AZURITE_KEY
@@ -291,3 +292,19 @@ def test_a_misspelt_option_gets_the_tools_own_did_you_mean(monkeypatch, args, me
     (line,) = [line for line in stderr.splitlines() if line.strip()]
     assert f"{args[-2]}: no such option of loadtest {args[0]}; did you mean {meant}?" in line
     assert "Traceback" not in stderr + stdout
+
+
+def test_workers_get_a_master_of_their_own_on_loopback_at_a_free_port_unless_the_user_placed_it(monkeypatch):
+    """Two runs with --workers on one machine met at Locust's 5557 (the second failed to bind, a traceback), and the
+    master listened on every interface. The address the user gives, as a flag or a variable, stands."""
+    monkeypatch.delenv("LOCUST_MASTER_BIND_PORT", raising=False)
+    ns = _parser().parse_args(["run", "--workers", "2"])
+    first = _locust_argv(ns, [])
+    port = first[first.index("--master-bind-port") + 1]
+    assert first[first.index("--master-bind-host") + 1] == "127.0.0.1"
+    assert first[first.index("--master-port") + 1] == port and 1024 < int(port) < 65536
+    given = _locust_argv(ns, ["--master-bind-port", "6000"])
+    assert given.count("--master-bind-port") == 1 and "--master-bind-host" not in given
+    monkeypatch.setenv("LOCUST_MASTER_BIND_PORT", "6001")
+    assert "--master-bind-port" not in _locust_argv(ns, [])
+    assert "--master-bind-port" not in _locust_argv(_parser().parse_args(["run"]), [])
