@@ -19,6 +19,8 @@ from loadtest.azurite import EmbeddedAzurite  # noqa: E402
 from loadtest.table import TestTable  # noqa: E402
 from loadtest.target import Target, resolve_target  # noqa: E402
 
+pytest_plugins = ["machine_share"]
+
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     close_chromium()

@@ -47,6 +47,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
     return json.loads((tmp_path / "results.json").read_text())
 
 
+@pytest.mark.alone
 def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_path):
     rate = ("--arrival-rate", "200", "-t", "5s", "-u", "20", "-r", "20")
     results = open_loop(loadtest, tmp_path, azurite.connection_string, *rate)
@@ -66,6 +67,7 @@ def test_under_capacity_200_per_s_are_sent_and_served(loadtest, azurite, tmp_pat
     assert "UNSERVED" not in {f["kind"] for f in results["findings"]}
 
 
+@pytest.mark.alone
 def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_what_was_served(loadtest, azurite, tmp_path):
     """20,000 reads/s on one key: more than one Locust process can send (a third of a millisecond of CPU a read) and
     Azurite serve on any machine of this kind (a fresh clone's once served 6,600 of 8,000); the design is judged on
@@ -91,6 +93,7 @@ def test_past_the_machine_the_demand_is_judged_and_unserved_while_served_stays_w
         assert abs(int(figure or busy) - sum(read[process or machine]) / len(steady)) <= 1, (named, read)
 
 
+@pytest.mark.alone
 def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_its_time(tmp_path):
     """Azurite frozen (SIGSTOP) for 1.5 s of an 8-s open-loop run at 100/s: the operations due meanwhile are still
     sent on time, each on a lane of its own, and wait for their answers (once they started late behind their user's

@@ -32,6 +32,7 @@ def test_rank_puts_the_coolest_hottest_partition_first_and_skips_failed_runs():
     assert text.startswith("guid spreads the load best") and "single is the worst" in text
 
 
+@pytest.mark.alone
 @pytest.mark.browser
 def test_single_is_hot_and_guid_cool_under_the_same_offered_load(loadtest, azurite, tmp_path, artifacts):
     done = loadtest(

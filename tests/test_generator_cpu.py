@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from loadtest.generator_cpu import CpuMeter
 
 
@@ -25,6 +27,7 @@ def test_a_reading_is_cpu_time_over_wall_time_since_the_last():
     assert meter.read() == 0.0  # no time passed: no reading to make
 
 
+@pytest.mark.alone
 def test_a_run_that_saturates_the_generator_is_generator_bound(loadtest, azurite, tmp_path):
     """azure-data-tables costs ~1.2 ms of client CPU per operation: 32 closed-loop users keep one process at a core."""
     done = loadtest(

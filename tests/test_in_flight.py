@@ -49,6 +49,7 @@ def _rows(results: dict) -> dict[str, dict]:
     return {r["partition"]: r for r in results["partitions"] if r["op_class"] == "GET"}
 
 
+@pytest.mark.alone
 def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_with_the_simulation(
     tmp_path, artifacts, monkeypatch
 ):
@@ -88,6 +89,7 @@ def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_wit
     assert compared == 8, side_by_side  # every key
 
 
+@pytest.mark.alone
 def test_a_cap_too_small_names_the_concurrency_the_schedule_needed_and_blames_no_emulator(tmp_path):
     """200 reads/s on one key throttled at 100/s, each throttled read retried after 0.3 s: about 200 x the mean hold
     are needed in flight, 8 allowed. The finding names the need as Locust's own mean response time says it."""

@@ -12,6 +12,7 @@ def readme_example() -> str:
     return docs_example("how-to/own-locustfile.md", "OrdersUser")
 
 
+@pytest.mark.alone
 def test_the_readme_example_runs_without_errors_at_the_rate_it_asks(azurite, tmp_path):
     """Its hash-prefix keys are seeded (they were not: a quarter of its reads were 404), and 4 users at
     constant_throughput(10) offer 40 operations/s."""

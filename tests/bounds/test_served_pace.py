@@ -64,6 +64,7 @@ def test_seconds_after_a_worker_loss_are_no_evidence_of_saturation():
     assert "EMULATOR_BOUND" not in kinds(assess(after_loss)) and "WORKER_LOST" in kinds(assess(after_loss))
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize(
     "batch_mix, seconds, grows", [("insert=100", 20, True), ("upsert=100", 6, False)], ids=["table-grows", "table-kept"]
 )

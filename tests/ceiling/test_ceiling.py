@@ -235,6 +235,7 @@ def one_key(one_key_report):
     return results_of(one_key_report)
 
 
+@pytest.mark.alone
 def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttling(one_key):
     search_ = one_key["ceiling"]
     assert search_["ceiling"]["entities_per_s"] == pytest.approx(BUDGET, rel=0.10), search_["steps"]
@@ -251,6 +252,7 @@ def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttl
     never_above_the_budget(one_key)
 
 
+@pytest.mark.alone
 def test_sixteen_hashed_keys_under_the_same_budget_reach_at_least_four_times_one_keys_ceiling(one_key, loadtest, tmp_path):
     spread = ceiling_search(
         loadtest,
@@ -263,6 +265,7 @@ def test_sixteen_hashed_keys_under_the_same_budget_reach_at_least_four_times_one
     never_above_the_budget(spread)
 
 
+@pytest.mark.alone
 def test_a_distributed_search_judges_each_step_from_every_workers_counts(loadtest, tmp_path):
     """Two workers: each step is judged from both workers' counts merged at the master (each ran half the users)."""
     done = loadtest(
@@ -297,6 +300,7 @@ OWN_LOCUSTFILE = textwrap.dedent(
 )
 
 
+@pytest.mark.alone
 def test_your_own_users_under_the_shape_in_your_own_locustfile(azurite, tmp_path):
     locustfile = tmp_path / "locustfile.py"
     locustfile.write_text(OWN_LOCUSTFILE)
@@ -331,6 +335,7 @@ def test_the_report_opens_with_the_verdict_then_the_findings_and_the_ceiling_cha
         page.screenshot(path=str(artifacts / "ceiling-report.png"), full_page=True)
 
 
+@pytest.mark.alone
 def test_the_web_ui_starts_the_search_with_its_shape_and_writes_it_when_done(azurite, tmp_path):
     """``loadtest ceiling --web``: Locust's start swarms with the shape; the steps run, judged, into results.json."""
     port, out = free_port(), tmp_path / "out"

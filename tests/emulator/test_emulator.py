@@ -135,6 +135,7 @@ def test_the_sdk_with_its_own_retry_policy_raises_what_azure_raises(throttled):
     assert client.get_entity("hot", "1")["RowKey"] == "1"  # the budget refills
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize(
     "retry,failures_expected,client",
     [("none", True, "fast"), ("exponential:8,0.2,0.05,2", False, "fast")],

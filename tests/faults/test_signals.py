@@ -106,6 +106,7 @@ def test_stopped_while_seeding_an_embedded_azurite_stops_it():
     assert not running(pid)
 
 
+@pytest.mark.alone  # it counts every Azurite on the machine, the other test process's too
 def test_stopped_while_azurite_starts_leaves_no_azurite(tmp_path: Path):
     """A real Azurite made slow to start (a busy-wait preloaded into node), stopped before it answers."""
     slow = tmp_path / "slow-start.js"
@@ -180,6 +181,7 @@ def running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.alone
 def test_a_saturated_open_loop_sigtermed_writes_its_outputs_and_exits_within_5_s(azurite, target, tmp_path: Path):
     """An open loop far past what the machine can send (its users drop slots every second): SIGTERM mid-load still
     ends the run within 5 s, with results.json, timeseries.csv and report.html written and the table dropped (on the

@@ -73,6 +73,7 @@ def _split(results: dict) -> tuple[int, float]:
     return offline, sum(back) / len(back)
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("case", CASES)
 def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp_path, artifacts, monkeypatch):
     """The simulation in this process: the command as a user runs it, in a child, is the report's test below."""

@@ -22,6 +22,9 @@ from loadtest.buckets import UNATTRIBUTED
 from loadtest.redact import AZURITE_KEY
 from loadtest.traffic.classic import FIELDS
 
+#: the logged run and its replays are compared rate for rate: nothing runs beside them
+pytestmark = pytest.mark.alone
+
 #: Orders users on four keys, 70 % of their operations on one (read and upsert: every record names its partition),
 #: and an inbox user whose inserts and batches name none; open loop (--arrival-rate 100 over 5 users: 20/s each), so
 #: what the logs hold as demand is the schedule's, not what throttling let through. The emulator's 15 entities/s a
