@@ -16,6 +16,6 @@ fi
 # PYTHONDONTWRITEBYTECODE never caches them): 60 ms a child
 .venv/bin/python -m compileall -q loadtest >/dev/null
 .venv/bin/ruff format --check .
-# two test processes (tests/machine_share.py: those marked `alone` run with nothing beside them, a file whose
-# fixtures are made once for the file in one process); `-n 0` runs one
-exec .venv/bin/pytest -n 2 --dist loadgroup "$@"
+# two test processes, a test file's tests in one of them (its fixtures made once); those marked `alone` run with
+# nothing beside them (tests/machine_share.py); `-n 0` runs one
+exec .venv/bin/pytest -n 2 --dist loadfile "$@"

@@ -1,5 +1,5 @@
-"""Two test processes on one machine (pytest-xdist's ``-n 2``), the tests whose figures the other's work would move
-run with nothing beside them, and a file's fixtures made once.
+"""Two test processes on one machine (pytest-xdist's ``-n 2``), and the tests whose figures the other's work would move
+run with nothing beside them.
 
 A test marked ``alone`` (its load's pace, a throttling budget, a time bound tight to the machine) holds the machine
 alone, its fixtures' setup and teardown included; every other test shares it with the other process's test. It is a
@@ -82,17 +82,6 @@ def _share(alone: bool) -> Iterator[None]:
         pass  # behind a test waiting to be alone
     with _held(machine, fcntl.LOCK_SH):
         yield
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test file whose fixtures are made once for the file (a search, three engines, a wheel installed) keeps its
-    tests in one process (xdist's ``loadgroup``); the other tests go to whichever process is free."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        made = info.name2fixturedefs.values() if info is not None else ()
-        if any(fixture.scope == "module" for defs in made for fixture in defs):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.hookimpl(wrapper=True)
