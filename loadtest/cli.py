@@ -63,10 +63,8 @@ MASTER_ADDRESS = ("--master-bind-host", "--master-bind-port", "--master-host", "
 def _own_master(extra: list[str]) -> list[str]:
     """``--workers``: the workers are the run's own forks, so its master listens on loopback at a free port. Locust's
     5557 on every interface let a second run on the machine fail to bind (a traceback) and exposed the master."""
-    given = {arg.split("=")[0] for arg in extra} | {
-        "--" + name[len("LOCUST_") :].lower().replace("_", "-") for name in os.environ if name.startswith("LOCUST_MASTER")
-    }
-    if given & set(MASTER_ADDRESS):
+    flags = {arg.split("=")[0] for arg in extra}
+    if any(flag in flags or "LOCUST_" + flag[2:].upper().replace("-", "_") in os.environ for flag in MASTER_ADDRESS):
         return []
     port = str(free_port())
     return ["--master-bind-host", "127.0.0.1", "--master-bind-port", port, "--master-port", port]
