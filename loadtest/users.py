@@ -94,6 +94,7 @@ class TableUser(MixOperations, User):
         self._aim = getattr(self.keys, "aim", None)  # a profile's keys: drawn by the op class of the operation to run
         self._keep_books(settings)
         self.settings = settings
+        self._metrics = run.metrics  # its ``stopped``: when the users were asked to stop, the schedule's end
         self._schedule: Schedule | None = None
         self._lanes: Lanes | None = None
         self._due: float | None = None  # open loop: when the next slot is due, once its wait is over
@@ -189,13 +190,21 @@ class TableUser(MixOperations, User):
         def dispatch(user: TableUser) -> None:
             if user._due is not None:
                 due, dropped, user._due, user._dropped = user._due, user._dropped, None, 0
-                user._lanes.dispatch(task, user, due, dropped)
+                if not user._past_the_end(due):
+                    user._lanes.dispatch(task, user, due, dropped)
 
         return dispatch
 
+    def _past_the_end(self, due: float) -> bool:
+        """Whether a slot falls due after the users were asked to stop: neither sent nor owed. A process busy at the
+        stop (a CPU-bound machine) reaches its users' next wait or ``on_stop`` late; the schedule ended when asked."""
+        stopped = self._metrics.stopped
+        return stopped is not None and due >= stopped
+
     def _unsent(self, slots: list[float]) -> None:
         """Fire the demand of slots never sent (``events.unsent``), when the user runs the mix: what each would have
-        done is known."""
+        done is known. Slots due after the stop are no demand of the run's."""
+        slots = [due for due in slots if not self._past_the_end(due)]
         fire = getattr(self.environment.events, "unsent", None)
         if slots and fire is not None and type(self).tasks == [TableUser.one_operation]:
             fire.fire(demand=[demand for due in slots for demand in self._demand(int(due))])

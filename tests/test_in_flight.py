@@ -39,8 +39,10 @@ def test_the_bound_counts_each_slot_that_waited_and_the_time_each_operation_held
 #: the default exponential retries. The simulation asks each key its expected demand: a key near its budget is
 #: throttled in a real run's busier seconds (0.83x: up to 7 % of its attempts, 0 % simulated) and by its draw of keys
 #: (a zipfian's second key at 1.26x: 4 % less demand than the model's, 6 points less throttled, seed after seed).
+#: 300/s, not 600: at 600 Azurite, the emulator and the generator held 78 % of this 2-core machine and a slower one
+#: left the generator a second behind its schedule (sent 0.906): the machine's pace, not the open loop's.
 SKEWED = [
-    *("--key-strategy", "set:8", "--skew", "hotspot:60,25", "--arrival-rate", "600", "--emulator-partition-rate", "75"),
+    *("--key-strategy", "set:8", "--skew", "hotspot:60,25", "--arrival-rate", "300", "--emulator-partition-rate", "37.5"),
     *("--emulator-burst", "0.1", "--mix", "read=100", "--select", "n", "--seed-entities", "160", "-t", "12s"),
 ]
 
@@ -71,7 +73,7 @@ def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_wit
     arrivals = runs["real"]["arrivals"]  # whole but for what a stalled machine let pass its grace (22 of 7,200 once)
     assert runs["real"]["retry"]["strategy"].startswith("exponential") and arrivals["dropped"] <= 0.02 * arrivals["scheduled"]
     hottest = max(_rows(runs["sim"]).values(), key=lambda r: r["offered_mean_eps"])
-    assert 2.0 <= hottest["offered_mean_eps"] / 75 <= 3.0, hottest  # the workload the issue names: 2-3x the budget
+    assert 2.0 <= hottest["offered_mean_eps"] / 37.5 <= 3.0, hottest  # the workload the issue names: 2-3x the budget
     side_by_side = {}
     for partition in _rows(runs["real"]).keys() & _rows(runs["sim"]).keys():
         real_row, sim_row = _rows(runs["real"])[partition], _rows(runs["sim"])[partition]
@@ -81,7 +83,7 @@ def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_wit
     assert sent >= 0.98, sent
     compared = 0
     for partition, (real_eps, sim_eps, real_share, sim_share, attempts) in side_by_side.items():
-        if attempts < 400:  # a key drawn a few times a second: its sampling, not the model, moves the figures
+        if attempts < 200:  # a key drawn a few times a second: its sampling, not the model, moves the figures
             continue
         compared += 1
         assert sim_eps == pytest.approx(real_eps, rel=0.15), (partition, side_by_side)

@@ -12,7 +12,7 @@ import urllib.request
 
 import gevent
 import pytest
-from helpers import results_of, tables
+from helpers import results_of, series_of, tables
 from locust.argument_parser import parse_options
 from locust.env import Environment
 from locust.event import Events
@@ -130,3 +130,20 @@ def test_each_test_logs_its_report_as_it_stops_and_a_new_key_is_named_as_it_is_s
     assert reports[0] != reports[1]
     assert "Seeding 40 entities under PartitionKey 'orders'" in caplog.text
     env.events.quitting.fire(environment=env, reverse=True)
+
+
+def test_an_open_loops_users_reached_late_at_the_stop_neither_send_nor_owe_what_falls_due_after_it(environment, tmp_path):
+    """A process busy when the run stops (a CPU-bound machine once reached its users' ``on_stop`` up to a second
+    late, and counted what fell due meanwhile as unsent): the schedule ends when the users are asked to stop."""
+    env = environment(out=str(tmp_path / "out"), arrival_rate=40, mix="read=100")
+    run = register(env)
+    env.events.test_stopping.add_listener(lambda **_: time.sleep(1.5))  # after the metrics noted the stop: blocks all
+    env.runner.start(2, spawn_rate=10)
+    gevent.sleep(2.5)
+    env.runner.stop()
+    rows = series_of(tmp_path / "out")
+    after = [r for r in rows if r["second"] > run.metrics.stopped and (r["offered"] or r["unsent"])]
+    unsent, offered = sum(r["unsent"] for r in rows), sum(r["offered"] for r in rows)
+    assert not after and offered >= 60 and unsent <= 0.1 * (offered + unsent), (after, offered, unsent)
+    env.events.quitting.fire(environment=env, reverse=True)
+    assert run.table.name not in tables(run.target)
