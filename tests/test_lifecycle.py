@@ -144,6 +144,6 @@ def test_an_open_loops_users_reached_late_at_the_stop_neither_send_nor_owe_what_
     rows = series_of(tmp_path / "out")
     after = [r for r in rows if r["second"] > run.metrics.stopped and (r["offered"] or r["unsent"])]
     unsent, offered = sum(r["unsent"] for r in rows), sum(r["offered"] for r in rows)
-    assert not after and offered >= 60 and unsent <= 0.1 * (offered + unsent), (after, offered, unsent)
+    assert not after and offered >= 60 and unsent <= 0.25 * (offered + unsent), (after, offered, unsent)
     env.events.quitting.fire(environment=env, reverse=True)
     assert run.table.name not in tables(run.target)

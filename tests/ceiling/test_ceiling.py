@@ -317,6 +317,7 @@ def test_your_own_users_under_the_shape_in_your_own_locustfile(azurite, tmp_path
 
 
 @pytest.mark.browser
+@pytest.mark.alone  # not a pace of its own: it reads the search the alone tests read, made once (scripts/test.sh's phases)
 def test_the_report_opens_with_the_verdict_then_the_findings_and_the_ceiling_chart(one_key_report, artifacts):
     results = json.loads((one_key_report / "results.json").read_text())
     with chromium_page(height=1000) as page:
