@@ -32,6 +32,10 @@ MIX = {"read": "read=1", "upsert": "upsert=1", "batch": "batch=1", "scan": "scan
 ENTITIES = {"read": 1, "upsert": 1, "batch": 100, "scan": 100}
 #: The emulator side: ``--client fast`` through the throttling emulator, budgets far above the load (nothing throttled).
 EMULATOR_ARGS = ("--emulate-throttling", "--emulator-partition-rate", "1e9", "--emulator-account-rate", "1e9")
+#: A side named ``<client>-glibc`` (``fast-glibc``, ``sdk-glibc``): that client with glibc's own malloc thresholds,
+#: ``loadtest run``'s fixed mmap threshold (``entry.MMAP_THRESHOLDS``) left out; otherwise ``python -m loadtest``.
+GLIBC_OWN = "-glibc"
+LAUNCH_GLIBC_OWN = "import sys, loadtest.entry as e; e.MMAP_THRESHOLDS.clear(); sys.exit(e.main())"
 
 
 def children(pid: int) -> list[int]:
@@ -153,13 +157,13 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
                 str(args.rows),
             ]
         else:
+            client = "fast" if side == "emulator" else side.removesuffix(GLIBC_OWN)
             command = [
                 sys.executable,
-                "-m",
-                "loadtest",
+                *(("-c", LAUNCH_GLIBC_OWN) if side.endswith(GLIBC_OWN) else ("-m", "loadtest")),
                 "run",
                 "--client",
-                "fast" if side == "emulator" else side,
+                client,
                 *(EMULATOR_ARGS if side == "emulator" else ()),
                 "-u",
                 str(args.users),
@@ -249,7 +253,10 @@ def main() -> int:
     )
     parser.add_argument("--seed-rows", type=int, default=100_000, help="entities the seeding measure writes")
     parser.add_argument(
-        "--sides", default="floor,fast,sdk,emulator", help="floor, fast, sdk, emulator (fast through the throttling emulator)"
+        "--sides",
+        default="floor,fast,sdk,emulator",
+        help="floor, fast, sdk, emulator (fast through the throttling emulator), fast-glibc and sdk-glibc (glibc's own "
+        "malloc thresholds, loadtest run's fixed mmap threshold left out)",
     )
     parser.add_argument("--users", type=int, default=32)
     parser.add_argument("--seconds", type=int, default=15, help="the measured steady window")
@@ -264,7 +271,7 @@ def main() -> int:
         return 0
     print(f"{args.users} users, {args.seconds}-s steady window after {RAMP_S} s, a fresh in-memory Azurite per side")
     print(
-        f"{'operation':<9} {'side':<6} {'ops/s':>8} {'entities/s':>11} {'client CPU':>10} {'ms CPU/op':>10} "
+        f"{'operation':<9} {'side':<10} {'ops/s':>8} {'entities/s':>11} {'client CPU':>10} {'ms CPU/op':>10} "
         f"{'x floor':>8} {'served/floor':>13} {'Azurite CPU':>12}"
     )
     floor_batch: dict[str, float] | None = None
@@ -289,7 +296,7 @@ def main() -> int:
             ratio = f"{f['cpu_ms_per_op'] / base['cpu_ms_per_op']:.2f}" if base else "-"
             served = f"{f['ops_s'] / base['ops_s']:.0%}" if base else "-"
             print(
-                f"{op:<9} {side:<6} {f['ops_s']:>8,.0f} {f['ops_s'] * ENTITIES[op]:>11,.0f} {f['client_cpu']:>10.0%} "
+                f"{op:<9} {side:<10} {f['ops_s']:>8,.0f} {f['ops_s'] * ENTITIES[op]:>11,.0f} {f['client_cpu']:>10.0%} "
                 f"{f['cpu_ms_per_op']:>10.3f} {ratio:>8} {served:>13} {f['azurite_cpu']:>12.0%}",
                 flush=True,
             )

@@ -30,10 +30,12 @@ ARROW_POOL = "system"
 #:   made one after the other. Those of a longer run stayed in the heaps under the next step's: in-process, a
 #:   10-minute run's wrap-up peaked 25.8 MB above a 2-minute one's, at 1 MB 17.4 (bench/run_memory.py for the real
 #:   figure). The load's own allocations are far below 1 MB.
+#: With each, the heap-trim threshold at twice it (glibc's own rule, which a fixed threshold stops): left at 128 KB,
+#: the heap's top went back and forth with the operations, 4-6 % more CPU per read (bench/clients.py's -glibc sides).
 MMAP_THRESHOLDS = {"traffic": 16 << 20, "run": 1 << 20, "ceiling": 1 << 20}
 #: Commands whose heaps are two, not one per thread that allocates (the reader's threads).
 TWO_HEAPS = ("traffic",)
-_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 
 
 def _large_blocks_from_the_kernel(command: str) -> None:
@@ -42,6 +44,7 @@ def _large_blocks_from_the_kernel(command: str) -> None:
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLDS[command])
+        libc.mallopt(_M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLDS[command])  # glibc's own rule, which a fixed threshold stops
         if command in TWO_HEAPS:
             libc.mallopt(_M_ARENA_MAX, 2)
     except (OSError, AttributeError):
