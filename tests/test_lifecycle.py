@@ -133,11 +133,12 @@ def test_each_test_logs_its_report_as_it_stops_and_a_new_key_is_named_as_it_is_s
 
 
 def test_an_open_loops_users_reached_late_at_the_stop_neither_send_nor_owe_what_falls_due_after_it(environment, tmp_path):
-    """A process busy when the run stops (a CPU-bound machine once reached its users' ``on_stop`` up to a second
-    late, and counted what fell due meanwhile as unsent): the schedule ends when the users are asked to stop."""
+    """A process busy when the run stops reaches its users late (30-140 ms after the stop, measured on this machine,
+    and what fell due meanwhile was counted unsent or sent): the schedule ends when the users are asked to stop."""
     env = environment(out=str(tmp_path / "out"), arrival_rate=40, mix="read=100")
     run = register(env)
-    env.events.test_stopping.add_listener(lambda **_: time.sleep(1.5))  # after the metrics noted the stop: blocks all
+    # after the metrics noted the stop, the users are reached 1.5 s late (their greenlets go on meanwhile: patched sleep)
+    env.events.test_stopping.add_listener(lambda **_: time.sleep(1.5))
     env.runner.start(2, spawn_rate=10)
     gevent.sleep(2.5)
     env.runner.stop()
