@@ -56,15 +56,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Where a master listens and its workers connect, on Locust's command line or in its environment: the user's to set.
-MASTER_ADDRESS = ("--master-bind-host", "--master-bind-port", "--master-host", "--master-port")
+#: Where a master listens and its workers connect (Locust's option names): the user's to place.
+MASTER_ADDRESS = ("master_bind_host", "master_bind_port", "master_host", "master_port")
 
 
 def _own_master(extra: list[str]) -> list[str]:
     """``--workers``: the workers are the run's own forks, so its master listens on loopback at a free port. Locust's
-    5557 on every interface let a second run on the machine fail to bind (a traceback) and exposed the master."""
+    5557 on every interface let a second run on the machine fail to bind (a traceback) and exposed the master. An
+    address the user placed stands, as Locust reads it: a flag, its variable (``LOCUST_MASTER_NODE_PORT`` for
+    ``--master-port``), a config file."""
+    locust = _locust_parser()
+    given, _ = locust.parse_known_args(extra)
     flags = {arg.split("=")[0] for arg in extra}
-    if any(flag in flags or "LOCUST_" + flag[2:].upper().replace("-", "_") in os.environ for flag in MASTER_ADDRESS):
+    placed = {flag for action in locust._actions if action.dest in MASTER_ADDRESS for flag in action.option_strings}  # noqa: SLF001
+    if flags & placed or any(getattr(given, dest) != locust.get_default(dest) for dest in MASTER_ADDRESS):
         return []
     port = str(free_port())
     return ["--master-bind-host", "127.0.0.1", "--master-bind-port", port, "--master-port", port]
@@ -243,11 +248,16 @@ def _locust_flags(command: str) -> set[str]:
     """Locust's own flags, which ``run`` and ``ceiling`` hand over to it."""
     if command not in ("run", "ceiling", "compare"):
         return set()
+    return set(_locust_parser()._option_string_actions)  # noqa: SLF001
+
+
+def _locust_parser() -> argparse.ArgumentParser:
+    """Locust's own parser: its flags, their ``LOCUST_`` variables and its config files."""
     from locust.argument_parser import get_empty_argument_parser, setup_parser_arguments
 
     locust = get_empty_argument_parser(add_help=False)
     setup_parser_arguments(locust)
-    return set(locust._option_string_actions)  # noqa: SLF001
+    return locust
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -294,9 +294,9 @@ def test_a_misspelt_option_gets_the_tools_own_did_you_mean(monkeypatch, args, me
     assert "Traceback" not in stderr + stdout
 
 
-def test_workers_get_a_master_of_their_own_on_loopback_at_a_free_port_unless_the_user_placed_it(monkeypatch):
+def test_workers_get_a_master_of_their_own_on_loopback_at_a_free_port_unless_the_user_placed_it(monkeypatch, tmp_path):
     """Two runs with --workers on one machine met at Locust's 5557 (the second failed to bind, a traceback), and the
-    master listened on every interface. The address the user gives, as a flag or a variable, stands."""
+    master listened on every interface. The address the user gives, as a flag, a variable or in locust.conf, stands."""
     for name in [name for name in os.environ if name.startswith("LOCUST_MASTER")]:
         monkeypatch.delenv(name)
     ns = _parser().parse_args(["run", "--workers", "2"])
@@ -307,5 +307,12 @@ def test_workers_get_a_master_of_their_own_on_loopback_at_a_free_port_unless_the
     given = _locust_argv(ns, ["--master-bind-port", "6000"])
     assert given.count("--master-bind-port") == 1 and "--master-bind-host" not in given
     monkeypatch.setenv("LOCUST_MASTER_BIND_PORT", "6001")
+    assert "--master-bind-port" not in _locust_argv(ns, [])
+    monkeypatch.delenv("LOCUST_MASTER_BIND_PORT")
+    monkeypatch.setenv("LOCUST_MASTER_NODE_PORT", "6001")  # --master-port's variable, as Locust names it
+    assert "--master-bind-port" not in _locust_argv(ns, [])
+    monkeypatch.delenv("LOCUST_MASTER_NODE_PORT")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "locust.conf").write_text("master-bind-port = 6002\n")  # Locust's config file
     assert "--master-bind-port" not in _locust_argv(ns, [])
     assert "--master-bind-port" not in _locust_argv(_parser().parse_args(["run"]), [])
