@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -156,14 +157,29 @@ def warm_start(module: str, args: list[str], *, env: dict[str, str], timeout: fl
 def run_with_azurite_frozen(
     azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None, times: dict | None = None
 ) -> Finished:
-    """``python -m loadtest ARGS`` while ``azurite`` is frozen (SIGSTOP) ``at`` seconds in, thawed ``thaw_after`` seconds
-    later (else once the run ended): it keeps accepting connections and answers none. Thawed, and the child killed,
-    whatever happens. ``times`` gets when it was frozen and thawed (epoch seconds)."""
+    """``python -m loadtest ARGS`` while ``azurite`` is frozen (SIGSTOP) ``at`` seconds into the load (from Locust's
+    "Ramping to" line: a busy machine can take seconds to set up, and a freeze timed from the command could fall in
+    the set-up), thawed ``thaw_after`` seconds later (else once the run ended): it keeps accepting connections and
+    answers none. Thawed, and the child killed, whatever happens. ``times`` gets when it was frozen and thawed (epoch
+    seconds)."""
     times = {} if times is None else times
     child = subprocess.Popen(
         [sys.executable, "-m", "loadtest", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    load_started = threading.Event()
+
+    def read(stream, lines: list[str]) -> None:
+        for line in stream:
+            lines.append(line)
+            if "Ramping to" in line:
+                load_started.set()
+
+    readers = [threading.Thread(target=read, args=(getattr(child, name), out[name]), daemon=True) for name in out]
+    for reader in readers:
+        reader.start()
     try:
+        assert load_started.wait(timeout=60), "".join(out["stdout"] + out["stderr"])
         time.sleep(at)
         azurite.process.send_signal(signal.SIGSTOP)
         times["frozen"] = time.time()
@@ -171,12 +187,14 @@ def run_with_azurite_frozen(
             time.sleep(thaw_after)
             azurite.process.send_signal(signal.SIGCONT)
             times["thawed"] = time.time()
-        stdout, stderr = child.communicate(timeout=90)
+        child.wait(timeout=90)
+        for reader in readers:
+            reader.join(timeout=10)
     finally:
         azurite.process.send_signal(signal.SIGCONT)
         if child.poll() is None:
             child.kill()
-    return Finished(child.returncode, stdout, stderr)
+    return Finished(child.returncode, "".join(out["stdout"]), "".join(out["stderr"]))
 
 
 def locust_headless(

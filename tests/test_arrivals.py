@@ -105,7 +105,7 @@ def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_i
             ["run", "-t", "8s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
             + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            at=4.5,
+            at=3,
             thaw_after=1.5,
         )
     assert done.code == 0, done.output

@@ -54,15 +54,15 @@ def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port
 
 @pytest.mark.alone
 def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
-    """Azurite frozen (SIGSTOP) at about 4 s of an 8-s run: it keeps accepting connections and answers none."""
+    """Azurite frozen (SIGSTOP) 2 s into a 6-s run's load: it keeps accepting connections and answers none."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            ["run", "-t", "6s", "-u", "4", "-r", "4", "--seed-entities", "100"]
             + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
-            at=4,
+            at=2,
         )
     stdout, stderr = done.stdout, done.stderr
     assert done.code == 1, stdout + stderr
@@ -82,7 +82,7 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
 
 @pytest.mark.alone
 def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
-    """Azurite frozen (SIGSTOP) for 5 s in a 12-s run with --timeout 4: operations wait, time out, are retried, and
+    """Azurite frozen (SIGSTOP) 2 s into a 12-s run's load, for 5 s, with --timeout 4: operations wait, time out, are retried, and
     land once it thaws; the outage is named with its seconds, nothing is lost."""
     out, times = tmp_path / "out", {}
     with EmbeddedAzurite() as azurite:
@@ -90,7 +90,7 @@ def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_t
             azurite,
             ["run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "4"]
             + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--connection-string", azurite.connection_string],
-            at=4,
+            at=2,
             thaw_after=5,
             times=times,
         )
