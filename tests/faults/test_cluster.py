@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from helpers import ROOT, WORKLOAD, series_of
 
 from loadtest.child_process import free_port
@@ -60,7 +59,6 @@ class Cluster:
                 child.wait(timeout=10)
 
 
-@pytest.mark.alone
 def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target, tmp_path):
     cluster = Cluster(tmp_path, azurite.connection_string)
     try:
@@ -84,7 +82,6 @@ def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target
         table.drop()
 
 
-@pytest.mark.alone
 def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     cluster = Cluster(tmp_path, azurite.connection_string)
     try:

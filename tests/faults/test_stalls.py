@@ -52,7 +52,6 @@ def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port
     assert 1.4 < elapsed < 3.5, elapsed  # three attempts of 0.5 s, no backoff between them
 
 
-@pytest.mark.alone
 def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     """Azurite frozen (SIGSTOP) 2 s into a 6-s run's load: it keeps accepting connections and answers none."""
     out = tmp_path / "out"
@@ -80,7 +79,6 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     assert f"could not delete test table {data['run']['table']}" in stdout + stderr
 
 
-@pytest.mark.alone
 def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
     """Azurite frozen (SIGSTOP) 2 s into a 12-s run's load, for 5 s, with --timeout 4: operations wait, time out, are retried, and
     land once it thaws; the outage is named with its seconds, nothing is lost."""
