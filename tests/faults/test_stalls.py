@@ -53,12 +53,12 @@ def test_an_operation_without_an_answer_is_a_timeout_retried_at_once(silent_port
 
 
 def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
-    """Azurite frozen (SIGSTOP) 2 s into a 6-s run's load: it keeps accepting connections and answers none."""
+    """Azurite frozen (SIGSTOP) 2 s into an 8-s run's load: it keeps accepting connections and answers none."""
     out = tmp_path / "out"
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "6s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            ["run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100"]
             + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
             at=2,
