@@ -125,8 +125,8 @@ KINDS: dict[FindingKind, Kind] = {
         "while its median latency (in a closed loop, or that of another op class its users run in turn) rose 1.5× or "
         "more, the generator kept up and the table grew 1.3× or more",
         remedy="Read the demand and the ratios, not this run's served rates, as the design's: Azurite filters every row "
-        "of the table for a query while Azure seeks on PartitionKey and RowKey, so a growing table slows the emulator; start from a fresh Azurite per comparison, delete what the run inserts, or run against a real "
-        "account.",
+        "of the table for a query while Azure seeks on PartitionKey and RowKey, so a growing table slows the emulator; "
+        "start from a fresh Azurite per comparison, delete what the run inserts, or run against a real account.",
         fail_on=True,
     ),
     K.OUTAGE: Kind(

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import platform
 from typing import Any
 
 from locust import events
@@ -17,6 +18,11 @@ from .options.option import add_options
 from .options.stress import CEILING_OPTIONS, OPTIONS
 
 __all__: list[str] = []
+
+# azure-core's user agent names the platform, and finding it forks `uname -p` the first time: done now, before Locust
+# sets up OpenTelemetry (--otel), whose fork hook starts a thread in a forked child, which under gevent switches to
+# the hub: a master's child then ran on as a copy of the master, and the master waited for it at its first client
+platform.platform()
 
 
 @events.init_command_line_parser.add_listener
