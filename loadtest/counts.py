@@ -85,6 +85,7 @@ class RunCounts:
         self._kept: deque[BucketKey] = deque()  # buckets ``compact`` kept, oldest first: to be put away as they age
         self.aged = AgedBuckets()  # seconds more than ``AGED_AFTER_S`` behind the newest, as columns
         self.aged_peaks = AgedPeaks()  # their partitions' peaks and throttled attempts, for the live view
+        self.aged_totals: dict[tuple[str, str], Bucket] = {}  # and their counts summed per partition and op class
         self.live = live  # a run's, watched; records read afterwards (``loadtest traffic``) have no live view to feed
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.started: float | None = None
@@ -172,6 +173,7 @@ class RunCounts:
         self._kept.clear()
         self.aged.clear()
         self.aged_peaks.clear()
+        self.aged_totals.clear()
         self.latency.clear()
         self.first_attempt.clear()
         self.corrected.clear()
@@ -225,6 +227,18 @@ class RunCounts:
 
     # --- many keys ------------------------------------------------------------------------
 
+    def final_totals(self) -> dict[tuple[str, str], Bucket]:
+        """Per (partition, op class): the counts of every second folded already (``COMPACT_AFTER_S`` behind), put away
+        or not. A folded second's buckets keep their keys (``OTHER``'s included); a later one's may still fold, so it
+        waits: totals read this way only grow, as a cumulative metric must."""
+        totals = {key: Bucket() for key in self.aged_totals}
+        for key, bucket in self.aged_totals.items():
+            totals[key].add(bucket)
+        for (second, partition, op_class), bucket in list(self.buckets.items()):
+            if second < self.folded_before:
+                totals.setdefault((partition, op_class), Bucket()).add(bucket)
+        return totals
+
     def top_partitions(self, k: int = TOP_K) -> list[str]:
         """The k heaviest PartitionKeys by entities (the sketch's estimates; exact below its capacity)."""
         items = self.heavy.get_frequent_items(ds.frequent_items_error_type.NO_FALSE_NEGATIVES)
@@ -270,5 +284,6 @@ class RunCounts:
                 self.aged.add(key, bucket)
                 if self.live:
                     self.aged_peaks.add(key, bucket)
+                    self.aged_totals.setdefault(key[1:], Bucket()).add(bucket)
         if self.live:
             self.aged_peaks.close(before)

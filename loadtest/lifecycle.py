@@ -20,7 +20,7 @@ from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 from locust.stats import CSV_STATS_INTERVAL_SEC
 
-from . import webui, wrapup
+from . import telemetry, webui, wrapup
 from .ceiling.shape import CeilingShape
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
@@ -101,6 +101,7 @@ def register(environment: Environment) -> StressRun | None:
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
     live.register(environment, run)
+    telemetry.register(environment, run)  # with --otel: the partitions' figures beside Locust's own metrics
     webui.register(environment, lambda: run.settings)  # the start form: its fields, a bad start refused
     return run
 
