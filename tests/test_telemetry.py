@@ -191,3 +191,33 @@ def test_a_master_with_two_workers_exports_the_partitions_once_merged(tmp_path):
     assert otlp.processes("partition_stress.entities") == {"master"}
     assert otlp.last("partition_stress.entities", "master") == by_partition(results, "entities")
     assert otlp.processes("locust.client.duration") >= {"w0", "w1"}  # Locust's own, from the workers
+
+
+def prometheus_name(name: str, counter: bool) -> str:
+    """An OpenTelemetry metric's name as the Collector's Prometheus exporter writes it (its unit in braces dropped)."""
+    return name.replace(".", "_") + ("_total" if counter else "")
+
+
+def test_the_docs_dashboard_and_collectors_read_what_the_tool_exports():
+    """Every metric the Grafana dashboard queries is one the tool exports (by its Prometheus name), with labels it
+    carries; each collector's pipeline takes OTLP/HTTP in and names only the parts it declares."""
+    import json
+    import re
+
+    import yaml
+
+    docs = ROOT / "docs" / "otel"
+    exported = {prometheus_name(name, True) for name in [*INSTRUMENTS, THROTTLED]} | {prometheus_name(RATIO, False)}
+    labels = {"partition", "op_class", "run_id", "engine", "test", "reason"}
+    dashboard = json.loads((docs / "grafana-dashboard.json").read_text())
+    queries = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    assert queries and all(set(re.findall(r"partition_stress_\w+", q)) <= exported for q in queries), queries
+    assert {m for q in queries for m in re.findall(r"partition_stress_\w+", q)} == exported  # each one charted
+    assert all(set(re.findall(r"by \(([\w, ]+)\)", q)[0].replace(" ", "").split(",")) <= labels for q in queries if " by (" in q)
+    for config in ("collector-prometheus.yaml", "collector-azure-monitor.yaml"):
+        collector = yaml.safe_load((docs / config).read_text())
+        assert collector["receivers"]["otlp"]["protocols"]["http"]["endpoint"].endswith(":4318")
+        pipeline = collector["service"]["pipelines"]["metrics"]
+        for part in ("receivers", "processors", "exporters"):
+            assert set(pipeline[part]) <= set(collector[part]), (config, part)
+    assert "AccountKey" not in (docs / "collector-azure-monitor.yaml").read_text()  # its secret from the environment
