@@ -132,7 +132,7 @@ def register(environment: Environment, run: StressRun) -> PartitionTelemetry | N
     if not getattr(environment.parsed_options, "otel", False) or isinstance(environment.runner, WorkerRunner):
         return None
     try:
-        from opentelemetry import metrics
+        import opentelemetry.metrics as metrics
     except ImportError:  # Locust has said so: --otel needs `pip install partition-stress[otel]`
         return None
     telemetry = PartitionTelemetry(run)

@@ -109,16 +109,20 @@ def imported_modules(package: Path) -> set[str]:
     return {n for n in names if n.split(".")[0] not in {*sys.stdlib_module_names, package.name}}
 
 
-def requirement_closure(name: str) -> set[str]:
-    """The distributions installing ``name`` brings here (its requirements, theirs, ...; extras and other platforms'
-    aside), normalised."""
-    seen, todo = set(), [name]
+def requirement_closure(name: str, extras: tuple[str, ...] = ()) -> set[str]:
+    """The distributions installing ``name`` (with its ``extras``) brings here (its requirements, theirs, ...; their
+    extras and other platforms' aside), normalised."""
+    seen, todo = set(), [(name, ("", *extras))]
     while todo:
-        dist = todo.pop()
+        dist, wanted = todo.pop()
         if dist not in seen:
             seen.add(dist)
             needs = [Requirement(r) for r in importlib.metadata.requires(dist) or []]
-            todo += [r.name.lower().replace("_", "-") for r in needs if not r.marker or r.marker.evaluate({"extra": ""})]
+            todo += [
+                (r.name.lower().replace("_", "-"), ("",))
+                for r in needs
+                if not r.marker or any(r.marker.evaluate({"extra": extra}) for extra in wanted)
+            ]
     return seen
 
 
@@ -130,7 +134,7 @@ def test_every_module_the_wheel_imports_is_among_its_dependencies(installed):
         name = dist.metadata["Name"].lower().replace("_", "-")
         for file in dist.files or []:
             owners.setdefault(file.as_posix(), name)
-    closure = requirement_closure("partition-stress")
+    closure = requirement_closure("partition-stress", extras=("otel",))  # telemetry imports it only if installed
     missing = {}
     for name in sorted(imported_modules(package)):
         parts = name.split(".")
