@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .child_process import free_port
 from .connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV, SECRET_ON_COMMAND_LINE
 from .exit_codes import EXIT_OK, EXIT_USAGE, ToolError, UsageError, error_line
+from .locust_args import locust_flags, own_master
 from .options.command_help import COMMAND_HELP
 from .options.commands import COMMANDS, COMPARE_OPTIONS, REPORT_OPTIONS, RUN_OPTIONS, RUNNER_OPTIONS, SEARCH_SETS, SERVE_OPTIONS
 from .options.emulator import EMULATOR_OPTIONS, REQUEST_LOG
@@ -56,25 +56,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Where a master listens and its workers connect (Locust's option names): the user's to place.
-MASTER_ADDRESS = ("master_bind_host", "master_bind_port", "master_host", "master_port")
-
-
-def _own_master(extra: list[str]) -> list[str]:
-    """``--workers``: the workers are the run's own forks, so its master listens on loopback at a free port. Locust's
-    5557 on every interface let a second run on the machine fail to bind (a traceback) and exposed the master. An
-    address the user placed stands, as Locust reads it: a flag, its variable (``LOCUST_MASTER_NODE_PORT`` for
-    ``--master-port``), a config file."""
-    locust = _locust_parser()
-    given, _ = locust.parse_known_args(extra)
-    flags = {arg.split("=")[0] for arg in extra}
-    placed = {flag for action in locust._actions if action.dest in MASTER_ADDRESS for flag in action.option_strings}  # noqa: SLF001
-    if flags & placed or any(getattr(given, dest) != locust.get_default(dest) for dest in MASTER_ADDRESS):
-        return []
-    port = str(free_port())
-    return ["--master-bind-host", "127.0.0.1", "--master-bind-port", port, "--master-port", port]
-
-
 def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     """Locust's command line for this run (``ns`` validated). The connection string travels in the environment.
     A ceiling search runs the locustfile with its shape, which sets the users; the steps bound its time."""
@@ -83,7 +64,7 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
     if not searching:
         argv += ["-u", str(ns.users), "-r", str(ns.spawn_rate)]
     if ns.workers:
-        argv += ["--processes", str(ns.workers), *_own_master(extra)]
+        argv += ["--processes", str(ns.workers), *own_master(extra)]
     if ns.web:
         argv += ["--web-host", ns.web_host, "--web-port", str(ns.web_port)]
     else:
@@ -238,26 +219,10 @@ def _misspelt(parser: argparse.ArgumentParser, command: str | None, extra: list[
         if flag in TOOL_FLAGS:  # an option of another command: the command's own rule names it (simulate: real runs')
             continue
         close = difflib.get_close_matches(flag, own, n=1, cutoff=0.75)
-        if close and flag not in _locust_flags(command):
+        if close and not (command in ("run", "ceiling", "compare") and flag in locust_flags()):
             raise UsageError(
                 f"{flag}: no such option of loadtest {command}; did you mean {close[0]}? (see loadtest {command} --help)"
             )
-
-
-def _locust_flags(command: str) -> set[str]:
-    """Locust's own flags, which ``run`` and ``ceiling`` hand over to it."""
-    if command not in ("run", "ceiling", "compare"):
-        return set()
-    return set(_locust_parser()._option_string_actions)  # noqa: SLF001
-
-
-def _locust_parser() -> argparse.ArgumentParser:
-    """Locust's own parser: its flags, their ``LOCUST_`` variables and its config files."""
-    from locust.argument_parser import get_empty_argument_parser, setup_parser_arguments
-
-    locust = get_empty_argument_parser(add_help=False)
-    setup_parser_arguments(locust)
-    return locust
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -231,12 +231,10 @@ class RunCounts:
         """Per (partition, op class): the counts of every second folded already (``COMPACT_AFTER_S`` behind), put away
         or not. A folded second's buckets keep their keys (``OTHER``'s included); a later one's may still fold, so it
         waits: totals read this way only grow, as a cumulative metric must."""
-        totals = {key: Bucket() for key in self.aged_totals}
-        for key, bucket in self.aged_totals.items():
-            totals[key].add(bucket)
-        for (second, partition, op_class), bucket in list(self.buckets.items()):
-            if second < self.folded_before:
-                totals.setdefault((partition, op_class), Bucket()).add(bucket)
+        folded = [(key[1:], bucket) for key, bucket in list(self.buckets.items()) if key[0] < self.folded_before]
+        totals: dict[tuple[str, str], Bucket] = {}
+        for key, bucket in [*self.aged_totals.items(), *folded]:
+            totals.setdefault(key, Bucket()).add(bucket)
         return totals
 
     def top_partitions(self, k: int = TOP_K) -> list[str]:

@@ -154,6 +154,35 @@ def warm_start(module: str, args: list[str], *, env: dict[str, str], timeout: fl
         return Finished(answer["code"], out.read_text(), err.read_text())
 
 
+class LoadWatch:
+    """A child's output streams read in threads, each one's lines kept; ``started`` set at Locust's "Ramping to" line
+    (the load has begun: a fault timed from the command could fall in a busy machine's set-up)."""
+
+    def __init__(self, *streams) -> None:
+        self.started = threading.Event()
+        self.lines: list[list[str]] = [[] for _ in streams]
+        pairs = zip(streams, self.lines, strict=True)
+        self.readers = [threading.Thread(target=self._read, args=pair, daemon=True) for pair in pairs]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, stream, kept: list[str]) -> None:
+        for line in stream:
+            kept.append(line)
+            if "Ramping to" in line:
+                self.started.set()
+
+    def wait_started(self, timeout: float = 60) -> None:
+        assert self.started.wait(timeout=timeout), "".join(line for kept in self.lines for line in kept)
+
+    def join(self) -> None:
+        for reader in self.readers:
+            reader.join(timeout=10)
+
+    def text(self, stream: int = 0) -> str:
+        return "".join(self.lines[stream])
+
+
 def run_with_azurite_frozen(
     azurite: EmbeddedAzurite, args: list[str], *, at: float, thaw_after: float | None = None, times: dict | None = None
 ) -> Finished:
@@ -166,20 +195,9 @@ def run_with_azurite_frozen(
     child = subprocess.Popen(
         [sys.executable, "-m", "loadtest", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    out: dict[str, list[str]] = {"stdout": [], "stderr": []}
-    load_started = threading.Event()
-
-    def read(stream, lines: list[str]) -> None:
-        for line in stream:
-            lines.append(line)
-            if "Ramping to" in line:
-                load_started.set()
-
-    readers = [threading.Thread(target=read, args=(getattr(child, name), out[name]), daemon=True) for name in out]
-    for reader in readers:
-        reader.start()
+    watch = LoadWatch(child.stdout, child.stderr)
     try:
-        assert load_started.wait(timeout=60), "".join(out["stdout"] + out["stderr"])
+        watch.wait_started()
         time.sleep(at)
         azurite.process.send_signal(signal.SIGSTOP)
         times["frozen"] = time.time()
@@ -188,13 +206,12 @@ def run_with_azurite_frozen(
             azurite.process.send_signal(signal.SIGCONT)
             times["thawed"] = time.time()
         child.wait(timeout=90)
-        for reader in readers:
-            reader.join(timeout=10)
+        watch.join()
     finally:
         azurite.process.send_signal(signal.SIGCONT)
         if child.poll() is None:
             child.kill()
-    return Finished(child.returncode, "".join(out["stdout"]), "".join(out["stderr"]))
+    return Finished(child.returncode, watch.text(0), watch.text(1))
 
 
 def locust_headless(

@@ -25,6 +25,7 @@ import gen_reference  # noqa: E402
 from loadtest import cli, exit_codes  # noqa: E402
 from loadtest.finding_kinds import KINDS  # noqa: E402
 from loadtest.finding_names import FindingKind  # noqa: E402
+from loadtest.locust_args import locust_flags  # noqa: E402
 from loadtest.options.commands import COMMANDS, COMPARE_OPTIONS  # noqa: E402
 from loadtest.options.option import Option  # noqa: E402
 from loadtest.options.settings import Settings, namespace  # noqa: E402
@@ -125,7 +126,7 @@ def test_every_flag_the_pages_name_is_an_option_of_the_tool_or_of_locust():
     """A flag renamed or removed leaves no sentence behind (flags of other tools: the few the pages use)."""
     commands = cli._parser()._subparsers._group_actions[0].choices  # noqa: SLF001
     known = {flag for sub in commands.values() for action in sub._actions for flag in action.option_strings}  # noqa: SLF001
-    known |= cli._locust_flags("run")  # noqa: SLF001
+    known |= locust_flags()
     others = {"--build", "--scale", "--no-deps", "--ops", "--sides", "--strict", "--check", "--analytics-query", "--records"}
     others.update({"--hours", "--seconds"})  # the benches' own
     others.add("--duraton")  # what happens when a flag is misspelt

@@ -7,11 +7,10 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
-from helpers import ROOT, SHORT, run_info, series_of, tables
+from helpers import ROOT, SHORT, LoadWatch, run_info, series_of, tables
 
 from loadtest.azurite import EmbeddedAzurite
 from loadtest.bounds.run_span import target_lost
@@ -119,19 +118,9 @@ def run_with_azurite(
             text=True,
             stdin=subprocess.DEVNULL,
         )
-        lines: list[str] = []
-        load_started = threading.Event()
-
-        def read() -> None:
-            for line in child.stdout:
-                lines.append(line)
-                if "Ramping to" in line:
-                    load_started.set()
-
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
+        watch = LoadWatch(child.stdout)
         try:
-            assert load_started.wait(timeout=60), "".join(lines)
+            watch.wait_started()
             time.sleep(kill_at)
             azurite.stop()
             if restart_at is not None:
@@ -140,11 +129,11 @@ def run_with_azurite(
                 time.sleep(answered_for)
                 child.send_signal(signal.SIGINT)
             child.wait(timeout=120)
-            reader.join(timeout=10)
+            watch.join()
         finally:
             if child.poll() is None:
                 child.kill()
-    return child.returncode, "".join(lines)
+    return child.returncode, watch.text()
 
 
 def test_a_target_killed_mid_run_keeps_the_results_and_names_the_loss(tmp_path):
