@@ -84,13 +84,16 @@ def settings_given(results: dict, given: dict[str, str]) -> dict[str, tuple]:
 
 
 def test_the_public_face_imports_from_the_installed_wheel(installed, tmp_path):
-    """What a user's locustfile imports, from the wheel's own package (not this checkout's), with its curated __all__."""
+    """What a user's locustfile imports, from the wheel's own package (not this checkout's), with its curated __all__;
+    and the web UI's build (package data)."""
     code = (
         "import loadtest\n"
         "from loadtest import CeilingShape, HotPartitionUser, TableUser\n"
         "assert issubclass(HotPartitionUser, TableUser) and CeilingShape.__module__ == 'loadtest.ceiling.shape'\n"
         "assert all(hasattr(loadtest, name) for name in loadtest.__all__)\n"
         "import loadtest.plugin\n"
+        "from loadtest.report import locust_ui\n"
+        "assert locust_ui.built(), 'the web UI with the Partitions tab is not in the wheel'\n"
         "print(loadtest.__file__)"
     )
     done = run([installed / "bin" / "python", "-c", code], cwd=tmp_path, env=clean_env_of_checkout())

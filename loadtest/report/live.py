@@ -1,12 +1,10 @@
-"""The live partition view inside Locust's web UI, through Locust's supported extension points.
+"""The live partition view: per partition, entities/s now and their peak against the target, in an open loop the
+demand, throttled attempts and the current finding; and the recent seconds for the charts.
 
-- a "Partitions" tab (``extended_tabs`` / ``extended_tables``), filled on every
-  ``/stats/requests`` poll with each partition's GET and PUT entities/s now, the peak
-  10-second average, the target, the ratio and the current finding;
-- ``/partition-stress/``: the same table and a live chart of entities/s per partition
-  with the target line (a self-contained page, no outside scripts);
-- ``/partition-stress/data``: the JSON both read;
-- ``/partition-stress/report``: the last finished test's report.html.
+- ``/partition-stress/data``: the view as JSON, which the Partitions tab in Locust's web UI polls (``webui/``,
+  served by ``locust_ui``; without that build, a table tab in Locust's own UI filled on each ``/stats/requests``);
+- Locust's HTML report (``--html``) carries the same panel, drawn from the view the test ended with;
+- ``/partition-stress/report``: the last finished test's report.html; ``/partition-stress/`` leads to the tab.
 
 The top ``TOP_N`` partitions by load are shown; the rest together as "other partitions", judged by the hottest.
 """
@@ -30,15 +28,14 @@ from ..options.settings import Settings
 from ..outputs import REPORT_FILE
 from ..phases import PEAK_WINDOW_S, moving_average_peak
 from ..summary import demand, per_partition, series
-from .badges import badge_css
+from . import locust_ui
 
-__all__ = ["TOP_N", "live_view", "page_html", "register"]
+__all__ = ["TOP_N", "live_view", "register"]
 
 TOP_N = 10
 NOW_WINDOW_S = 3  # "now" = the mean of the last complete seconds
 CHART_SECONDS = 120
-TAB_KEY = "partition-stress"
-PAGE = Path(__file__).resolve().parent / "live.html"
+TAB_KEY = locust_ui.TAB_KEY
 
 
 @dataclass(frozen=True)
@@ -48,6 +45,7 @@ class _Load:
     get: list[float]
     put: list[float]
     asked: list[float]
+    throttled: list[float]
     aged: tuple[float, float] = (0.0, 0.0)  # the peaks (served, asked) of the seconds put away before these
 
     @property
@@ -69,14 +67,14 @@ class _Load:
 
     def scaled(self, by: float) -> _Load:
         aged = (self.aged[0] * by, self.aged[1] * by)
-        return _Load([v * by for v in self.get], [v * by for v in self.put], [v * by for v in self.asked], aged)
+        return _Load(*([v * by for v in values] for values in (self.get, self.put, self.asked, self.throttled)), aged)
 
     @staticmethod
     def total(loads: list[_Load]) -> _Load:
         def summed(values: list[list[float]]) -> list[float]:
             return [sum(column) for column in zip(*values, strict=True)]
 
-        return _Load(summed([v.get for v in loads]), summed([v.put for v in loads]), summed([v.asked for v in loads]))
+        return _Load(*(summed([getattr(v, name) for v in loads]) for name in ("get", "put", "asked", "throttled")))
 
 
 def live_view(
@@ -97,7 +95,7 @@ def live_view(
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
     aged = metrics.aged_peaks
     if not grouped and not aged.peaks:
-        return {"target": target, "rows": [], "chart": {"t": [], "series": {}}, "partitions": 0}
+        return {"target": target, "open_loop": open_loop, "rows": [], "chart": _chart([], {}), "partitions": 0}
     earliest = min((s for by_second in grouped.values() for s in by_second), default=last)  # a worker's clock behind
     first = min(int(metrics.started), earliest) if metrics.started else earliest
     # the seconds held (from the start while nothing is put away); the chart's axis counts from the start
@@ -119,21 +117,23 @@ def live_view(
     def load(partition: str) -> _Load:
         get, put = grouped.get((partition, OpClass.GET), {}), grouped.get((partition, OpClass.PUT), {})
         asked = [g + q for g, q in zip(demand(get, span), demand(put, span), strict=True)]
-        return _Load(series(get, span), series(put, span), asked, aged.peaks.get(partition, (0.0, 0.0)))
+        throttled = [
+            sum(by_second[s].throttled for by_second in (get, put) if s in by_second) for s in span
+        ]  # every throttled answer is a throttled attempt, failed or retried
+        return _Load(series(get, span), series(put, span), asked, throttled, aged.peaks.get(partition, (0.0, 0.0)))
 
-    rows, chart = [], {}
+    rows, served, asked, throttled_each = [], {}, {}, {}
     for name, members in groups:
         loads = {p: load(p) for p in members}
         group = _Load.total(list(loads.values()))  # the row's load: its members' together
         each = {p: v.scaled(1 / untracked) if p == OTHER else v for p, v in loads.items()}  # one partition's figures
         hottest = max(members, key=lambda p: each[p].judged(open_loop))
         judged = each[hottest]
-        # every throttled answer is a throttled attempt, failed or retried
-        throttled = sum(b.throttled for (p, _), by_second in grouped.items() if p in members for b in by_second.values())
-        throttled += sum(aged.throttled[p] for p in members)
+        throttled = sum(group.throttled) + sum(aged.throttled[p] for p in members)
         label = name if len(members) == 1 else f"{name}, hottest " + (hottest if hottest != OTHER else "untracked (mean)")
         row = {
             "partition": label,
+            "series": name,
             "get_eps": round(_recent(group.get), 1),
             "put_eps": round(_recent(group.put), 1),
             "peak_eps": round(judged.peak(), 1),
@@ -144,13 +144,28 @@ def live_view(
         ratio = judged.judged(open_loop) / target
         row.update(ratio=f"{ratio:.0%}", finding="THROTTLED" if throttled else level(ratio))
         rows.append(row)
-        chart[name] = [int(v) for v in group.both[-CHART_SECONDS:]]
+        served[name] = [int(v) for v in group.both[-CHART_SECONDS:]]
+        asked[name] = [int(v) for v in group.asked[-CHART_SECONDS:]]
+        throttled_each[name] = [int(v) for v in group.throttled[-CHART_SECONDS:]]
+    seconds = [s - first for s in span][-CHART_SECONDS:]
     return {
         "target": target,
+        "open_loop": open_loop,
         "rows": rows,
-        "chart": {"t": [s - first for s in span][-CHART_SECONDS:], "series": chart},
+        "chart": _chart(seconds, served, asked if open_loop else {}, throttled_each),
         "partitions": len(ranked) + untracked,
     }
+
+
+def _chart(
+    seconds: list[int],
+    served: dict[str, list[int]],
+    asked: dict[str, list[int]] | None = None,
+    throttled: dict[str, list[int]] | None = None,
+) -> dict[str, Any]:
+    """The charts' seconds (since the start) and per row: entities served, asked for (open loop) and throttled
+    attempts in each."""
+    return {"t": seconds, "series": served, "demand": asked or {}, "throttled": throttled or {}}
 
 
 def _recent(values: list[float]) -> float:
@@ -180,17 +195,10 @@ class LiveRun(Protocol):
     out: Path | None
 
 
-def page_html() -> str:
-    """The live page, with the badge of every finding kind (``report.badges``) in its style sheet."""
-    return PAGE.read_text(encoding="utf-8").replace("/* badges */", badge_css())
-
-
 def register(environment: Environment, run: LiveRun) -> None:
-    """Add the Partitions tab, the live page and the report route to Locust's web UI (if running)."""
-    web_ui = environment.web_ui
-    if web_ui is None:
-        return
-    from flask import Response, request
+    """The partition view in Locust's web UI (if running) and in Locust's HTML report: the Partitions tab of the
+    tool's build of Locust's UI (``locust_ui``), or without the build a table tab in Locust's own; its data at
+    ``/partition-stress/data``; and the last finished test's report.html at ``/partition-stress/report``."""
 
     def view() -> dict[str, Any]:
         settings = run.settings
@@ -200,29 +208,36 @@ def register(environment: Environment, run: LiveRun) -> None:
         data["lost_workers"] = list(run.cluster.lost.values())
         return data
 
-    web_ui.template_args["extended_tabs"] = [{"title": "Partitions", "key": TAB_KEY}]
-    web_ui.template_args["extended_tables"] = [{"key": TAB_KEY, "structure": TABLE_STRUCTURE}]
+    locust_ui.with_partitions(lambda: view() if environment.runner is not None else None)
+    web_ui = environment.web_ui
+    if web_ui is None:
+        return
+    from flask import Response, redirect, request
+
+    if not locust_ui.serve(environment):  # Locust's own UI: the tab as a table, filled on each /stats/requests poll
+        web_ui.template_args["extended_tabs"] = [{"title": "Partitions", "key": TAB_KEY}]
+        web_ui.template_args["extended_tables"] = [{"key": TAB_KEY, "structure": TABLE_STRUCTURE}]
+
+        @web_ui.app.after_request
+        def _extend_stats(response: Response) -> Response:
+            if request.path != "/stats/requests" or response.status_code != 200:
+                return response
+            body = response.get_json(silent=True) or {}
+            body["extended_stats"] = [{"key": TAB_KEY, "data": view()["rows"]}]
+            response.set_data(json.dumps(body))
+            return response
+
     web_ui.template_args["extended_csv_files"] = [
-        {"href": "/partition-stress/", "title": "Live partition view and chart"},
         {"href": "/partition-stress/report", "title": "Hot-partition report of the last test (report.html)"},
     ]
-
-    @web_ui.app.after_request
-    def _extend_stats(response: Response) -> Response:
-        if request.path != "/stats/requests" or response.status_code != 200:
-            return response
-        body = response.get_json(silent=True) or {}
-        body["extended_stats"] = [{"key": TAB_KEY, "data": view()["rows"]}]
-        response.set_data(json.dumps(body))
-        return response
 
     @web_ui.app.route("/partition-stress/data")
     def _data() -> Response:
         return Response(json.dumps(view()), mimetype="application/json")
 
     @web_ui.app.route("/partition-stress/")
-    def _page() -> Response:
-        return Response(page_html(), mimetype="text/html")
+    def _page() -> Response:  # the side page of earlier versions: the view is the tab now
+        return redirect(f"/?tab={TAB_KEY}")
 
     @web_ui.app.route("/partition-stress/report")
     def _report() -> Response:

@@ -10,7 +10,6 @@ from synthetic import recorded
 from loadtest.compare import Comparison, StrategyOutcome
 from loadtest.findings.assess import assess
 from loadtest.report import render, render_comparison
-from loadtest.report.live import page_html
 from loadtest.results import Finding, FindingKind
 from loadtest.summary import build
 
@@ -50,15 +49,9 @@ def _comparison(tmp_path) -> str:
     return render_comparison(Comparison(strategies=[outcome], partition_target=2000, settings={}), tmp_path).read_text()
 
 
-def _live() -> str:
-    """The live page with a badge of every kind as its script draws them (``span.kind KIND``)."""
-    spans = "".join(f'<span class="kind {kind}">{kind}</span> ' for kind in FindingKind)
-    return page_html().replace("<body>", f'<body><p id="every-kind">{spans}</p>', 1)
-
-
 @pytest.mark.browser
 def test_every_finding_kind_has_a_visible_badge_on_every_page(tmp_path):
-    pages = {"report": _report(tmp_path), "comparison": _comparison(tmp_path), "live": _live()}
+    pages = {"report": _report(tmp_path), "comparison": _comparison(tmp_path)}
     with chromium_page() as page:
         for name, html in pages.items():
             page.set_content(html)

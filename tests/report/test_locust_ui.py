@@ -1,0 +1,138 @@
+"""The tool's build of Locust's web UI (``webui/``, served by ``loadtest.report.locust_ui``): the Partitions tab in
+real headless Chromium, beside Locust's own tabs, in light and dark mode; and the same panel in Locust's HTML report."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from browser import chromium_page
+from helpers import ROOT, web_ui_process
+
+from loadtest.child_process import free_port
+from loadtest.redact import AZURITE_KEY
+from loadtest.report import locust_ui
+
+#: four partitions, 70 % of the operations on one of them (hotspot:70,25: 70 % on a quarter of the keys), each one
+#: entity, in an open loop of 60 operations/s: about 42 entities/s on the hot key against a target of 20, about 6/s on
+#: each other one
+WORKLOAD = {
+    "keyStrategy": "set:4",
+    "skew": "hotspot:70,25",
+    "mix": "read=70,upsert=30",
+    "partitionTarget": "20",
+    "arrivalRate": "60",
+}
+FLAGS = [f"--{re.sub('[A-Z]', lambda c: '-' + c.group().lower(), name)}={value}" for name, value in WORKLOAD.items()]
+
+
+def test_the_build_is_there():
+    """scripts/setup.sh builds it (the tests' set-up too); without it every check below would pass on Locust's UI."""
+    assert locust_ui.built(), "run scripts/setup.sh: it builds webui/ into loadtest/report/webui"
+
+
+def _label(page, chart: str) -> str:
+    return page.get_attribute(f"#partition-stress-{chart}", "aria-label") or ""
+
+
+def _heat_seconds(page) -> int:
+    return int(re.search(r"by (\d+) seconds", _label(page, "heatmap")).group(1))
+
+
+def _check_tab(page) -> tuple[str, list[str]]:
+    """The tab as a user reads it: four rows, the hot one HOT and the others COOL, a line per partition and the
+    target line, and a heat map that grows as seconds pass. Answers the hot partition and the chart's lines."""
+    page.wait_for_selector("#partition-stress-table tr[data-finding=HOT]", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('#partition-stress-table tbody tr').length === 4", timeout=15_000)
+    findings = page.eval_on_selector_all("#partition-stress-table tbody tr", "rows => rows.map(r => r.dataset.finding)")
+    assert sorted(findings) == ["COOL", "COOL", "COOL", "HOT"], findings
+    hot = page.inner_text("#partition-stress-table tr[data-finding=HOT] td >> nth=0")
+    lines = _label(page, "load").split(": ", 1)[1].split("; ")
+    assert f"{hot} · HOT" in lines and "target 20/s" in lines, lines
+    assert len([line for line in lines if not line.startswith(("demand, ", "target"))]) == 4, lines  # a line each
+    assert len([line for line in lines if line.startswith("demand, ")]) == 4, lines  # open loop: demand beside served
+    seconds = _heat_seconds(page)
+    page.wait_for_function(
+        "n => +/by (\\d+) seconds/.exec(document.querySelector('#partition-stress-heatmap').getAttribute('aria-label'))[1] > n",
+        arg=seconds,
+        timeout=15_000,
+    )  # the heat map fills as seconds pass
+    assert page.eval_on_selector("#partition-stress-heatmap canvas", "c => c.width * c.height") > 0
+    return hot, lines
+
+
+@pytest.mark.browser
+def test_loadtest_run_web_shows_four_partitions_one_hot_in_the_partitions_tab_light_and_dark(azurite, tmp_path, artifacts):
+    port, out = free_port(), tmp_path / "out"
+    args = ["-m", "loadtest", "run", "--web", "--web-port", str(port), "--seed-entities", "40", "--out", str(out)]
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    with web_ui_process(args, port=port, env=env, log=tmp_path / "web.log") as (_, url):
+        with chromium_page(1300, 1100) as page:
+            page.goto(url + "/")
+            page.fill("input[name=userCount]", "4")
+            page.fill("input[name=spawnRate]", "4")
+            page.click("text=Custom parameters")
+            for name, value in WORKLOAD.items():
+                page.fill(f"input[name={name}]", value)
+            page.click("button:has-text('Start')")
+
+            page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
+            hot, _ = _check_tab(page)
+            page.screenshot(path=str(artifacts / "partitions-tab-light.png"), full_page=True)
+
+            # Locust's own tabs still work beside it
+            page.click("[role=tab]:has-text('Statistics')")
+            page.wait_for_selector("td:has-text('GET point read')", timeout=15_000)
+            page.click("[role=tab]:has-text('Charts')")
+            page.wait_for_function("() => document.querySelectorAll('canvas').length >= 3", timeout=15_000)  # its charts
+            assert page.locator("#partition-stress").count() == 0
+
+            # dark mode, as Locust keeps it (its toggle writes localStorage), the tab opened by its address
+            page.evaluate("() => localStorage.setItem('theme', 'dark')")
+            page.goto(url + "/partition-stress/")  # the side page of earlier versions leads to the tab
+            assert page.url.endswith("/?tab=partition-stress"), page.url
+            _check_tab(page)
+            background = page.eval_on_selector(
+                "#partition-stress-table", "t => getComputedStyle(t.closest('.MuiPaper-root')).backgroundColor"
+            )
+            assert sum(int(v) for v in re.findall(r"\d+", background)[:3]) < 3 * 80, background  # a dark surface
+            page.screenshot(path=str(artifacts / "partitions-tab-dark.png"), full_page=True)
+
+        urllib.request.urlopen(urllib.request.Request(url + "/stop", method="POST"), timeout=30)
+        deadline = time.monotonic() + 60
+        while not (out / "results.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        with urllib.request.urlopen(url + "/stats/report?download=1", timeout=30) as response:  # "Download report"
+            downloaded = response.read().decode()
+    results = json.loads((out / "results.json").read_text())
+    assert {r["partition"] for r in results["partitions"] if r["finding"] == "HOT"} == {hot}
+    assert 'id="partition-stress-report"' in downloaded and AZURITE_KEY not in downloaded
+
+
+@pytest.mark.browser
+def test_locusts_html_report_carries_the_partitions_panel(azurite, tmp_path, artifacts):
+    html = tmp_path / "locust.html"
+    env = {**os.environ, "AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string}
+    args = [sys.executable, "-m", "loadtest", "run", "-t", "4s", "-u", "4", *FLAGS, "--seed-entities", "40"]
+    args += ["--out", str(tmp_path / "out"), "--html", str(html)]
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: the verdict, a hot partition
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    hot = {r["partition"] for r in results["partitions"] if r["finding"] == "HOT"}
+    with chromium_page(1300, 1100) as page:
+        page.goto(html.as_uri())
+        page.wait_for_selector("#partition-stress-report #partition-stress-table tbody tr", timeout=15_000)
+        rows = page.eval_on_selector_all(
+            "#partition-stress-table tbody tr", "rows => rows.map(r => [r.cells[0].innerText, r.dataset.finding])"
+        )
+        assert len(rows) == 4 and {p for p, f in rows if f == "HOT"} == hot, (rows, hot)
+        assert "target 20/s" in _label(page, "load") and _heat_seconds(page) >= 3
+        assert page.locator("text=Response Time Statistics").count() >= 1  # Locust's own report is still whole
+        page.locator("#partition-stress-report").screenshot(path=str(artifacts / "html-report-partitions.png"))
+    assert AZURITE_KEY not in html.read_text()
