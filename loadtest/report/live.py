@@ -227,9 +227,9 @@ def register(environment: Environment, run: LiveRun) -> None:
             response.set_data(json.dumps(body))
             return response
 
-    web_ui.template_args["extended_csv_files"] = [
-        {"href": "/partition-stress/report", "title": "Hot-partition report of the last test (report.html)"},
-    ]
+    web_ui.template_args.setdefault("extended_csv_files", []).append(
+        {"href": "/partition-stress/report", "title": "Hot-partition report of the last test (report.html)"}
+    )
 
     @web_ui.app.route("/partition-stress/data")
     def _data() -> Response:

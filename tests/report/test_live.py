@@ -151,6 +151,29 @@ def test_in_an_open_loop_the_live_view_shows_demand_and_judges_it():
     assert "demand_eps" not in closed and closed["finding"] == "COOL"
 
 
+def test_the_charts_draw_each_rows_served_demand_and_throttled_seconds():
+    """The tab's chart series, second by second: what each row served, asked for (open loop only) and the throttled
+    attempts; the row names its series."""
+    start = 1_000_000
+    seconds = {
+        t: [{"entities": 10, "partition": "hot", "attempts": 2, "throttled": 1 if t % 2 else 0}]
+        + [{"entities": 1, "partition": "cool", "unsent": [(start + t, "cool", "GET", 1)] * 3}]
+        for t in range(6)
+    }
+    metrics = recorded(seconds, start=start)
+    view = live_view(metrics, target=100, now=start + 6.5, open_loop=True)
+    chart = view["chart"]
+    assert chart["t"] == [0, 1, 2, 3, 4, 5] and view["open_loop"] is True
+    assert chart["series"] == {"hot": [10] * 6, "cool": [1] * 6}
+    assert chart["demand"] == {"hot": [10] * 6, "cool": [4] * 6}
+    assert chart["throttled"] == {"hot": [0, 1, 0, 1, 0, 1], "cool": [0] * 6}
+    assert [(row["partition"], row["series"], row["finding"]) for row in view["rows"]] == [
+        ("hot", "hot", "THROTTLED"),
+        ("cool", "cool", "COOL"),
+    ]
+    assert live_view(metrics, target=100, now=start + 6.5)["chart"]["demand"] == {}  # closed loop: no demand
+
+
 def test_the_live_chart_stops_with_the_test():
     metrics = recorded({t: [{"entities": 10}] for t in range(5)})
     at_stop = live_view(metrics, target=100, now=metrics.stopped)

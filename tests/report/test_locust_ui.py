@@ -37,6 +37,48 @@ def test_the_build_is_there():
     assert locust_ui.built(), "run scripts/setup.sh: it builds webui/ into loadtest/report/webui"
 
 
+def test_the_web_ui_serves_the_build_unless_the_user_gave_a_build_of_their_own(tmp_path, monkeypatch):
+    from locust.argument_parser import parse_options
+    from locust.env import Environment
+
+    monkeypatch.setattr(sys, "argv", ["locust"])  # Locust's UI reads its form's extra arguments from the command line
+
+    env = Environment(parsed_options=parse_options([]))
+    env.create_local_runner()
+    env.create_web_ui("127.0.0.1", 0)
+    assert locust_ui.serve(env)
+    page = env.web_ui.app.test_client().get("/").get_data(as_text=True)
+    assert "<title>Locust · partition-stress</title>" in page and "window.templateArgs = {" in page
+    assert env.web_ui.app.test_client().get("/assets/favicon-light.png").status_code == 200  # Locust's, not the build's
+
+    own = tmp_path / "dist"
+    (own / "assets").mkdir(parents=True)
+    (own / "index.html").write_text("my own UI")
+    env = Environment(parsed_options=parse_options(["--build-path", str(own)]))
+    env.create_local_runner()
+    env.create_web_ui("127.0.0.1", 0, build_path=str(own))
+    assert not locust_ui.serve(env)
+    assert env.web_ui.app.test_client().get("/").get_data(as_text=True) == "my own UI"
+
+
+def test_each_html_report_locust_renders_gets_the_panel_once_and_nothing_else_changes(monkeypatch):
+    """Registered for each test a process runs, the section still goes in once; Locust's other pages are left alone;
+    a partition named like a closing tag cannot end the script that holds the data."""
+    import locust.html
+
+    monkeypatch.setattr(locust.html, "render_template_from", locust.html.render_template_from)  # restored after
+    view = {"target": 20, "rows": [{"partition": "</script><b>x"}], "chart": {"t": [], "series": {}}}
+    for _ in range(3):
+        locust_ui.with_partitions(lambda: view)
+    page = locust.html.render_template_from("report.html", template_args={"is_report": True}, theme="light")
+    assert page.count('id="partition-stress-report"') == 1 and page.count("window.partitionStress = ") == 1
+    data = page.split("window.partitionStress = ", 1)[1].split("</script>", 1)[0]
+    assert json.loads(data) == view
+    assert "partition-stress" not in locust.html.render_template_from("index.html", template_args={})
+    locust_ui.with_partitions(lambda: None)  # nothing to show (no runner): Locust's report as it ships
+    assert "partition-stress" not in locust.html.render_template_from("report.html", template_args={}, theme="")
+
+
 def _label(page, chart: str) -> str:
     return page.get_attribute(f"#partition-stress-{chart}", "aria-label") or ""
 
