@@ -122,7 +122,7 @@ def live_view(
         ]  # every throttled answer is a throttled attempt, failed or retried
         return _Load(series(get, span), series(put, span), asked, throttled, aged.peaks.get(partition, (0.0, 0.0)))
 
-    rows, served, asked, throttled_each = [], {}, {}, {}
+    rows, served, asked, throttled_each, heat = [], {}, {}, {}, {}
     for name, members in groups:
         loads = {p: load(p) for p in members}
         group = _Load.total(list(loads.values()))  # the row's load: its members' together
@@ -147,12 +147,13 @@ def live_view(
         served[name] = [int(v) for v in group.both[-CHART_SECONDS:]]
         asked[name] = [int(v) for v in group.asked[-CHART_SECONDS:]]
         throttled_each[name] = [int(v) for v in group.throttled[-CHART_SECONDS:]]
+        heat[name] = [int(v) for v in judged.both[-CHART_SECONDS:]]  # one partition's, as the target is
     seconds = [s - first for s in span][-CHART_SECONDS:]
     return {
         "target": target,
         "open_loop": open_loop,
         "rows": rows,
-        "chart": _chart(seconds, served, asked if open_loop else {}, throttled_each),
+        "chart": _chart(seconds, served, asked if open_loop else {}, throttled_each, heat),
         "partitions": len(ranked) + untracked,
     }
 
@@ -162,10 +163,12 @@ def _chart(
     served: dict[str, list[int]],
     asked: dict[str, list[int]] | None = None,
     throttled: dict[str, list[int]] | None = None,
+    heat: dict[str, list[int]] | None = None,
 ) -> dict[str, Any]:
-    """The charts' seconds (since the start) and per row: entities served, asked for (open loop) and throttled
-    attempts in each."""
-    return {"t": seconds, "series": served, "demand": asked or {}, "throttled": throttled or {}}
+    """The charts' seconds (since the start) and per row: entities served (the row's together), asked for (open
+    loop) and throttled attempts in each; and for the heat map, held against one partition's target, the entities
+    served of the partition the row's finding judges (a group's hottest)."""
+    return {"t": seconds, "series": served, "demand": asked or {}, "throttled": throttled or {}, "heat": heat or {}}
 
 
 def _recent(values: list[float]) -> float:

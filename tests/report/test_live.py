@@ -35,6 +35,8 @@ def test_live_view_ranks_partitions_and_shows_the_rest_together():
     assert other["get_eps"] == sum(100 - i for i in range(3, 12))
     assert (other["peak_eps"], other["finding"]) == (97.0, "WARM")  # its hottest, p03: 97/120
     assert view["partitions"] == 12 and len(view["chart"]["series"]) == 4
+    heat = view["chart"]["heat"]["other partitions (9)"]  # the heat map holds its hottest against the target
+    assert view["chart"]["series"]["other partitions (9)"][-1] == other["get_eps"] and heat[-1] == 97
 
 
 def test_the_other_partitions_row_is_judged_by_its_hottest_member_not_their_sum():
@@ -167,6 +169,7 @@ def test_the_charts_draw_each_rows_served_demand_and_throttled_seconds():
     assert chart["series"] == {"hot": [10] * 6, "cool": [1] * 6}
     assert chart["demand"] == {"hot": [10] * 6, "cool": [4] * 6}
     assert chart["throttled"] == {"hot": [0, 1, 0, 1, 0, 1], "cool": [0] * 6}
+    assert chart["heat"] == chart["series"]  # a partition of its own: its own entities
     assert [(row["partition"], row["series"], row["finding"]) for row in view["rows"]] == [
         ("hot", "hot", "THROTTLED"),
         ("cool", "cool", "COOL"),

@@ -137,11 +137,13 @@ function throttledOption(data) {
 }
 
 function heatOption(data) {
-  const names = Object.keys(data.chart.series);
+  // a row's cells: one partition's entities (a group's hottest), as the finding and the scale's target are
+  const heat = data.chart.heat;
+  const names = Object.keys(heat);
   const seconds = data.chart.t.slice(-HEAT_SECONDS);
   const cells = [];
   names.forEach((name, row) => {
-    data.chart.series[name].slice(-HEAT_SECONDS).forEach((value, column) => cells.push([column, row, value]));
+    heat[name].slice(-HEAT_SECONDS).forEach((value, column) => cells.push([column, row, value]));
   });
   return {
     title: { text: `Key heat map, the last ${HEAT_SECONDS} s (the middle of the scale is the target)`, left: "center", textStyle: { fontSize: 14 } },
