@@ -25,7 +25,7 @@ from ..distributed import Cluster
 from ..findings.levels import level
 from ..operations import OpClass
 from ..options.settings import Settings
-from ..outputs import REPORT_FILE
+from ..outputs import REPORT_FILE, RESULTS_FILE
 from ..phases import PEAK_WINDOW_S, moving_average_peak
 from ..summary import demand, per_partition, series
 from . import locust_ui
@@ -171,6 +171,15 @@ def _chart(
     return {"t": seconds, "series": served, "demand": asked or {}, "throttled": throttled or {}, "heat": heat or {}}
 
 
+def _findings(out: Path) -> list[dict[str, Any]]:
+    """The stopped test's findings as results.json holds them (kind, partition, message), for the tab to list."""
+    try:
+        findings = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8")).get("findings", [])
+    except (OSError, ValueError):
+        return []
+    return [{k: f.get(k) for k in ("kind", "partition", "op_class", "message")} for f in findings]
+
+
 def _recent(values: list[float]) -> float:
     tail = values[-NOW_WINDOW_S:]
     return sum(tail) / len(tail) if tail else 0.0
@@ -209,6 +218,7 @@ def register(environment: Environment, run: LiveRun) -> None:
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / REPORT_FILE).exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())
+        data["findings"] = _findings(run.out) if data["report"] and data["state"] == "stopped" else []
         return data
 
     locust_ui.with_partitions(lambda: view() if environment.runner is not None else None)

@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -126,6 +125,7 @@ def test_loadtest_run_web_shows_four_partitions_one_hot_in_the_partitions_tab_li
 
             page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
             hot, _ = _check_tab(page)
+            assert page.locator("#partition-stress-findings").count() == 0  # a running test's are its rows'
             page.screenshot(path=str(artifacts / "partitions-tab-light.png"), full_page=True)
 
             # Locust's own tabs still work beside it
@@ -146,10 +146,10 @@ def test_loadtest_run_web_shows_four_partitions_one_hot_in_the_partitions_tab_li
             assert sum(int(v) for v in re.findall(r"\d+", background)[:3]) < 3 * 80, background  # a dark surface
             page.screenshot(path=str(artifacts / "partitions-tab-dark.png"), full_page=True)
 
-        urllib.request.urlopen(urllib.request.Request(url + "/stop", method="POST"), timeout=30)
-        deadline = time.monotonic() + 60
-        while not (out / "results.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.5)
+            urllib.request.urlopen(urllib.request.Request(url + "/stop", method="POST"), timeout=30)
+            finding = page.wait_for_selector("#partition-stress-findings [data-kind=HOT]", timeout=60_000)
+            assert f"'{hot}'" in finding.inner_text()  # the stopped test's findings, as its report has them
+            page.screenshot(path=str(artifacts / "partitions-tab-stopped.png"), full_page=True)
         with urllib.request.urlopen(url + "/stats/report?download=1", timeout=30) as response:  # "Download report"
             downloaded = response.read().decode()
     results = json.loads((out / "results.json").read_text())

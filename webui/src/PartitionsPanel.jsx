@@ -166,6 +166,23 @@ function heatOption(data) {
   };
 }
 
+/** The stopped test's findings, as its report opens with them. */
+function Findings({ findings }) {
+  return (
+    <Paper sx={{ p: 2 }} id="partition-stress-findings">
+      <Typography variant="h6" component="h3">
+        Findings of the test
+      </Typography>
+      {findings.map((finding, i) => (
+        <Box key={i} sx={{ display: "flex", gap: 1, alignItems: "baseline", my: 0.5 }} data-kind={finding.kind}>
+          <Chip size="small" label={finding.kind} color={FINDING_COLOR[finding.kind] || "default"} />
+          <Typography variant="body2">{finding.message}</Typography>
+        </Box>
+      ))}
+    </Paper>
+  );
+}
+
 function FindingsTable({ rows, openLoop }) {
   const columns = COLUMNS.filter(([, , demandOnly]) => openLoop || !demandOnly);
   return (
@@ -226,6 +243,7 @@ export default function PartitionsPanel({ data, isDarkMode, error, live }) {
       {data.lost_workers && data.lost_workers.length ? (
         <Alert severity="warning">Workers lost: {data.lost_workers.join(", ")}; their counts end where they were lost.</Alert>
       ) : null}
+      {live && data.findings && data.findings.length ? <Findings findings={data.findings} /> : null}
       {data.rows.length === 0 ? (
         <Typography>No entities counted yet.</Typography>
       ) : (
