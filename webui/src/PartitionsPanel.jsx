@@ -23,6 +23,7 @@ import { CanvasRenderer } from "echarts/renderers";
 echarts.use([
   charts.LineChart,
   charts.HeatmapChart,
+  components.DataZoomComponent,
   components.GridComponent,
   components.LegendComponent,
   components.TitleComponent,
@@ -65,8 +66,9 @@ function EChart({ option, isDarkMode, height, id, label }) {
   }, [isDarkMode]);
 
   useEffect(() => {
-    // no animation: every poll redraws the whole option, and a report is read as it stands
-    chart.current.setOption({ backgroundColor: "transparent", animation: false, ...option }, { notMerge: true });
+    // each poll replaces the series and keeps what the user chose (legend entries hidden, the zoom); no animation:
+    // a poll would replay it, and a report is read as it stands
+    chart.current.setOption({ backgroundColor: "transparent", animation: false, ...option }, { replaceMerge: ["series"] });
   }, [option, isDarkMode]);
 
   return <div id={id} ref={element} role="img" aria-label={label} style={{ width: "100%", height }} />;
@@ -112,6 +114,7 @@ function loadOption(data, findings) {
     grid: { left: 60, right: 30, top: 40, bottom: 60 },
     xAxis: { type: "category", data: x, name: "s since start", nameLocation: "middle", nameGap: 25 },
     yAxis: { type: "value", name: "entities/s" },
+    dataZoom: [{ type: "inside" }],
     series: [...lines, ...asked, target],
   };
 }
