@@ -13,7 +13,7 @@ from markupsafe import Markup
 from ..finding_kinds import SEVERITY
 from ..finding_names import FindingKind, Severity
 
-__all__ = ["BADGES", "badge_css", "colour"]
+__all__ = ["BADGES", "badge_colours", "badge_css", "colour"]
 
 
 class Badge(NamedTuple):
@@ -38,11 +38,15 @@ def colour(kind: FindingKind) -> str:
     return BADGES[SEVERITY[kind]].background
 
 
+def badge_colours() -> dict[str, Badge]:
+    """Each finding kind's badge colours, from its severity (the pages' style sheet; the web UI's tab as JSON)."""
+    return {str(kind): BADGES[severity] for kind, severity in SEVERITY.items()}
+
+
 def badge_css() -> Markup:
     """The rules for ``<span class="kind KIND">``: one per finding kind, from its severity's colours."""
     rules = [".kind { font-weight: bold; padding: 1px 6px; border-radius: 3px; margin-right: 2px; }"]
     rules += [
-        f".kind.{kind} {{ background: {BADGES[severity].background}; color: {BADGES[severity].text}; }}"
-        for kind, severity in SEVERITY.items()
+        f".kind.{kind} {{ background: {badge.background}; color: {badge.text}; }}" for kind, badge in badge_colours().items()
     ]
     return Markup("\n  ".join(rules))

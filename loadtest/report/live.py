@@ -25,10 +25,12 @@ from ..distributed import Cluster
 from ..findings.levels import level
 from ..operations import OpClass
 from ..options.settings import Settings
-from ..outputs import REPORT_FILE, RESULTS_FILE
+from ..outputs import REPORT_FILE
 from ..phases import PEAK_WINDOW_S, moving_average_peak
+from ..results import Finding, Results
 from ..summary import demand, per_partition, series
 from . import locust_ui
+from .badges import badge_colours
 
 __all__ = ["TOP_N", "live_view", "register"]
 
@@ -95,7 +97,14 @@ def live_view(
     grouped = per_partition({key: b for key, b in list(metrics.buckets.items()) if key[0] <= last})
     aged = metrics.aged_peaks
     if not grouped and not aged.peaks:
-        return {"target": target, "open_loop": open_loop, "rows": [], "chart": _chart([], {}), "partitions": 0}
+        return {
+            "target": target,
+            "open_loop": open_loop,
+            "columns": _columns(open_loop),
+            "rows": [],
+            "chart": _chart([], {}),
+            "partitions": 0,
+        }
     earliest = min((s for by_second in grouped.values() for s in by_second), default=last)  # a worker's clock behind
     first = min(int(metrics.started), earliest) if metrics.started else earliest
     # the seconds held (from the start while nothing is put away); the chart's axis counts from the start
@@ -152,6 +161,7 @@ def live_view(
     return {
         "target": target,
         "open_loop": open_loop,
+        "columns": _columns(open_loop),
         "rows": rows,
         "chart": _chart(seconds, served, asked if open_loop else {}, throttled_each, heat),
         "partitions": len(ranked) + untracked,
@@ -171,13 +181,9 @@ def _chart(
     return {"t": seconds, "series": served, "demand": asked or {}, "throttled": throttled or {}, "heat": heat or {}}
 
 
-def _findings(out: Path) -> list[dict[str, Any]]:
-    """The stopped test's findings as results.json holds them (kind, partition, message), for the tab to list."""
-    try:
-        findings = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8")).get("findings", [])
-    except (OSError, ValueError):
-        return []
-    return [{k: f.get(k) for k in ("kind", "partition", "op_class", "message")} for f in findings]
+def _finding(finding: Finding) -> dict[str, Any]:
+    """A stopped test's finding as the tab lists it (results.json's fields)."""
+    return {"kind": str(finding.kind), "partition": finding.partition, "op_class": finding.op_class, "message": finding.message}
 
 
 def _recent(values: list[float]) -> float:
@@ -185,17 +191,24 @@ def _recent(values: list[float]) -> float:
     return sum(tail) / len(tail) if tail else 0.0
 
 
+#: The table's columns, in the tab and in Locust's own table tab (without the tool's build); the demand's in an open
+#: loop only.
 TABLE_STRUCTURE = [
     {"key": "partition", "title": "PartitionKey"},
     {"key": "get_eps", "title": "GET entities/s now"},
     {"key": "put_eps", "title": "PUT entities/s now"},
+    {"key": "demand_eps", "title": "demand entities/s now (open loop)"},
+    {"key": "demand_peak_eps", "title": "demand peak 10-s"},
     {"key": "peak_eps", "title": "peak 10-s entities/s"},
     {"key": "target", "title": "target"},
     {"key": "ratio", "title": "ratio"},
     {"key": "finding", "title": "finding"},
-    {"key": "demand_eps", "title": "demand entities/s now (open loop)"},
-    {"key": "demand_peak_eps", "title": "demand peak 10-s"},
 ]
+_DEMAND = {"demand_eps", "demand_peak_eps"}
+
+
+def _columns(open_loop: bool) -> list[dict[str, str]]:
+    return [column for column in TABLE_STRUCTURE if open_loop or column["key"] not in _DEMAND]
 
 
 class LiveRun(Protocol):
@@ -205,6 +218,7 @@ class LiveRun(Protocol):
     metrics: RunCounts
     cluster: Cluster
     out: Path | None
+    results: Results | None  # the last finished test's
 
 
 def register(environment: Environment, run: LiveRun) -> None:
@@ -218,7 +232,9 @@ def register(environment: Environment, run: LiveRun) -> None:
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / REPORT_FILE).exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())
-        data["findings"] = _findings(run.out) if data["report"] and data["state"] == "stopped" else []
+        finished = run.results if data["report"] and data["state"] == "stopped" else None
+        data["findings"] = [_finding(f) for f in finished.findings] if finished else []
+        data["badges"] = {kind: badge._asdict() for kind, badge in badge_colours().items()}  # as every page has them
         return data
 
     locust_ui.with_partitions(lambda: view() if environment.runner is not None else None)

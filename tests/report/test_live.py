@@ -151,6 +151,8 @@ def test_in_an_open_loop_the_live_view_shows_demand_and_judges_it():
     assert (row["ratio"], row["finding"]) == ("200%", "HOT")
     (closed,) = live_view(metrics, target=100, now=start + 6.5)["rows"]
     assert "demand_eps" not in closed and closed["finding"] == "COOL"
+    columns = {loop: [c["key"] for c in live_view(metrics, target=100, open_loop=loop)["columns"]] for loop in (True, False)}
+    assert set(columns[True]) - set(columns[False]) == {"demand_eps", "demand_peak_eps"}  # the table's, as the rows'
 
 
 def test_the_charts_draw_each_rows_served_demand_and_throttled_seconds():

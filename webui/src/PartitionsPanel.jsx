@@ -36,18 +36,6 @@ const HEAT_SECONDS = 60;
 // a partition's colour, its demand's too; no red, which is the target's
 const PALETTE = ["#5470c6", "#91cc75", "#fac858", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc", "#1e88e5", "#8d6e63", "#78909c"];
 const TARGET_COLOUR = "#d32f2f";
-const FINDING_COLOR = { HOT: "error", THROTTLED: "error", WARM: "warning", COOL: "success" };
-const COLUMNS = [
-  ["partition", "PartitionKey"],
-  ["get_eps", "GET entities/s now"],
-  ["put_eps", "PUT entities/s now"],
-  ["demand_eps", "demand entities/s now", true],
-  ["demand_peak_eps", "demand peak 10-s", true],
-  ["peak_eps", "peak 10-s entities/s"],
-  ["target", "target"],
-  ["ratio", "ratio"],
-  ["finding", "finding"],
-];
 
 /** An ECharts chart in Locust's theme; its label says what it draws, for screen readers and for the tests. */
 function EChart({ option, isDarkMode, height, id, label }) {
@@ -162,8 +150,14 @@ function heatOption(data) {
   };
 }
 
+/** A finding kind's badge in its severity's colours, as every page of the tool shows it (the view's ``badges``). */
+function Badge({ kind, badges }) {
+  const colours = badges[kind] || {};
+  return <Chip size="small" label={kind} sx={{ bgcolor: colours.background, color: colours.text }} />;
+}
+
 /** The stopped test's findings, as its report opens with them. */
-function Findings({ findings }) {
+function Findings({ findings, badges }) {
   return (
     <Paper sx={{ p: 2 }} id="partition-stress-findings">
       <Typography variant="h6" component="h3">
@@ -171,7 +165,7 @@ function Findings({ findings }) {
       </Typography>
       {findings.map((finding, i) => (
         <Box key={i} sx={{ display: "flex", gap: 1, alignItems: "baseline", my: 0.5 }} data-kind={finding.kind}>
-          <Chip size="small" label={finding.kind} color={FINDING_COLOR[finding.kind] || "default"} />
+          <Badge kind={finding.kind} badges={badges} />
           <Typography variant="body2">{finding.message}</Typography>
         </Box>
       ))}
@@ -179,14 +173,14 @@ function Findings({ findings }) {
   );
 }
 
-function FindingsTable({ rows, openLoop }) {
-  const columns = COLUMNS.filter(([, , demandOnly]) => openLoop || !demandOnly);
+/** The partitions' table, its columns as the view names them (live.py's TABLE_STRUCTURE). */
+function FindingsTable({ rows, columns, badges }) {
   return (
     <TableContainer component={Paper}>
       <Table size="small" id="partition-stress-table">
         <TableHead>
           <TableRow>
-            {columns.map(([key, title]) => (
+            {columns.map(({ key, title }) => (
               <TableCell key={key}>{title}</TableCell>
             ))}
           </TableRow>
@@ -194,10 +188,10 @@ function FindingsTable({ rows, openLoop }) {
         <TableBody>
           {rows.map((row) => (
             <TableRow key={row.partition} data-finding={row.finding}>
-              {columns.map(([key]) => (
+              {columns.map(({ key }) => (
                 <TableCell key={key}>
                   {key === "finding" ? (
-                    <Chip size="small" label={row.finding} color={FINDING_COLOR[row.finding] || "default"} />
+                    <Badge kind={row.finding} badges={badges} />
                   ) : typeof row[key] === "number" ? (
                     row[key].toLocaleString()
                   ) : (
@@ -239,12 +233,12 @@ export default function PartitionsPanel({ data, isDarkMode, error, live }) {
       {data.lost_workers && data.lost_workers.length ? (
         <Alert severity="warning">Workers lost: {data.lost_workers.join(", ")}; their counts end where they were lost.</Alert>
       ) : null}
-      {live && data.findings && data.findings.length ? <Findings findings={data.findings} /> : null}
+      {live && data.findings && data.findings.length ? <Findings findings={data.findings} badges={data.badges} /> : null}
       {data.rows.length === 0 ? (
         <Typography>No entities counted yet.</Typography>
       ) : (
         <>
-          <FindingsTable rows={data.rows} openLoop={data.open_loop} />
+          <FindingsTable rows={data.rows} columns={data.columns} badges={data.badges} />
           <Paper sx={{ p: 1 }}>
             <EChart
               id="partition-stress-load"
