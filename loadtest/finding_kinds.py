@@ -10,6 +10,8 @@ above it. A new kind is its name there, its declaration here (or with the checkl
 from __future__ import annotations
 
 from .checklist_kinds import CHECKLIST_KINDS
+from .finding_names import Act as A
+from .finding_names import Cause as C
 from .finding_names import FindingKind, K, Kind, S, Severity
 
 __all__ = [
@@ -41,6 +43,8 @@ _RETRY = "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential b
 KINDS: dict[FindingKind, Kind] = {
     K.HOT: Kind(
         severity=S.OVER,
+        cause=C.OVER,
+        act=A.SPREAD,
         means="the peak (an open loop's: its demand) passed the per-partition (or account) target",
         remedy="Spread the load over more PartitionKeys: finer keys, a 3-digit hash prefix or GUIDs, and no append-only "
         "or prepend-only keys (timestamps, counters), which always land on the last or first range partition.",
@@ -50,6 +54,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.WARM: Kind(
         severity=S.NEAR,
+        cause=C.NEAR,
+        act=A.HEADROOM,
         means="at 80 % of the target or more",
         remedy="Leave headroom: above the target the service answers 503 ServerBusy and rebalancing takes minutes, "
         "so plan finer PartitionKeys before the load grows.",
@@ -60,11 +66,15 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.COOL: Kind(
         severity=S.CLEAR,
+        cause=C.UNDER,
+        act=A.NONE,
         means="below 80 % of the target",
         remedy="No action needed: this partition stays under its scalability target at this load.",
     ),
     K.THROTTLED: Kind(
         severity=S.OVER,
+        cause=C.THROTTLED,
+        act=A.RETRY,
         means="503 ServerBusy, 500 OperationTimedOut or 504 answers, by reason (the partition over its target, the "
         "account over its limit, timed out), each named with what judged it (the throttling emulator's or a "
         "simulation's budget, or Azure's target); the console prints one line per partition",
@@ -74,6 +84,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.ERRORS: Kind(
         severity=S.FAILED,
+        cause=C.FAILED,
+        act=A.FIX,
         means="other failures, by the service's error code; or exceptions raised by the users' own tasks (each error "
         "and its count)",
         remedy="Read the error codes; the docs: never retry a 4xx answer.",
@@ -81,6 +93,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.EMULATOR_BOUND: Kind(
         severity=S.BOUND,
+        cause=C.EMULATOR,
+        act=A.REAL_ACCOUNT,
         means="a server the run measured (the embedded Azurite, the throttling emulator, or an emulator on the "
         "loopback port given) used 90 % of a core in the steady phase, named with its figure (an emulator whose CPU "
         "could not be read: served load stopped growing with users while latency climbed)",
@@ -91,6 +105,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.GENERATOR_BOUND: Kind(
         severity=S.BOUND,
+        cause=C.CPU,
+        act=A.GENERATORS,
         means="a load-generating process (the only one, the master, or a worker it names) used 90 % of a core in the "
         "steady phase; each process reads its own CPU every second",
         remedy="The load generator ran out of CPU: add Locust workers or machines before reading the figures as the service's.",
@@ -98,6 +114,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.TARGET_LOST: Kind(
         severity=S.FAILED,
+        cause=C.FAILED,
+        act=A.RERUN,
         means="the target stopped answering: every operation from then to the end failed without an answer",
         remedy="Rerun once the target answers again: from that second on the figures count failures, not the "
         "service's throughput; check what stopped it (a killed or stalled emulator or Azurite, the network, the "
@@ -107,6 +125,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.WORKER_LOST: Kind(
         severity=S.FAILED,
+        cause=C.FAILED,
+        act=A.RERUN,
         means="a Locust worker stopped reporting mid-run",
         remedy="Rerun for complete figures: the lost worker's unreported seconds are missing, so entities/s after its "
         "last report are too low; check the worker's machine (memory, CPU, network).",
@@ -114,6 +134,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.INCOMPLETE: Kind(
         severity=S.FAILED,
+        cause=C.FAILED,
+        act=A.RERUN,
         means="a step after the load (the read-back, an output, the upload) failed",
         remedy="The figures measured stand; rerun for what is missing, after fixing what failed.",
         fails_run=True,
@@ -121,6 +143,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.EMULATOR_SLOWED: Kind(
         severity=S.BOUND,
+        cause=C.EMULATOR,
+        act=A.NOTE,
         means="against Azurite, an op class served 30 % less in the last third of the steady phase than in the first, "
         "while its median latency (in a closed loop, or that of another op class its users run in turn) rose 1.5× or "
         "more, the generator kept up and the table grew 1.3× or more",
@@ -131,6 +155,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.OUTAGE: Kind(
         severity=S.OVER,
+        cause=C.FAILED,
+        act=A.RETRY,
         means="a partition (or the whole target) completed nothing for 2 s or more while its operations waited, timed "
         "out or were refused, after it had been served; the seconds, the attempts meanwhile, the longest wait and the "
         "cause the run knows",
@@ -141,6 +167,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.UNSENT: Kind(
         severity=S.BOUND,
+        cause=C.UNSENT,
+        act=A.GENERATORS,
         means="an open loop sent under 98 % of its schedule's demand: every lane busy (the concurrency the schedule "
         "needed, by Little's law, against --max-in-flight), a load-generating process out of CPU, or the machine's "
         "cores busy",
@@ -152,6 +180,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.RAMP_DOMINATES: Kind(
         severity=S.BOUND,
+        cause=C.RUN,
+        act=A.RERUN,
         means="the users' ramp took over half the seconds they ran (or never finished): the means and the peak window "
         "cover only what was left",
         remedy="Start the users in a small share of the run: raise -r (users started per second) or lengthen -t, so "
@@ -161,6 +191,8 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.KEY_SKEW: Kind(
         severity=S.ADVICE,
+        cause=C.SKEW,
+        act=A.SPREAD,
         means="the key design spreads the load over several PartitionKeys, but one took a quarter of it or more (and "
         "three times an even share): the whole table reaches the partition target that many times sooner",
         remedy="Spread the hot values themselves: suffix each hot key with a few buckets (write sharding: key + '-' + "
@@ -170,24 +202,33 @@ KINDS: dict[FindingKind, Kind] = {
     ),
     K.UNSERVED: Kind(
         severity=S.OVER,
+        cause=C.THROTTLED,
+        act=A.SPREAD,
         means="an open loop (or a simulation) served under 95 % of a partition's demand in the steady phase; the "
         "cause measured (throttling, errors, demand never sent, a process or the machine out of CPU, the service's "
         "pace)",
-        remedy="Judge the design on its demand, not on what this run could serve: send it whole (more Locust workers or "
-        "engines, a real account with --connection-string or --account-url), or answer it at any scale with "
-        "`loadtest simulate` at the same --arrival-rate.",
+        remedy="Follow the cause measured: where throttling refused the demand, the design cannot take it at this peak, "
+        "so spread the partition over more PartitionKeys (the finding sizes the split), or the account over more "
+        "storage accounts where its limit refused it; where the generator did not send it (UNSENT, a process out of "
+        "CPU), send it whole with more Locust workers or engines; where the emulator's pace held it, measure on a real "
+        "account (--connection-string or --account-url) or answer it at any scale with `loadtest simulate` at the same "
+        "--arrival-rate.",
         simulated_remedy=f"{SIMULATION_ANSWER} Spread the load over finer PartitionKeys (a hash prefix or GUIDs) where a "
         "partition refused it, across more storage accounts where the account did (the throttled attempts say which), "
         "then simulate again.",
     ),
     K.LOST_WRITES: Kind(
         severity=S.FAILED,
+        cause=C.FAILED,
+        act=A.FIX,
         means="acknowledged writes missing from the table on read-back",
         remedy="Acknowledged writes are missing from the table: check retries of non-idempotent operations and the "
         "client's handling of timeouts before trusting this design with data.",
     ),
     K.CEILING: Kind(
         severity=S.OUTCOME,
+        cause=C.OUTCOME,
+        act=A.NOTE,
         means="loadtest ceiling's outcome: the sustained ceiling against the partition target, and what limited it",
         remedy="The limit's remedy (throttling: the design's; the generator, the emulator, the machine: measure beyond them).",
     ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-__all__ = ["K", "S", "FindingKind", "Kind", "Severity"]
+__all__ = ["K", "S", "Act", "Cause", "FindingKind", "Kind", "Severity"]
 
 
 class FindingKind(StrEnum):
@@ -54,17 +54,59 @@ class Severity(IntEnum):
     CLEAR = 6  # under every target
 
 
+class Cause(StrEnum):
+    """What a finding measured as the reason for itself."""
+
+    OVER = "over"  # the partition's (or account's) own load passed its target
+    NEAR = "near"  # its own load at 80 % of the target or more
+    UNDER = "under"  # its own load under 80 % of the target
+    THROTTLED = "throttled"  # the service (or the emulator at Azure's budgets) refused attempts: the partition's target
+    ACCOUNT = "account"  # refused over the account's limit, or the account's total at those seconds
+    NEIGHBOUR = "neighbour"  # refused while adjacent PartitionKeys (one range partition) were hot
+    UNEXPLAINED = "unexplained"  # refused, and nothing in the data read explains it (other tables, other services)
+    UNSENT = "unsent"  # the generator did not send the demand (lanes busy, out of CPU)
+    CPU = "cpu"  # a process of the run, or the machine, out of CPU
+    EMULATOR = "emulator"  # the emulator's pace or CPU bounded what it served
+    PACE = "pace"  # the service answered slower than the schedule, nothing else measured
+    FAILED = "failed"  # operations failed (error codes, exceptions), a worker or the target lost
+    APPLICATION = "application"  # 4xx answers: the application's own business (not found, conflicts, conditions)
+    PRACTICE = "practice"  # the docs' checklist: how the workload uses the service
+    SKEW = "skew"  # one key took most of a spread design's load
+    OUTCOME = "outcome"  # what a search found
+    RUN = "run"  # how the run was set up (a ramp that took most of it)
+
+
+class Act(StrEnum):
+    """What a finding's remedy asks the user to do."""
+
+    NONE = "none"  # nothing: under every target
+    SPREAD = "spread"  # spread the partition over more PartitionKeys (sized where it can be)
+    HEADROOM = "headroom"  # plan the spread before the load grows
+    ACCOUNTS = "accounts"  # spread across storage accounts (or check the account's target)
+    RETRY = "retry"  # retry with backoff, and the spread its cause asks for
+    INVESTIGATE = "investigate"  # look at what the data read does not hold (neighbours, other tables, other services)
+    GENERATORS = "generators"  # send the demand whole: more processes, workers, engines, lanes
+    REAL_ACCOUNT = "real-account"  # measure beyond the emulator: a real account
+    RERUN = "rerun"  # figures are missing: rerun after fixing what failed
+    FIX = "fix"  # fix the application's (or the tasks') errors
+    PRACTICE = "practice"  # the docs' checklist practice
+    NOTE = "note"  # read the figures knowing what bounded them
+
+
 @dataclass(frozen=True, kw_only=True)
 class Kind:
     """One finding kind: ``means`` and ``remedy`` as the docs' tables give them (a detector may word a finding's own
     remedy from the figures it saw); ``account_remedy`` where the account, not a partition, is the scope;
     ``simulated_remedy`` for a simulation; ``practice``: the docs' checklist item it stands for; ``fail_on``:
     ``--fail-on`` takes it; ``fails_run``: the run itself failed (exit 1) whatever ``--fail-on`` says; ``bounds``: the
-    figures are lower bounds because of it, in the headline's words."""
+    figures are lower bounds because of it, in the headline's words; ``cause`` and ``act``: what its findings measured
+    as their cause and what the remedy asks, unless a detector measured otherwise (``findings.remedies``)."""
 
     severity: Severity
     means: str
     remedy: str
+    cause: Cause = Cause.PRACTICE
+    act: Act = Act.PRACTICE
     account_remedy: str = ""
     simulated_remedy: str = ""
     practice: bool = False

@@ -75,8 +75,14 @@ class PartitionRow(AccountRow):
 
 @dataclass(kw_only=True)
 class Finding:
+    """One finding: on a partition (``op_class`` None: the partition as a whole, GET and PUT its parts), the account or
+    the run (``partition`` None); ``cause``: what it measured as its reason and ``act``: what its remedy asks
+    (``finding_names.Cause``, ``Act``; "" in results written before they were kept)."""
+
     kind: FindingKind
     partition: str | None
     op_class: OpClass | None
     message: str
     remedy: str
+    cause: str = ""
+    act: str = ""

@@ -227,6 +227,9 @@ class Logs(TypedDict):
     unreadable: dict[str, int]  # lines that are not a record of their form, by why
     unreadable_examples: dict[str, list[str]]  # up to three of each, redacted
     leaves_out: str
+    error_status: NotRequired[
+        dict[str, int]
+    ]  # each failure's status text and its HTTP status (-1 unknown): 4xx are the application's
 
 
 class EngineShare(TypedDict):

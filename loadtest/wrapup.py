@@ -17,12 +17,10 @@ from typing import Any
 from . import serverlogs
 from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
-from .finding_kinds import SEVERITY
 from .findings.assess import assess
-from .findings.throttling import throttled_message
 from .outputs import REPORT_FILE, SERVER_LOGS_FILE
 from .redact import redact
-from .results import Finding, FindingKind, Results
+from .results import Results
 from .service_errors import ServiceError
 from .target import Target
 
@@ -92,42 +90,9 @@ def finish(
 
 
 def console_lines(results: Results, shown: int = CONSOLE_FINDINGS) -> list[str]:
-    """The findings as the console prints them: heaviest first (``SEVERITY``; of one weight the account's level first,
-    as it bounds every partition, else in the verdict's order), one THROTTLED line per partition with its op classes,
-    at most ``shown`` lines and the rest counted. results.json and the report keep every finding as it is."""
-    ordered = sorted(_one_throttled_per_partition(results), key=lambda f: (SEVERITY[f.kind], not _accounts_level(f)))
-    lines = [f"  {finding.kind:<15} {finding.message}" for finding in ordered[:shown]]
-    if len(ordered) > shown:
-        lines.append(f"  … and {len(ordered) - shown} more findings in the report")
+    """The findings as the console prints them: in the one order (``findings.order``, as results.json, the report and
+    the tab list them), at most ``shown`` lines and the rest counted. results.json and the report keep every one."""
+    lines = [f"  {finding.kind:<15} {finding.message}" for finding in results.findings[:shown]]
+    if len(results.findings) > shown:
+        lines.append(f"  … and {len(results.findings) - shown} more findings in the report")
     return lines
-
-
-def _accounts_level(finding: Finding) -> bool:
-    """The account's HOT or WARM (a level with no partition and no op class: the account's row)."""
-    return finding.kind in (FindingKind.HOT, FindingKind.WARM) and finding.partition is None and finding.op_class is None
-
-
-def _one_throttled_per_partition(results: Results) -> list[Finding]:
-    """The findings with each partition's THROTTLED ones (one per op class) as one, where the first of them stood."""
-    throttled: dict[str, list[Finding]] = {}
-    for finding in results.findings:
-        if finding.kind == FindingKind.THROTTLED and finding.partition is not None:
-            throttled.setdefault(finding.partition, []).append(finding)
-    out = []
-    for finding in results.findings:
-        group = throttled.get(finding.partition, []) if finding.kind == FindingKind.THROTTLED else []
-        if len(group) < 2:
-            out.append(finding)
-        elif finding is group[0]:
-            ops = {f.op_class for f in group}
-            rows = [r for r in results.rows() if r.partition == finding.partition and r.op_class in ops]
-            out.append(
-                Finding(
-                    kind=finding.kind,
-                    partition=finding.partition,
-                    op_class=None,
-                    message=throttled_message(results, rows),
-                    remedy=finding.remedy,
-                )
-            )
-    return out

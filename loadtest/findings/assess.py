@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from ..finding_kinds import RUN_FAILURES
+from ..finding_names import Act, Cause, K
 from ..results import Finding, FindingKind, Results
 from . import checklist
 from .capacity import capacity
@@ -19,6 +20,8 @@ from .ceiling import ceiling
 from .demand import demand
 from .levels import levels
 from .losses import losses
+from .order import ranked
+from .remedies import CONTRADICTS
 from .spread import spread
 from .throttling import failures
 
@@ -38,9 +41,34 @@ DETECTORS: tuple[Callable[[Results], list[Finding]], ...] = (
 
 
 def assess(results: Results) -> Results:
-    """Set each row's finding and the results' findings list; returns ``results``."""
-    results.findings = [found for detect in DETECTORS for found in detect(results)]
+    """Set each row's finding and the results' findings list, in the one order (``order.ranked``), a partition's
+    level never saying "no action" beside a finding over or refused; returns ``results``."""
+    found = [f for detect in DETECTORS for f in detect(results)]
+    results.findings = ranked(results, _one_voice(found))
     return results
+
+
+def _one_voice(findings: list[Finding]) -> list[Finding]:
+    """A COOL level's "no action needed" where another finding on its partition, or on the account, measured
+    something over or refused (throttled, unserved, failed): then its own load is under its target and the others
+    say what to act on."""
+    acts_on = CONTRADICTS[Act.NONE]
+    for cool in (f for f in findings if f.kind == K.COOL and f.act == Act.NONE):
+        others = [
+            f
+            for f in findings
+            if f is not cool
+            and Cause(f.cause or Cause.PRACTICE) in acts_on
+            and (f.partition == cool.partition or (f.partition is None and f.kind in (K.HOT, K.WARM)))
+        ]
+        if others:
+            kinds = ", ".join(dict.fromkeys(str(f.kind) for f in others))
+            cool.remedy = (
+                "Its own load is under its target at this load; act on what the other findings measured "
+                f"({kinds}), not on this level."
+            )
+            cool.act = str(Act.NOTE)
+    return findings
 
 
 @dataclass(frozen=True)

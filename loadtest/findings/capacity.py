@@ -11,7 +11,7 @@ from ..finding_names import K
 from ..phases import peak_words
 from ..results import Finding, Results
 from ..wall_clock import RunClock
-from .common import REMEDIES, finding
+from .common import finding
 
 __all__ = ["capacity"]
 
@@ -86,6 +86,6 @@ def _slowed(slow: Slowdown, clock: RunClock) -> Finding:
         "fell with the emulator, not the design: the demand offered, and the ratios against the targets in the first "
         "third, are still the design's"
     )
-    return Finding(
-        kind=K.EMULATOR_SLOWED, partition=None, op_class=slow.op_class, message=message, remedy=REMEDIES[K.EMULATOR_SLOWED]
-    )
+    slowed = finding(K.EMULATOR_SLOWED, message)
+    slowed.op_class = slow.op_class
+    return slowed

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..finding_kinds import CHECKLIST
+from ..finding_kinds import CHECKLIST, KINDS
 from ..finding_names import K
 from ..results import Finding, FindingKind, Results
 
-__all__ = ["CHECKLIST", "LOW_DENSITY", "findings"]
+__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order"]
 
 MIN_EVIDENCE = 20  # operations a rule needs before it speaks
 SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
@@ -35,12 +35,21 @@ def findings(results: Results) -> list[Finding]:
     gets = [n for n in names if n["op_class"] == "GET"]
     out = [*_scans(gets), *_density(gets), *_projection(gets, results.run.entity_bytes)]
     out += _writes(names, workload, open_loop=results.open_loop)
-    out += _key_order(workload)
+    out += key_order(workload)
     return out
 
 
 def _finding(kind: FindingKind, message: str, op_class: str | None = None) -> Finding:
-    return Finding(kind=kind, partition=None, op_class=op_class, message=message, remedy=CHECKLIST[kind])  # type: ignore[arg-type]
+    declared = KINDS[kind]
+    return Finding(
+        kind=kind,
+        partition=None,
+        op_class=op_class,  # type: ignore[arg-type]
+        message=message,
+        remedy=CHECKLIST[kind],
+        cause=str(declared.cause),
+        act=str(declared.act),
+    )
 
 
 def _share(part: int, whole: int) -> str:
@@ -110,7 +119,9 @@ def _writes(names: list[dict[str, Any]], workload: dict[str, Any], *, open_loop:
     return out
 
 
-def _key_order(workload: dict[str, Any]) -> list[Finding]:
+def key_order(workload: dict[str, Any]) -> list[Finding]:
+    """APPEND_ONLY and PREPEND_ONLY: new keys past (or before) every key written a while before (a sized remedy reads
+    them too)."""
     ordered = workload.get("ordered", 0)
     if ordered < MIN_EVIDENCE:
         return []

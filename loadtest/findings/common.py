@@ -4,6 +4,8 @@ scope, read from the kinds' one declaration (``finding_kinds.KINDS``)."""
 from __future__ import annotations
 
 from ..finding_kinds import KINDS
+from ..finding_names import Act, Cause
+from ..operations import OpClass
 from ..results import Finding, FindingKind, PartitionRow
 
 __all__ = ["ACCOUNT_REMEDIES", "REMEDIES", "SIMULATED_REMEDIES", "finding"]
@@ -15,14 +17,25 @@ SIMULATED_REMEDIES: dict[FindingKind, str] = {kind: k.simulated_remedy for kind,
 
 
 def finding(
-    kind: FindingKind, message: str, row: PartitionRow | None = None, remedy: str = "", *, partition: str | None = None
+    kind: FindingKind,
+    message: str,
+    row: PartitionRow | None = None,
+    remedy: str = "",
+    *,
+    partition: str | None = None,
+    cause: Cause | None = None,
+    act: Act | None = None,
 ) -> Finding:
-    """A finding of ``kind`` on ``row`` (or on ``partition`` as a whole, or the account / run), with its kind's remedy
-    unless the detector words one."""
+    """A finding of ``kind`` on ``row`` (a partition's row: the partition as a whole, GET and PUT its parts; or on
+    ``partition``, or the account / run), with its kind's remedy, cause and act unless the detector measured
+    otherwise."""
+    declared = KINDS[kind]
     return Finding(
         kind=kind,
         partition=row.partition if row else partition,
-        op_class=row.op_class if row else None,
+        op_class=None if row is None or row.op_class == OpClass.ALL else row.op_class,
         message=message,
         remedy=remedy or REMEDIES[kind],
+        cause=str(cause or declared.cause),
+        act=str(act or declared.act),
     )

@@ -3,16 +3,19 @@ UNSENT (the generator sent under ``schedule_sent.SENT_SHARE`` of its schedule, a
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..bounds.cpu import cpu_read, generator_bound, machine_bound, servers_bound
 from ..bounds.schedule import SENT_SHARE, concurrency, sent_share
 from ..buckets import GROUPS, named
-from ..finding_kinds import SIMULATION_ANSWER, SPREAD_ACCOUNTS
-from ..finding_names import K
+from ..finding_kinds import SIMULATION_ANSWER
+from ..finding_names import Act, Cause, K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
 from ..service_errors import THROTTLING_CODES
-from .common import SIMULATED_REMEDIES, finding
-from .throttling import reasons, throttled_failures
+from .common import REMEDIES, finding
+from .remedies import spread_brief
+from .throttling import budget, explained, reasons, throttled_failures
 
 __all__ = ["SERVED_SHARE", "demand"]
 
@@ -27,78 +30,135 @@ def demand(results: Results) -> list[Finding]:
 
 
 def _unserved(results: Results) -> list[Finding]:
-    """Open loop: the tracked partitions and op classes that served under ``SERVED_SHARE`` of their demand over the
-    steady phase, with the cause the run measured: the least served ``UNSERVED_LISTED`` by name, the rest counted."""
+    """Open loop: the tracked partitions that served under ``SERVED_SHARE`` of their demand (GET and PUT together)
+    over the steady phase, each with the cause the run measured and the remedy that cause asks for: the least served
+    ``UNSERVED_LISTED`` by name, the rest counted."""
     if not results.open_loop:
         return []
-    unserved = sorted(
-        (
-            (row.mean_eps / row.offered_mean_eps, row)
-            for row in results.rows()
-            if row.partition not in GROUPS
-            and row.op_class != OpClass.ALL
-            and row.offered_mean_eps
-            and row.mean_eps < SERVED_SHARE * row.offered_mean_eps
-        ),
-        key=lambda pair: pair[0],
-    )
-    findings = [
-        finding(
-            K.UNSERVED,
-            (
-                f"{row.op_class} on {named(row.partition)}: served {row.mean_eps:,.0f} of {row.offered_mean_eps:,.0f} "
-                f"entities/s of demand ({share:.0%}) in the steady phase; {_unserved_cause(results, row)}"
-            ),
-            row,
-            _simulated_unserved_remedy(row) if results.run.simulated else "",
+    unserved = []
+    for partition in {r.partition for r in results.partitions if r.partition not in GROUPS}:
+        head = results.headline(partition)
+        if head.offered_mean_eps and head.mean_eps < SERVED_SHARE * head.offered_mean_eps:
+            unserved.append((head.mean_eps / head.offered_mean_eps, partition))
+    unserved.sort()
+    findings = []
+    for share, partition in unserved[:UNSERVED_LISTED]:
+        rows = [r for r in results.partitions if r.partition == partition]
+        head = results.headline(partition)
+        cause, words, remedy, act = _unserved_cause(results, partition, rows)
+        parts = [r for r in rows if r.op_class != OpClass.ALL and r.offered_mean_eps]
+        each = f" ({', '.join(f'{r.op_class} {r.mean_eps / r.offered_mean_eps:.0%}' for r in parts)})" if len(parts) > 1 else ""
+        message = (
+            f"partition {named(partition)} served {head.mean_eps:,.0f} of the {head.offered_mean_eps:,.0f} entities/s "
+            f"asked of it on average in the steady phase, {share:.0%}{each}: {words}"
         )
-        for share, row in unserved[:UNSERVED_LISTED]
-    ]
+        findings.append(finding(K.UNSERVED, message, remedy=remedy, partition=partition, cause=cause, act=act))
     if len(unserved) > UNSERVED_LISTED:  # the least served are listed; the rest are counted
         rest = unserved[UNSERVED_LISTED:]
+        first = findings[-1]
         findings.append(
             finding(
                 K.UNSERVED,
-                f"{len(rest)} more partition rows served under {SERVED_SHARE:.0%} of their demand (from {rest[0][0]:.0%} "
+                f"{len(rest)} more partitions served under {SERVED_SHARE:.0%} of their demand (from {rest[0][0]:.0%} "
                 f"to {rest[-1][0]:.0%}): see the partitions table",
-                remedy=SIMULATED_REMEDIES[K.UNSERVED] if results.run.simulated else "",
+                remedy=first.remedy,
+                cause=Cause(first.cause),
+                act=Act(first.act),
             )
         )
     return findings
 
 
-def _simulated_unserved_remedy(row: PartitionRow) -> str:
-    """A simulation's UNSERVED remedy for what refused the row: the account's budget alone, or a partition's too."""
-    if set(row.throttled_by) == {"account"}:
-        return f"{SIMULATION_ANSWER} The account's budget refused it, so {SPREAD_ACCOUNTS}; then simulate again."
-    return SIMULATED_REMEDIES[K.UNSERVED]
-
-
-def _unserved_cause(results: Results, row: PartitionRow) -> str:
-    """What kept demand from being served, as the run measured it: throttled answers, errors, demand never sent, a
-    process out of CPU (each named with its figure); else the service's pace, with every process's CPU read."""
-    throttled_errors = throttled_failures(row)
-    if results.run.simulated:
-        return (
-            f"the partition layer throttled {row.throttled:,} attempts{reasons(results, row.throttled_by)} "
-            f"({throttled_errors:,} operations failed with them)"
+def _unserved_cause(results: Results, partition: str, rows: list[PartitionRow]) -> tuple[Cause, str, str, Act]:
+    """What kept a partition's demand from being served, as the run measured it, and the remedy that follows: refused
+    by throttling (the design's answer: spread it, sized; the account's limit: more accounts; a cool key: what the
+    records show); never sent or a process out of CPU (send it whole); the emulator out of CPU or the service's pace
+    (a real account); other failures (fix them)."""
+    single = [r for r in rows if r.op_class != OpClass.ALL]
+    throttled = sum(r.throttled for r in single)
+    refused = sum(throttled_failures(r) for r in single)
+    by_reason: Counter[str] = Counter()
+    for row in single:
+        by_reason.update(row.throttled_by)
+    also = _other_causes(results, single)
+    if throttled or refused or results.run.simulated:  # a simulation's only answer to demand is its partition layer's
+        why = explained(results, partition, by_reason)
+        judged = (
+            "the simulated partition layer"
+            if results.run.simulated
+            else "the throttling emulator"
+            if results.run.settings.get("emulate_throttling")
+            else "the service"
         )
-    causes = []
-    if row.throttled or throttled_errors:
-        causes.append(f"throttled: {row.throttled:,} attempts answered 503/500 timeout, {throttled_errors:,} operations failed")
-    failed = sum(n for code, n in row.errors.items() if code not in THROTTLING_CODES)
+        words = (
+            f"{judged} refused it: {throttled:,} attempts throttled ({reasons(results, by_reason) or 'by their answers'}), "
+            f"{refused:,} operations failed after their retries"
+        )
+        words += f"; also measured: {'; '.join(also)}" if also else ""
+        if why.cause != Cause.THROTTLED:
+            return why.cause, f"{words}. {why.words}", why.remedy, why.act
+        head = results.headline(partition)
+        peak = head.judged(results.open_loop)[0]
+        lead = (
+            SIMULATION_ANSWER
+            if results.run.simulated
+            else (
+                "Throttling refused this demand at the partition's budget: the design as it stands cannot take this "
+                "peak, and more load generators would not change that."
+            )
+        )
+        return (
+            Cause.THROTTLED,
+            words,
+            f"{lead} {spread_brief(partition, peak, budget(results), served=head.mean_eps / head.offered_mean_eps)}.",
+            Act.SPREAD,
+        )
+    sent = sent_share(results)
+    if (sent is not None and sent < SENT_SHARE) or generator_bound(results) or machine_bound(results):
+        return (
+            Cause.UNSENT,
+            "; ".join(also) or "the generator fell behind its schedule",
+            "Send the demand whole before judging the design on it: more Locust processes (--workers) or engines, "
+            "or more operations in flight (--max-in-flight); the UNSENT and GENERATOR_BOUND findings name what ran out.",
+            Act.GENERATORS,
+        )
+    if servers_bound(results):
+        return (
+            Cause.EMULATOR,
+            "; ".join(also),
+            "The emulator's own pace, not the design, held it: measure on a real account (--connection-string or "
+            "--account-url), or answer the same demand at any scale with `loadtest simulate` at this --arrival-rate.",
+            Act.REAL_ACCOUNT,
+        )
+    failed = sum(n for r in single for code, n in r.errors.items() if code not in THROTTLING_CODES)
     if failed:
-        causes.append(f"{failed:,} operations failed ({', '.join(sorted(c for c in row.errors if c not in THROTTLING_CODES))})")
+        return Cause.FAILED, "; ".join(also), REMEDIES[K.ERRORS], Act.FIX
+    latency = results.latency.get(str(single[0].op_class) if single else "", {})
+    pace = f" (p50 {latency['p50_ms']:,.0f} ms, p99 {latency['p99_ms']:,.0f} ms)" if latency else ""
+    cpu = cpu_read(results)
+    words = f"the service answered slower than the schedule{pace}" + (
+        f", no process of the run out of CPU ({cpu})" if cpu else ""
+    )
+    return (
+        Cause.PACE,
+        words,
+        "The service's pace held it, not the generator: measure on a real account (--connection-string or "
+        "--account-url), or answer the same demand at any scale with `loadtest simulate` at this --arrival-rate.",
+        Act.REAL_ACCOUNT,
+    )
+
+
+def _other_causes(results: Results, rows: list[PartitionRow]) -> list[str]:
+    """Besides throttling, what else the run measured against serving the demand: other failures, demand never
+    sent, a process or the machine out of CPU (each with its figure)."""
+    causes = []
+    failed = {code: n for r in rows for code, n in r.errors.items() if code not in THROTTLING_CODES}
+    if failed:
+        causes.append(f"{sum(failed.values()):,} operations failed otherwise ({', '.join(sorted(failed))})")
     sent = sent_share(results)
     if sent is not None and sent < SENT_SHARE:
         causes.append(f"the run sent {sent:.0%} of its schedule (UNSENT)")
-    causes += _out_of_cpu(results, servers=True)
-    if causes:
-        return "; ".join(causes)
-    latency = results.latency.get(str(row.op_class), {})
-    pace = f" (p50 {latency['p50_ms']:,.0f} ms, p99 {latency['p99_ms']:,.0f} ms)" if latency else ""
-    cpu = cpu_read(results)
-    return f"the service answered slower than the schedule{pace}" + (f", no process of the run out of CPU ({cpu})" if cpu else "")
+    return causes + _out_of_cpu(results, servers=True)
 
 
 def _out_of_cpu(results: Results, *, servers: bool) -> list[str]:

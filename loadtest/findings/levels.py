@@ -1,20 +1,27 @@
-"""HOT, WARM and COOL: each partition's and the account's load against its target (an open loop's: its demand), with
-the budget that throttled the run named where it is not the target."""
+"""HOT, WARM and COOL: each partition judged once, on its total (GET and PUT together, scanned entities included, as
+the service counts them) against the per-partition target — in an open loop its demand, else what it served — with
+GET and PUT as its parts; the account judged the same way against its target. A remedy over a target is sized: how
+many PartitionKeys (or storage accounts) put the load under it, and under 80 % of it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..bounds.throttlers import throttler
 from ..buckets import GROUPS
-from ..finding_names import K
+from ..finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
+from ..finding_names import Act, K
 from ..operations import OpClass
 from ..phases import peak_words
-from ..results import AccountRow, Finding, FindingKind, Results
-from .common import ACCOUNT_REMEDIES, finding
+from ..results import AccountRow, Finding, FindingKind, PartitionRow, Results
+from . import checklist
+from .common import finding
+from .remedies import HEADROOM, accounts_needed, keys_needed, spread_words
 
-__all__ = ["WARM_RATIO", "level", "levels"]
+__all__ = ["WARM_RATIO", "design_of", "level", "levels"]
 
 WARM_RATIO = 0.8
-ORDER = {K.COOL: 0, K.WARM: 1, K.HOT: 2}
 
 
 def level(ratio: float) -> FindingKind:
@@ -22,24 +29,48 @@ def level(ratio: float) -> FindingKind:
     return K.HOT if ratio > 1.0 else K.WARM if ratio >= WARM_RATIO else K.COOL
 
 
-def _load(row: AccountRow, window: int, open_loop: bool, what: str = "partition", steady: bool = True) -> str:
-    """A row's load against its target: served; in an open loop the demand, which the finding judges, then served.
-    ``steady``: the run had a steady phase (else its means cover the ramp, and say so)."""
-    phase = "in the steady phase" if steady else "over the ramp (the run had no steady phase)"
+def design_of(results: Results) -> Mapping[str, Any]:
+    """The key design that ran, as a sized remedy reads it: the one table user class's, else the run's settings."""
+    classes = [c for c in results.run.user_classes if c.get("table_user")]
+    design = classes[0]["design"] if len(classes) == 1 else results.run.settings
+    increasing = any(f.kind in (K.APPEND_ONLY, K.PREPEND_ONLY) for f in checklist.key_order(results.workload))
+    return {**design, "increasing": increasing}
+
+
+def _parts(rows: list[PartitionRow], open_loop: bool) -> str:
+    """A partition's op classes as its parts: each one's peak (at its own busiest seconds) and share of the entities."""
+    single = [r for r in rows if r.op_class != OpClass.ALL]
+    if len(single) < 2:
+        return f"all {single[0].op_class}" if single else ""
+    means = [r.offered_mean_eps if open_loop and r.offered_peak_eps else r.mean_eps for r in single]
+    total = sum(means) or 1.0
+    peaks = " and ".join(f"{r.op_class} {r.judged(open_loop)[0]:,.0f}/s" for r in single)
+    shares = " and ".join(f"{m / total:.0%}" for m in means)
+    return f"GET and PUT together; {peaks} at their own peaks, {shares} of the entities"
+
+
+def _load(row: AccountRow, results: Results, what: str, parts: str = "") -> str:
+    """A row's load against its target as a sentence's end: in an open loop what it was asked for (which the level
+    judges) and what it served; else what it served."""
+    window, open_loop = results.run.peak_window_s, results.open_loop
+    phase = "in the steady phase" if results.run.steady_seconds > 0 else "over the ramp (the run had no steady phase)"
     average = peak_words(window)
-    served = f"peak {row.peak_eps:,.0f} entities/s ({average}), {row.ratio:.0%} of the {row.target:,}/s {what} target"
-    if not open_loop:
-        return f"{served}; mean {row.mean_eps:,.0f}/s {phase}"
+    parts = f" ({parts})" if parts else ""
+    if open_loop and row.offered_peak_eps:
+        return (
+            f"was asked for {row.offered_peak_eps:,.0f} entities/s at peak{parts}, {row.offered_ratio:.0%} of the "
+            f"{row.target:,}/s {what} target ({average}); it served {row.peak_eps:,.0f}/s at peak ({row.ratio:.0%}); "
+            f"means {phase}: asked {row.offered_mean_eps:,.0f}/s, served {row.mean_eps:,.0f}/s"
+        )
     return (
-        f"demand peak {row.offered_peak_eps:,.0f} entities/s ({average}), {row.offered_ratio:.0%} of the "
-        f"{row.target:,}/s {what} target, mean {row.offered_mean_eps:,.0f}/s; served peak {row.peak_eps:,.0f}/s "
-        f"({row.ratio:.0%}), mean {row.mean_eps:,.0f}/s {phase}"
+        f"peaked at {row.peak_eps:,.0f} entities/s{parts}, {row.ratio:.0%} of the {row.target:,}/s {what} target "
+        f"({average}); mean {row.mean_eps:,.0f}/s {phase}"
     )
 
 
 def _not_the_budget(results: Results, scope: str) -> str:
     """Where a budget other than the target throttled the run (the throttling emulator's, a simulation's), that the
-    level (HOT, WARM, COOL) judges the target, not the budget: both figures named."""
+    level judges the target, not the budget: both figures named."""
     settings = results.run.settings
     if not (results.run.simulated or settings.get("emulate_throttling")):
         return ""
@@ -47,38 +78,67 @@ def _not_the_budget(results: Results, scope: str) -> str:
     target = results.run.account_target if scope == "account" else results.run.partition_target
     if not rate or rate == target:
         return ""
-    return f"; this level is against the {target:,}/s {scope} target, THROTTLED against {throttler(results.run, scope)}"
+    return f". The level is against the {target:,}/s {scope} target; throttling was against {throttler(results.run, scope)}"
+
+
+def _partition_remedy(kind: FindingKind, partition: str, peak: float, target: int, design: Mapping[str, Any]) -> str:
+    """HOT: the split it needs, sized; WARM: the split that keeps it under 80 %; COOL: none."""
+    if kind == K.HOT:
+        return f"Spread the load: {spread_words(partition, peak, target, design)}"
+    if kind == K.WARM:
+        keys = keys_needed(peak, target, HEADROOM)
+        return (
+            f"Leave headroom: over the target the service answers 503 ServerBusy and rebalancing takes minutes. At "
+            f"{peak:,.0f} entities/s, {keys} PartitionKeys would keep {partition!r} under {HEADROOM:.0%} of its target; "
+            "plan the split before the load grows."
+        )
+    return ""
+
+
+def _account_remedy(kind: FindingKind, peak: float, target: int) -> str:
+    under, roomy = accounts_needed(peak, target)
+    if kind == K.HOT:
+        return (
+            f"The account, not one partition, passed its target: at {peak:,.0f} entities/s it needs at least {under} "
+            f"storage accounts to be under its {target:,}/s target, {roomy} to stay under {HEADROOM:.0%}: "
+            f"{SPREAD_ACCOUNTS}. Or check its target: {ACCOUNT_TARGETS}."
+        )
+    return (
+        f"Leave headroom on the account: over its target the service answers 503 ServerBusy to every partition "
+        f"('Operations per second is over the account limit'); at {peak:,.0f} entities/s, {roomy} storage accounts "
+        f"would keep it under {HEADROOM:.0%}. {ACCOUNT_TARGETS[0].upper()}{ACCOUNT_TARGETS[1:]}."
+    )
 
 
 def levels(results: Results) -> list[Finding]:
-    """Set each row's level (and the account's); the findings: each partition and op class above COOL, the hottest
-    partition's even when COOL, and the account's when above COOL."""
-    findings: list[Finding] = []
-    worst: dict[str, int] = {}
-    open_loop = results.open_loop
+    """Set each partition's level on all its rows (GET, PUT and their total carry the partition's), and the account's;
+    the findings: each partition above COOL, the hottest even when COOL, and the account when above COOL."""
+    open_loop, target = results.open_loop, results.run.partition_target
+    rows: dict[str, list[PartitionRow]] = {}
     for row in results.partitions:
         if row.partition in GROUPS:
             row.finding = ""  # many partitions together: the per-partition target does not apply
-            continue
-        row.finding = level(row.judged(open_loop)[1])
-        if row.op_class != OpClass.ALL:
-            worst[row.partition] = max(worst.get(row.partition, 0), ORDER[row.finding])
-    window, steady = results.run.peak_window_s, results.run.steady_seconds > 0
-    hottest = results.hottest()
-    for row in results.partitions:
-        if row.partition in GROUPS:
-            continue
-        if row.op_class == OpClass.ALL and ORDER[row.finding] <= worst.get(row.partition, 0):
-            continue  # the total says nothing the op classes did not
-        if row.finding == K.COOL and row.partition not in hottest:
+        else:
+            rows.setdefault(row.partition, []).append(row)
+    hottest, design = results.hottest(), design_of(results)
+    findings: list[Finding] = []
+    for partition, its in rows.items():
+        head = results.headline(partition)
+        peak, ratio = head.judged(open_loop)
+        kind = level(ratio)
+        for row in its:
+            row.finding = kind
+        if kind == K.COOL and partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
-        what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
-        load = _load(row, window, open_loop, steady=steady) + _not_the_budget(results, "partition")
-        findings.append(finding(row.finding, f"{what} on partition {row.partition!r}: {load}", row))
+        message = f"partition {partition!r} {_load(head, results, 'partition', _parts(its, open_loop))}"
+        remedy = _partition_remedy(kind, partition, peak, head.target or target, design)
+        findings.append(finding(kind, message + _not_the_budget(results, "partition"), remedy=remedy, partition=partition))
 
     account = results.account
-    account.finding = level(account.judged(open_loop)[1])
+    peak, ratio = account.judged(open_loop)
+    account.finding = level(ratio)
     if account.finding != K.COOL:
-        said = f"account: {_load(account, window, open_loop, 'account', steady)}{_not_the_budget(results, 'account')}"
-        findings.append(finding(account.finding, said, remedy=ACCOUNT_REMEDIES[account.finding]))
+        said = f"the account {_load(account, results, 'account')}{_not_the_budget(results, 'account')}"
+        remedy = _account_remedy(account.finding, peak, account.target)
+        findings.append(finding(account.finding, said, remedy=remedy, act=Act.ACCOUNTS))
     return findings

@@ -7,7 +7,7 @@ from ..bounds.run_span import target_lost
 from ..finding_names import K
 from ..results import Finding, Results
 from ..wall_clock import RunClock
-from .common import REMEDIES, finding
+from .common import finding
 from .outages import Outage, outages
 
 __all__ = ["losses"]
@@ -80,7 +80,7 @@ def _outages(results: Results, clock: RunClock) -> list[Finding]:
             + f"; cause: {first.cause}"
         )
         partition = first.partition if len(group) == 1 else None
-        findings.append(Finding(kind=K.OUTAGE, partition=partition, op_class=None, message=message, remedy=REMEDIES[K.OUTAGE]))
+        findings.append(finding(K.OUTAGE, message, partition=partition))
     if len(groups) > OUTAGES_LISTED:
         rest = spans[OUTAGES_LISTED:]
         findings.append(finding(K.OUTAGE, f"{len(rest)} more outages {clock.span(rest[0][0], rest[-1][1] + 1)}: see the charts"))

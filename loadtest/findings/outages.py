@@ -76,10 +76,11 @@ def _seconds(results: Results) -> tuple[dict[str, _Seconds], _Seconds | None]:
     return parts, _Seconds(first_t, sums[0].sum(axis=0), sums[1].sum(axis=0), sums[2].max(axis=0))
 
 
-def _gaps(seconds: _Seconds) -> list[tuple[int, int]]:
+def _gaps(seconds: _Seconds, *, records: bool = False) -> list[tuple[int, int]]:
     """Runs of ``OUTAGE_AFTER_S`` or more seconds with nothing answered while operations waited through them (an
     operation that ended later had started before) or their attempts stalled, after seconds that were served: (first,
-    last) each, indexes into ``seconds``' arrays."""
+    last) each, indexes into ``seconds``' arrays. From production logs (``records``) only seconds with refused or
+    timed-out records of their own count: a gap between records is no evidence of an outage."""
     answered, last = seconds.answered, len(seconds.answered) - 1
     served = np.flatnonzero(answered)
     if not len(served):
@@ -92,7 +93,8 @@ def _gaps(seconds: _Seconds) -> list[tuple[int, int]]:
     marks = np.zeros(last + 2, dtype=np.int64)
     np.add.at(marks, began[waits], 1)
     np.add.at(marks, ended[waits], -1)
-    out = (answered == 0) & ((np.cumsum(marks)[: last + 1] > 0) | (seconds.stalled > 0))
+    waited = np.zeros(last + 1, dtype=bool) if records else np.cumsum(marks)[: last + 1] > 0
+    out = (answered == 0) & (waited | (seconds.stalled > 0))
     out[:first] = False
     edges = np.diff(np.concatenate(([0], out.astype(np.int8), [0])))
     gaps = []
@@ -110,6 +112,12 @@ def _cause(
     range (that split), the whole target answered nothing (its seconds), only refusals came back, or this partition
     alone stopped while the rest answered."""
     layer = "the simulated partition layer" if results.run.simulated else "the emulator's partition layer"
+    if results.logs:
+        return (
+            f"read from its own records: {failed:,} refused or timed-out answers to it in these seconds and none "
+            "served, while the rest of the account was served",
+            ("partition", partition, start, end),
+        )
     clock = results.clock
     for i, split in enumerate(results.range_splits):
         low, high = split.get("low", ""), split.get("high", "")
@@ -139,13 +147,16 @@ def outages(results: Results) -> list[Outage]:
     if whole is None:
         return []
     lost = target_lost(results)
-    target_gaps = [(start + whole.first_t, end + whole.first_t) for start, end in _gaps(whole)]
+    logs = bool(results.logs)  # the records alone: a partition's own refusals while the rest of the account was served
+    target_gaps = [] if logs else [(start + whole.first_t, end + whole.first_t) for start, end in _gaps(whole)]
     found = []
     for partition, seconds in parts.items():
         if partition in GROUPS:
             continue
-        for start, end in _gaps(seconds):
+        for start, end in _gaps(seconds, records=logs):
             around = slice(start, end + 2)  # its seconds and the one it answered again in
+            if logs and not (whole.answered[start : end + 1] - seconds.answered[start : end + 1]).sum():
+                continue  # nothing else answered meanwhile either: the logs cannot tell an outage from quiet
             start, end = start + seconds.first_t, end + seconds.first_t  # seconds since the run's start
             if lost and end >= lost[0] - 1:
                 continue  # the run ended unanswered from then on: TARGET_LOST says so

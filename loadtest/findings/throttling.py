@@ -1,59 +1,40 @@
-"""THROTTLED and ERRORS: each partition's and op class's failed attempts, by the service's error code; throttled
-ones by reason, each with the budget or target that judged it (``throttlers.throttler``); the users' own tasks' errors."""
+"""THROTTLED and ERRORS. THROTTLED once per partition (GET and PUT its parts), by reason, each named with the budget
+or target that judged it (``throttlers.throttler``), and with its cause as measured: the partition's own load, the
+account's limit, or — where its own load was under half of what judged it — what the records show at those seconds
+(the account's total, hot neighbouring PartitionKeys, which Azure serves from one range partition) or that nothing
+read explains it. ERRORS per partition and op class in a run; in production logs one per error code, 4xx answers
+weighed as the application's own business."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
 
 from ..bounds.throttlers import throttler
-from ..buckets import named
+from ..buckets import GROUPS, named
 from ..finding_kinds import SPREAD_ACCOUNTS
-from ..finding_names import K
+from ..finding_names import Act, Cause, K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
 from ..service_errors import BUSY, CAUSES, THROTTLING_CODES
-from .common import ACCOUNT_REMEDIES, REMEDIES, finding
+from .common import REMEDIES, finding
 
-__all__ = ["failures", "reasons", "throttled_failures", "throttled_message"]
+__all__ = ["OWN_LOAD_SHARE", "Explained", "budget", "explained", "failures", "reasons", "throttled_failures"]
 
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
     "sent, so every figure lacks them."
 )
-
-
-def failures(results: Results) -> list[Finding]:
-    """THROTTLED and ERRORS for each partition and op class, then the tasks' exceptions."""
-    findings: list[Finding] = []
-    for row in results.rows():
-        if row.op_class == OpClass.ALL:
-            continue
-        throttled_errors = throttled_failures(row)
-        if row.throttled or throttled_errors:
-            findings.append(finding(K.THROTTLED, throttled_message(results, [row]), row, _throttled_remedy(row)))
-        other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
-        if other:
-            codes = ", ".join(f"{code} x{n:,}" for code, n in sorted(other.items(), key=lambda kv: -kv[1]))
-            findings.append(
-                finding(
-                    K.ERRORS,
-                    (
-                        f"{row.op_class} on {named(row.partition)}: {sum(other.values()):,} of {row.requests:,} "
-                        f"operations failed ({codes})"
-                    ),
-                    row,
-                    _causes(other),
-                )
-            )
-
-    task_errors = results.workload.get("task_errors", [])
-    if task_errors:
-        raised = ", ".join(f"{e['error']} x{e['count']:,}" for e in task_errors[:3])
-        total = sum(e["count"] for e in task_errors)
-        findings.append(finding(K.ERRORS, f"the users' tasks raised {total:,} exceptions ({raised})", remedy=TASK_ERRORS))
-
-    return findings
+_RETRY = "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx)"
+#: A throttled partition whose own load stayed under this share of what judged it: its load does not explain it.
+OWN_LOAD_SHARE = 0.5
+NEIGHBOURS = 2  # PartitionKeys each side in key order held against a throttled key's seconds
+BUSY_SHARE = 0.8  # a neighbour (or the account) at this share of its target at those seconds explains the throttling
+ERROR_PARTITIONS_LISTED = 5
 
 
 def throttled_failures(row: PartitionRow) -> int:
@@ -63,41 +44,212 @@ def throttled_failures(row: PartitionRow) -> int:
 
 def reasons(results: Results, throttled_by: Mapping[str, int]) -> str:
     """The throttled attempts by reason, as the answers told them apart, each with the budget or target that judged
-    it (``throttlers.throttler``: the emulator's or a simulation's figure, else Azure's; none for older results)."""
-    if not throttled_by:
-        return ""
+    it: "40,898 over the partition's budget (the throttling emulator's 2,000 entities/s per-partition budget)"."""
     words = {
-        "partition": f"the partition over its target ({throttler(results.run, 'partition')})",
-        "account": f"the account over its limit ({throttler(results.run, 'account')})",
-        "timeout": "timed out",
-        BUSY: "503 ServerBusy, the record not telling a partition's target from the account's limit",
+        "partition": f"for the partition over {throttler(results.run, 'partition')}",
+        "account": f"for the account over {throttler(results.run, 'account')}",
+        "timeout": "timed out (500 OperationTimedOut or 504)",
+        BUSY: "answered 503 ServerBusy (the records do not say whether for the partition's target or the account's limit)",
     }
     by = sorted(throttled_by.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ": " + ", ".join(f"{n:,} {words.get(reason, reason)}" for reason, n in by)
+    return ", ".join(f"{n:,} {words.get(reason, reason)}" for reason, n in by)
 
 
-def throttled_message(results: Results, rows: list[PartitionRow]) -> str:
-    """A THROTTLED finding's words for one partition's rows: an op class's (the finding's), or several in one line
-    (the console's), each op class's count named."""
-    by_reason: Counter[str] = Counter()
-    for row in rows:
-        by_reason.update(row.throttled_by)
-    each = f"{', '.join(f'{r.op_class} {r.throttled:,}' for r in rows)}; " if len(rows) > 1 else ""
-    return (
-        f"{' and '.join(r.op_class for r in rows)} on {named(rows[0].partition)}: {sum(r.throttled for r in rows):,} throttled "
-        f"attempts ({each}503 ServerBusy / 500 OperationTimedOut / 504){reasons(results, by_reason)}, "
-        f"{sum(throttled_failures(r) for r in rows):,} operations failed with them"
+@dataclass(frozen=True)
+class Explained:
+    """Why a partition was throttled, as measured: the ``cause`` and its words (with figures), and the remedy's."""
+
+    cause: Cause
+    words: str
+    remedy: str
+    act: Act
+
+
+def budget(results: Results) -> float:
+    """What judged a partition's throttled attempts: the emulator's or a simulation's budget, else the target."""
+    settings = results.run.settings
+    if results.run.simulated or settings.get("emulate_throttling"):
+        rate = float(settings.get("emulator_partition_rate", 0) or 0)
+        if rate:
+            return rate
+    return float(results.run.partition_target)
+
+
+def _asked(frame: pd.DataFrame) -> pd.Series:
+    """What each row of the series asked of the service: its entities sent (served or refused), at least its served."""
+    return np.maximum(frame["offered"], frame["entities"])
+
+
+def explained(results: Results, partition: str, throttled_by: Mapping[str, int]) -> Explained:
+    """Why ``partition`` was throttled. Its own load at or over half of what judged it: its load (the account's limit
+    where the answers said so). Under half: what the records show at its throttled seconds — the account's total near
+    its target, a neighbouring PartitionKey (in key order) near its own, or nothing read."""
+    judge, open_loop = budget(results), results.open_loop
+    if throttled_by and set(throttled_by) <= {"account"}:
+        return Explained(Cause.ACCOUNT, "the account was over its limit", _account_remedy(), Act.ACCOUNTS)
+    seconds: list[int] = []
+    own_peak = results.headline(partition).judged(open_loop)[0]
+    if own_peak < OWN_LOAD_SHARE * judge:  # the series read only where its own load may not explain it
+        frame = results.timeseries
+        frame = frame[frame["op_class"] != OpClass.ALL]
+        own = frame[frame["partition"] == partition]
+        seconds = sorted(set(own.loc[own["throttled"] > 0, "t"].tolist()))
+        at = frame[frame["t"].isin(seconds)]
+        per_second = at.assign(asked=_asked(at)).groupby(["t", "partition"])["asked"].sum()
+        if seconds:
+            own_peak = max(own_peak, float(per_second.xs(partition, level="partition").max()))
+    if own_peak >= OWN_LOAD_SHARE * judge or not seconds:
+        return Explained(
+            Cause.THROTTLED,
+            f"its own load ({own_peak:,.0f} entities/s at peak) against the {judge:,.0f}/s that judged it",
+            f"{_RETRY}, and spread the partition's load over more PartitionKeys (its level's remedy sizes the split)."
+            + (f" Where the account was over its limit: {SPREAD_ACCOUNTS}." if "account" in throttled_by else ""),
+            Act.RETRY,
+        )
+    span = _seconds_words(results, seconds)
+    own_words = (
+        f"its own load peaked at {own_peak:,.0f} entities/s, {own_peak / judge:.1%} of the {judge:,.0f}/s that "
+        f"judged it, so its own load does not explain it"
+    )
+    account_target = results.run.account_target
+    totals = per_second.groupby(level="t").sum()
+    account_peak = float(totals.max()) if len(totals) else 0.0
+    if account_target and account_peak >= BUSY_SHARE * account_target:
+        return Explained(
+            Cause.ACCOUNT,
+            f"{own_words}; at those seconds ({span}) the account's total reached {account_peak:,.0f} entities/s, "
+            f"{account_peak / account_target:.0%} of its {account_target:,}/s target",
+            _account_remedy(),
+            Act.ACCOUNTS,
+        )
+    keys = sorted({r.partition for r in results.partitions if r.partition not in GROUPS})
+    i = keys.index(partition) if partition in keys else -1
+    near = [k for k in keys[max(0, i - NEIGHBOURS) : i + NEIGHBOURS + 1] if k != partition] if i >= 0 else []
+    peaks = {k: float(per_second.xs(k, level="partition").max()) for k in near if k in per_second.index.get_level_values(1)}
+    hot = sorted(((p, k) for k, p in peaks.items() if p >= BUSY_SHARE * judge), reverse=True)
+    if hot:
+        listed = ", ".join(f"{k!r} at {p:,.0f}/s" for p, k in hot[:3])
+        return Explained(
+            Cause.NEIGHBOUR,
+            f"{own_words}; at those seconds ({span}) its neighbours in key order were hot ({listed}), and Azure serves "
+            "adjacent PartitionKeys from one range partition",
+            f"{_RETRY}. Spread the hot neighbours, not this partition: a hash prefix scatters keys across the key space, "
+            "so a hot key no longer shares a range partition with its neighbours.",
+            Act.INVESTIGATE,
+        )
+    return Explained(
+        Cause.UNEXPLAINED,
+        f"{own_words}; at those seconds ({span}) nothing in the data read explains it: the account's total peaked at "
+        f"{account_peak:,.0f} entities/s ({account_peak / account_target:.0%} of its target) and no neighbouring "
+        "PartitionKey was near its own",
+        f"{_RETRY}. Look beyond what was read: other tables and the account's other services (blobs, queues, files) "
+        "share its limits, and its neighbours may be keys these records do not hold.",
+        Act.INVESTIGATE,
     )
 
 
-def _throttled_remedy(row: PartitionRow) -> str:
-    """THROTTLED's remedy for what refused the row: the account's where only its limit did, the partition's else (and
-    the account's besides, where it refused some)."""
-    if "account" not in row.throttled_by:
-        return REMEDIES[K.THROTTLED]
-    if set(row.throttled_by) == {"account"}:
-        return ACCOUNT_REMEDIES[K.THROTTLED]
-    return f"{REMEDIES[K.THROTTLED]} Where the account was over its limit: {SPREAD_ACCOUNTS}."
+def _seconds_words(results: Results, seconds: list[int]) -> str:
+    clock = results.clock
+    if not seconds:
+        return ""
+    return f"{len(seconds):,} seconds, {clock.span(seconds[0], seconds[-1] + 1)}"
+
+
+def _account_remedy() -> str:
+    return f"{_RETRY}; the account was over its limit, so {SPREAD_ACCOUNTS}."
+
+
+def _throttled(results: Results, partition: str, rows: list[PartitionRow]) -> Finding | None:
+    """A partition's THROTTLED finding: its attempts by op class and reason, the operations that failed anyway, and
+    the cause measured."""
+    throttled = sum(r.throttled for r in rows)
+    failed = sum(throttled_failures(r) for r in rows)
+    if not throttled and not failed:
+        return None
+    by_reason: Counter[str] = Counter()
+    for row in rows:
+        by_reason.update(row.throttled_by)
+    parts = [r for r in rows if r.throttled]
+    each = (
+        f" ({', '.join(f'{r.op_class} {r.throttled:,}' for r in parts)})"
+        if len(parts) > 1
+        else (f" (all {parts[0].op_class})" if parts else "")
+    )
+    why = explained(results, partition, by_reason)
+    attempts = "attempt was" if throttled == 1 else "attempts were"
+    message = f"partition {named(partition)}: {throttled:,} {attempts} throttled{each}"
+    message += f": {reasons(results, by_reason)}" if by_reason else ""
+    message += f"; {failed:,} operations still failed after their retries" if failed else "; every one succeeded on a retry"
+    message += f". Cause: {why.words}"
+    return finding(K.THROTTLED, message, remedy=why.remedy, partition=partition, cause=why.cause, act=why.act)
+
+
+def failures(results: Results) -> list[Finding]:
+    """THROTTLED per partition; ERRORS per partition and op class (production logs: per error code); then the tasks'
+    exceptions."""
+    findings: list[Finding] = []
+    rows: dict[str, list[PartitionRow]] = {}
+    for row in results.rows():
+        if row.op_class != OpClass.ALL:
+            rows.setdefault(row.partition, []).append(row)
+    for partition, its in rows.items():
+        throttled = _throttled(results, partition, its)
+        if throttled:
+            findings.append(throttled)
+    findings += _logged_errors(results) if results.logs else _run_errors(results)
+    task_errors = results.workload.get("task_errors", [])
+    if task_errors:
+        raised = ", ".join(f"{e['error']} x{e['count']:,}" for e in task_errors[:3])
+        total = sum(e["count"] for e in task_errors)
+        findings.append(finding(K.ERRORS, f"the users' tasks raised {total:,} exceptions ({raised})", remedy=TASK_ERRORS))
+    return findings
+
+
+def _run_errors(results: Results) -> list[Finding]:
+    """A run's failures other than throttling, per partition and op class, by error code."""
+    findings = []
+    for row in results.rows():
+        other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
+        if row.op_class == OpClass.ALL or not other:
+            continue
+        codes = ", ".join(f"{code} x{n:,}" for code, n in sorted(other.items(), key=lambda kv: -kv[1]))
+        message = (
+            f"{row.op_class} on {named(row.partition)}: {sum(other.values()):,} of {row.requests:,} operations failed ({codes})"
+        )
+        findings.append(finding(K.ERRORS, message, row, _causes(other)))
+    return findings
+
+
+def _logged_errors(results: Results) -> list[Finding]:
+    """Production logs: one ERRORS finding per error code across the logs — its count, its share of the requests, the
+    partitions with the most — 4xx answers as the application's own business, other failures as they are."""
+    by_code: dict[str, Counter[str]] = {}
+    requests = 0
+    for row in results.rows():
+        if row.op_class == OpClass.ALL:
+            continue
+        requests += row.requests
+        for code, n in row.errors.items():
+            if code not in THROTTLING_CODES:
+                by_code.setdefault(code, Counter())[row.partition] += n
+    status = results.logs.get("error_status", {})
+    findings = []
+    for code, where in sorted(by_code.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
+        total, http = sum(where.values()), status.get(code, -1)
+        client = 400 <= http < 500
+        most = ", ".join(f"{named(p)} {n:,}" for p, n in where.most_common(ERROR_PARTITIONS_LISTED))
+        more = f" and {len(where) - ERROR_PARTITIONS_LISTED:,} more" if len(where) > ERROR_PARTITIONS_LISTED else ""
+        answered = f"HTTP {http} " if http > 0 else ""
+        message = (
+            f"{total:,} requests ({total / requests:.2%} of {requests:,}) were answered {answered}{code} across "
+            f"{len(where):,} partitions; the most: {most}{more}"
+        )
+        if client:
+            message += ". A 4xx answer is the application's own business (an entity not there, a conflict, a condition)"
+        findings.append(
+            finding(K.ERRORS, message, remedy=_causes({code: total}), cause=Cause.APPLICATION if client else Cause.FAILED)
+        )
+    return findings
 
 
 def _causes(codes: dict[str, int]) -> str:

@@ -15,7 +15,7 @@ from ..redact import redact
 from ..results import Results
 from ..results_schema import USER_SETTINGS
 from .badges import badge_css
-from .headline import verdict_sentences
+from .headline import verdict_sentences, what_ran
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -54,6 +54,7 @@ def render(results: Results, out: Path) -> Path:
         practices=list(CHECKLIST),
         charts=all_charts(results),
         verdict=verdict_sentences(results),
+        what_ran=what_ran(results),
         class_settings=USER_SETTINGS,
     )
     return write_text(Path(out) / REPORT_FILE, page)  # every value redacted as rendered (_redacted)

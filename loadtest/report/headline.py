@@ -18,7 +18,7 @@ from ..finding_kinds import BOUNDS
 from ..operations import OpClass
 from ..results import Results
 
-__all__ = ["design_words", "verdict_sentences"]
+__all__ = ["design_words", "verdict_sentences", "what_ran"]
 
 
 BUILT_IN = "HotPartitionUser"  # the tool's own user (``users.HotPartitionUser``), which runs the command line's design
@@ -162,3 +162,41 @@ def verdict_sentences(results: Results) -> list[str]:
     elif results.run.emulator:
         parts.append("measured on an emulator: Azure's own partition servers may serve more")
     return [f"{_design(results)}: {'; '.join(parts)}."]
+
+
+def what_ran(results: Results) -> str:
+    """What served (or judged) the figures, in one sentence, never naming a part that did not run: production logs,
+    a simulation, Azurite behind the throttling emulator, Azurite alone, another emulator, or a real account."""
+    run, settings = results.run, results.run.settings
+    throttled = sum(row.throttled for row in results.partitions if row.op_class != OpClass.ALL)
+    if results.logs:
+        return (
+            "Read from the account's own request logs: they tell what the service answered and when, not what it was "
+            f"never asked; they leave out {results.logs.get('leaves_out', '').rstrip('; ')}."
+        )
+    if run.simulated:
+        return (
+            "Judged by the partition layer's model, nothing sent: it throttled as Azure would over "
+            f"{float(settings.get('emulator_partition_rate', 0) or 0):,.0f} entities/s per partition and "
+            f"{float(settings.get('emulator_account_rate', 0) or 0):,.0f} per account ({throttled:,} throttled attempts)."
+        )
+    if settings.get("emulate_throttling"):
+        return (
+            "Measured on Azurite behind the throttling emulator, which answered 503 ServerBusy as Azure would over "
+            f"{float(settings.get('emulator_partition_rate', 0) or 0):,.0f} entities/s per partition and "
+            f"{float(settings.get('emulator_account_rate', 0) or 0):,.0f} per account ({throttled:,} throttled attempts); "
+            "Azurite itself serves at one Node process's pace, far less than a real partition server, so the verdict "
+            "on the design comes from the demand, the ratios and the findings."
+        )
+    if run.emulator and throttled:
+        return (
+            f"Measured on an emulator at {run.endpoint or 'the address given'} that throttled {throttled:,} attempts "
+            "(its budgets were not given to this run); figures are what that emulator served."
+        )
+    if run.emulator:
+        return (
+            "Measured on Azurite alone: it never throttles and serves at one Node process's pace, far less than a real "
+            "partition server, so figures are what this machine's emulator served; the verdict on the design comes from "
+            "the ratios and findings."
+        )
+    return f"Measured on the account at {run.endpoint or 'the address given'}: Azure's own answers."

@@ -76,6 +76,7 @@ class Tally:
         self.passed: Counter[str] = Counter()  # read, not counted: outside the window, other clients' requests
         self.table_operations: Counter[str] = Counter()
         self.unattributed: Counter[str] = Counter()  # requests whose records name no partition, by operation
+        self.error_status: dict[str, int] = {}  # each failure's status text and its HTTP status (4xx: the application's)
         self.workload = LoggedWorkload()  # the checklist's evidence
         self.first: float | None = None
         self.last: float | None = None
@@ -156,6 +157,7 @@ class Tally:
                 "throttled": (reason != None).astype(np.int64),  # noqa: E711
                 "reason": pa.array(reason, pa.string()),
                 "failed": failed.astype(np.int64),
+                "status": pc.fill_null(records["status"], -1),
                 "error": pc.if_else(
                     pc.equal(records["status_text"], ""),
                     pc.fill_null(pc.binary_join_element_wise("HTTP", pc.cast(records["status"], pa.string()), ""), "Unknown"),
@@ -206,6 +208,11 @@ class Tally:
             bucket.entities += entities
             bucket.estimated += estimated
             bucket.longest_ms = max(bucket.longest_ms, longest)
+        failed = rows.filter(pc.equal(rows["failed"], 1))
+        if failed.num_rows:
+            statuses = failed.group_by(["error", "status"], use_threads=False).aggregate([])
+            for error, status in _rows(statuses, "error", "status"):
+                self.error_status.setdefault(error, status)
         for kind, column in (("throttled", "reason"), ("failed", "error")):
             marked = rows.filter(pc.equal(rows[kind], 1))
             if marked.num_rows:
@@ -267,4 +274,5 @@ class Tally:
             "passed": dict(self.passed),
             "unreadable": dict(self.unreadable),
             "unreadable_examples": self.examples,
+            "error_status": dict(sorted(self.error_status.items())),
         }

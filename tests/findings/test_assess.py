@@ -35,7 +35,7 @@ def test_same_workload_is_hot_under_a_small_target_and_cool_under_a_large_one():
 def test_every_finding_carries_a_remedy_and_names_the_partition():
     results = judged(steady(100), partition_target=50)
     (finding,) = results.findings
-    assert finding.partition == "hot" and finding.op_class == "PUT"
+    assert finding.partition == "hot" and finding.op_class is None  # the partition is judged, its op classes its parts
     assert "PartitionKeys" in finding.remedy
     assert "200%" in finding.message
 
@@ -43,7 +43,10 @@ def test_every_finding_carries_a_remedy_and_names_the_partition():
 def test_get_and_put_each_cool_but_together_hot_is_reported_on_the_total():
     seconds = {t: [{"op": "read", "entities": 60}, {"op": "insert", "op_class": "PUT", "entities": 60}] for t in range(10)}
     results = judged(seconds, partition_target=100)
-    assert [(f.kind, f.op_class) for f in results.findings] == [("COOL", "GET"), ("COOL", "PUT"), ("HOT", "ALL")]
+    # one level for the partition, on its total: GET and PUT are its parts, never a level of their own
+    assert [(f.kind, f.partition, f.op_class) for f in results.findings] == [("HOT", "hot", None)]
+    assert "GET 60/s and PUT 60/s at their own peaks, 50% and 50% of the entities" in results.findings[0].message
+    assert {row.finding for row in results.partitions} == {"HOT"}
 
 
 def test_account_target_is_held_too():
@@ -58,7 +61,7 @@ def test_throttling_and_errors_are_separate_findings():
     seconds[2] += [{"op": "insert", "op_class": "PUT", "error": "EntityAlreadyExists"}] * 2
     results = judged(seconds)
     found = {f.kind: f for f in results.findings}
-    assert "4 throttled attempts" in found["THROTTLED"].message
+    assert "4 attempts were throttled (all PUT)" in found["THROTTLED"].message
     assert "2 of 6 operations failed (EntityAlreadyExists x2)" in found["ERRORS"].message
 
 
@@ -149,13 +152,13 @@ def test_an_open_loop_is_judged_on_its_demand_with_what_was_served_beside_it():
     assert (row.mean_eps, row.offered_mean_eps, row.offered_peak_eps) == (100, 400, 400)
     assert (row.ratio, row.offered_ratio, row.finding) == (0.5, 2.0, "HOT")
     hot = next(f for f in results.findings if f.kind == "HOT")
-    assert "demand peak 400 entities/s" in hot.message and "200% of the 200/s partition target" in hot.message
-    assert "served peak 100/s (50%)" in hot.message
+    assert "was asked for 400 entities/s at peak" in hot.message and "200% of the 200/s partition target" in hot.message
+    assert "it served 100/s at peak (50%)" in hot.message
     (unserved,) = [f for f in results.findings if f.kind == "UNSERVED"]
-    assert "served 100 of 400 entities/s of demand (25%)" in unserved.message
+    assert "served 100 of the 400 entities/s asked of it on average in the steady phase, 25%" in unserved.message
     # the cause measured, not inferred: a quarter of the schedule was sent (UNSENT, its own finding), Azurite unblamed
     assert "the run sent 25% of its schedule (UNSENT)" in unserved.message and "Azurite" not in unserved.message
-    assert "loadtest simulate" in unserved.remedy
+    assert "--workers" in unserved.remedy and (unserved.cause, unserved.act) == ("unsent", "generators")
     (unsent,) = [f for f in results.findings if f.kind == "UNSENT"]
     assert "the run sent 25% of its schedule's demand" in unsent.message and "--max-in-flight" in unsent.remedy
     assert results.hottest() == ["hot"] and results.peaks() == {"hot": 400}
@@ -181,7 +184,7 @@ def test_many_unserved_partitions_name_the_least_served_and_count_the_rest():
     results = assess(build(recorded(events, start=start), run_info(settings={"arrival_rate": 100, "arrivals": "constant"})))
     unserved = [f for f in results.findings if f.kind == "UNSERVED"]
     assert [f.partition for f in unserved] == ["p5", "p4", "p3", None]  # the least served first, then the rest counted
-    assert "3 more partition rows served under 95% of their demand" in unserved[-1].message
+    assert "3 more partitions served under 95% of their demand" in unserved[-1].message
 
 
 def slowing(*, grows=True, emulator=True, cpu=20.0, seconds=18, scan_ms=20.0, batch_ms=(5.0, 5.0), settings=None):
@@ -230,9 +233,9 @@ def test_no_emulator_slowed_unless_azurite_the_table_grew_and_the_generator_kept
     assert "EMULATOR_SLOWED" not in kinds(slowing(**case))
 
 
-def throttled(reasons: dict[str, int], **info):
-    """A steady PUT load on 'hot' with 4 throttled attempts in second 1, told apart by ``reasons``."""
-    seconds = steady(10, seconds=12)
+def throttled(reasons: dict[str, int], load: int = 10, **info):
+    """A steady PUT load on 'hot' (``load`` entities/s) with 4 throttled attempts in second 1, told apart by ``reasons``."""
+    seconds = steady(load, seconds=12)
     seconds[1] += [{"op": "insert", "op_class": "PUT", "throttled": 4, "attempts": 5}]
     results = build(recorded(seconds), run_info(**info))
     for row in results.rows():
@@ -243,14 +246,16 @@ def throttled(reasons: dict[str, int], **info):
 def test_the_accounts_findings_get_the_accounts_remedies_and_a_partitions_keep_theirs():
     """The issue: the account over its limit was told to spread the load over more PartitionKeys."""
     (account,) = [f for f in judged(steady(100), partition_target=1000, account_target=50).findings if f.partition is None]
-    assert account.kind == "HOT" and account.message.startswith("account:")
+    assert account.kind == "HOT" and account.message.startswith("the account peaked at 100 entities/s")
+    assert "at least 2 storage accounts to be under its 50/s target, 3 to stay under 80%" in account.remedy
     assert "more storage accounts" in account.remedy and "40,000 requests/s" in account.remedy
     assert "--account-target" in account.remedy and "20,000 entities/s per account" in account.remedy
     (partition,) = judged(steady(100), partition_target=50).findings
-    assert "finer keys" in partition.remedy and "storage accounts" not in partition.remedy
+    assert "at least 2 PartitionKeys" in partition.remedy and "storage accounts" not in partition.remedy
+    at_budget = {"emulate_throttling": True, "emulator_partition_rate": 15.0, "emulator_account_rate": 20000.0}
     by_account = next(f for f in throttled({"account": 4}).findings if f.kind == "THROTTLED")
-    by_partition = next(f for f in throttled({"partition": 4}).findings if f.kind == "THROTTLED")
-    both = next(f for f in throttled({"partition": 3, "account": 1}).findings if f.kind == "THROTTLED")
+    by_partition = next(f for f in throttled({"partition": 4}, settings=at_budget).findings if f.kind == "THROTTLED")
+    both = next(f for f in throttled({"partition": 3, "account": 1}, settings=at_budget).findings if f.kind == "THROTTLED")
     assert "more storage accounts" in by_account.remedy and "more PartitionKeys" not in by_account.remedy
     assert "more PartitionKeys" in by_partition.remedy and "storage accounts" not in by_partition.remedy
     assert "more PartitionKeys" in both.remedy and "more storage accounts" in both.remedy
@@ -259,14 +264,14 @@ def test_the_accounts_findings_get_the_accounts_remedies_and_a_partitions_keep_t
 def test_a_simulations_unserved_remedy_is_its_own_answer_not_to_run_a_simulation():
     (unserved,) = [f for f in open_loop(served=100, unsent=300, simulated=True).findings if f.kind == "UNSERVED"]
     assert "loadtest simulate" not in unserved.remedy and "simulation's answer" in unserved.remedy
-    assert "finer PartitionKeys" in unserved.remedy
+    assert "25% of it served) over at least 4 PartitionKeys" in unserved.remedy and unserved.act == "spread"
     refused_by_the_account = open_loop(served=100, unsent=300, simulated=True)
     for row in refused_by_the_account.rows():
         row.throttled_by = {"account": 5}
     (by_account,) = [f for f in assess(refused_by_the_account).findings if f.kind == "UNSERVED"]
-    assert "more storage accounts" in by_account.remedy and "finer PartitionKeys (" not in by_account.remedy
+    assert "more storage accounts" in by_account.remedy and "PartitionKeys (" not in by_account.remedy
     (measured,) = [f for f in open_loop(served=100, unsent=300).findings if f.kind == "UNSERVED"]
-    assert "loadtest simulate" in measured.remedy  # a measured run can still ask the model
+    assert "--workers" in measured.remedy  # a measured run whose generator fell short: send it whole
 
 
 EMULATED = {"emulate_throttling": True, "emulator_partition_rate": 300.0, "emulator_account_rate": 20000.0}
@@ -274,17 +279,20 @@ EMULATED = {"emulate_throttling": True, "emulator_partition_rate": 300.0, "emula
 
 def test_throttled_names_the_budget_that_judged_it_and_the_level_the_target_it_judges():
     """The issue: through the emulator at a 300/s budget, COOL (against 2,000/s) stood beside THROTTLED unexplained."""
-    results = throttled({"partition": 4}, emulator=True, settings=EMULATED)
+    results = throttled({"partition": 4}, load=200, emulator=True, settings=EMULATED)
     found = {f.kind: f for f in results.findings}
-    budget = "4 the partition over its target (the throttling emulator's 300 entities/s per-partition budget)"
-    assert budget in found["THROTTLED"].message
-    said = "this level is against the 2,000/s partition target, THROTTLED against the throttling emulator's 300 entities/s"
-    assert said in found["COOL"].message
-    on_azure = {f.kind: f for f in throttled({"partition": 4}).findings}
-    assert "4 the partition over its target (Azure's 2,000/s partition target)" in on_azure["THROTTLED"].message
-    assert "THROTTLED against" not in on_azure["COOL"].message  # no budget but the target: nothing to tell apart
+    budget = "4 for the partition over the throttling emulator's 300 entities/s per-partition budget"
+    assert budget in found["THROTTLED"].message and found["THROTTLED"].cause == "throttled"
+    said = "The level is against the 2,000/s partition target; throttling was against the throttling emulator's 300"
+    assert said in found["COOL"].message and "No action needed" not in found["COOL"].remedy  # it was throttled
+    on_azure = {f.kind: f for f in throttled({"partition": 4}, load=200).findings}
+    assert "4 for the partition over Azure's 2,000/s partition target" in on_azure["THROTTLED"].message
+    assert "throttling was against" not in on_azure["COOL"].message  # no budget but the target: nothing to tell apart
+    # at a tenth of the target its own load does not explain the throttling, and the remedy does not say to spread it
+    assert "its own load does not explain it" in on_azure["THROTTLED"].message
+    assert on_azure["THROTTLED"].cause == "unexplained" and "spread the partition" not in on_azure["THROTTLED"].remedy
     simulated = {f.kind: f for f in throttled({"account": 4}, simulated=True, settings=EMULATED).findings}
-    assert "4 the account over its limit (the simulation's 20,000 entities/s account budget)" in simulated["THROTTLED"].message
+    assert "4 for the account over the simulation's 20,000 entities/s account budget" in simulated["THROTTLED"].message
 
 
 def test_the_findings_name_the_window_the_run_averaged_its_peaks_over():

@@ -1,0 +1,65 @@
+"""The one order findings are listed in, heaviest first: by severity, then by how far over its target the finding's
+partition (or the account) went, then by partition, then in the kinds' declared order. ``assess`` sorts the results'
+findings by it once; the console, report.html, the Partitions tab, Locust's HTML report section, ``compare`` and the
+JUnit file keep the order they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..buckets import GROUPS
+from ..finding_kinds import KINDS, SEVERITY
+from ..finding_names import Cause, K, Severity
+from ..operations import OpClass
+from ..results import Finding, Results
+
+__all__ = ["rank", "ranked", "weight"]
+
+_KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+_OP_ORDER = {None: 0, OpClass.GET: 1, OpClass.PUT: 2, OpClass.ALL: 3}
+_LEVELS = (K.HOT, K.WARM, K.COOL)
+
+
+def weight(finding: Finding) -> Severity:
+    """A finding's severity: its kind's, except 4xx answers (the application's own business: not found, conflicts,
+    failed conditions), which weigh as much as a level near its target, below the levels over it and throttling."""
+    if finding.kind == K.ERRORS and finding.cause == Cause.APPLICATION:
+        return Severity.NEAR
+    return SEVERITY[finding.kind]
+
+
+def _ratios(results: Results) -> tuple[dict[str, float], float]:
+    """Each tracked partition's judged ratio (its total against the per-partition target) and the account's."""
+    open_loop = results.open_loop
+    ratios: dict[str, float] = {}
+    for row in results.partitions:
+        if row.partition not in GROUPS:
+            ratios[row.partition] = max(ratios.get(row.partition, 0.0), row.judged(open_loop)[1])
+    return ratios, results.account.judged(open_loop)[1]
+
+
+def rank(results: Results) -> Callable[[Finding], tuple]:
+    """The sort key of ``results``' findings (``sorted(findings, key=rank(results))``)."""
+    ratios, account = _ratios(results)
+
+    def key(finding: Finding) -> tuple:
+        if finding.partition is None:
+            over = account if finding.kind in _LEVELS else 0.0
+        else:
+            over = ratios.get(finding.partition, 0.0)
+        return (
+            weight(finding),
+            -round(over, 4),
+            finding.partition is not None,  # of one weight and ratio: the account's (it bounds every partition) first
+            finding.partition or "",
+            _KIND_ORDER[K(finding.kind)],
+            _OP_ORDER.get(finding.op_class, 4),
+        )
+
+    return key
+
+
+def ranked(results: Results, findings: list[Finding] | None = None) -> list[Finding]:
+    """``findings`` (the results' own by default) in the one order."""
+    return sorted(results.findings if findings is None else findings, key=rank(results))
