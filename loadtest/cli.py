@@ -24,7 +24,7 @@ from .options.command_help import COMMAND_HELP
 from .options.commands import COMMANDS, COMPARE_OPTIONS, REPORT_OPTIONS, RUN_OPTIONS, RUNNER_OPTIONS, SEARCH_SETS, SERVE_OPTIONS
 from .options.emulator import EMULATOR_OPTIONS, REQUEST_LOG
 from .options.limits import MAX_USERS
-from .options.option import add_options
+from .options.option import add_options, of
 from .options.settings import Settings
 from .options.stress import CEILING_OPTIONS, OPTIONS
 from .outputs import RESULTS_FILE, check_out, new_run_id
@@ -152,7 +152,7 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     from .compare import compare, split_designs
     from .report import render_comparison
 
-    given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS}
+    given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS + of("compare", OPTIONS)}  # --junit checked now
     strategies = [s.strip() for s in given["strategies"].split(",") if s.strip()]
     if "--key-strategy" in run_args:
         raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
@@ -164,7 +164,7 @@ def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
             raise UsageError("--split-hot: it splits a replayed profile's hot partitions: give --simulate and --traffic FILE")
         designs = split_designs(given["split_hot"])
     out = Path(given["out"] or Path("reports") / f"compare-{new_run_id()}")
-    comparison = compare(strategies, run_args, out, simulate=given["simulate"], designs=designs)
+    comparison = compare(strategies, run_args, out, simulate=given["simulate"], designs=designs, junit_file=given["junit"])
     print(f"Comparison: {render_comparison(comparison, out)}\n  {comparison.recommendation}")
     return EXIT_OK
 

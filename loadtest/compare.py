@@ -12,18 +12,24 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import junit
 from .connection_string import CONNECTION_STRING_ENV
 from .exit_codes import RunError, UsageError
 from .key_specs import key_strategy
+from .options import rules
 from .options.commands import REAL_RUN_ONLY
+from .options.stress import OPTION_BY_DEST
 from .outputs import COMPARISON_FILE, RESULTS_FILE
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "split_designs", "summarise"]
+
+FAIL_ON, JUNIT = OPTION_BY_DEST["fail_on"], OPTION_BY_DEST["junit"]
 
 #: What the docs say that Azurite cannot show: it has no range partitions.
 INFERRED = {
@@ -138,9 +144,11 @@ def compare(
     timeout: float = 3600,
     simulate: bool = False,
     designs: dict[str, list[str]] | None = None,
+    junit_file: str = "",
 ) -> Comparison:
     """Run ``loadtest run`` (``simulate``: ``loadtest simulate``) once per strategy with the same ``run_args``, then
-    compare. ``designs``: named options per run instead of key strategies (``split_designs``)."""
+    compare. ``designs``: named options per run instead of key strategies (``split_designs``); ``junit_file``: each
+    run's verdict as a test suite there (``--junit``)."""
     if designs is None:
         if len(strategies) < 2:
             raise UsageError("--strategies needs at least two, e.g. --strategies single,hash-prefix:16,guid")
@@ -151,6 +159,7 @@ def compare(
                 raise UsageError(f"--strategies: {str(err).replace('--key-strategy ', '', 1)}") from None
         designs = {spec: ["--key-strategy", spec] for spec in strategies}
     run_args, env = _secrets_to_environment(run_args)
+    env.pop(JUNIT.locust_env, None)  # the comparison writes the one file, a suite per run: not each run its own
     command = "simulate" if simulate else "run"
     outcomes = []
     for spec, design in designs.items():
@@ -180,4 +189,20 @@ def compare(
     comparison.ranking, comparison.recommendation = rank(outcomes)
     out.mkdir(parents=True, exist_ok=True)
     (out / COMPARISON_FILE).write_text(comparison.to_json(), encoding="utf-8")
+    if junit_file:
+        junit.write(junit_file, [_suite(outcome, index) for index, outcome in enumerate(outcomes)])
     return comparison
+
+
+def _suite(outcome: StrategyOutcome, index: int) -> ET.Element:
+    """A strategy's run as a test suite: its results.json judged by the ``--fail-on`` it ran with (its settings
+    record it), so the suite fails where the run's exit code did; a run that left no results, in error."""
+    name, package = f"partition-stress {outcome.strategy}", f"{junit.PACKAGE}.{_slug(outcome.strategy)}"
+    path = Path(outcome.run_dir) / RESULTS_FILE
+    try:
+        results = Results.from_json(path.read_text(encoding="utf-8"))  # the verdict's fields: not the series beside it
+    except (OSError, ValueError) as err:
+        reason = f"the {outcome.strategy} run (exit {outcome.exit_code}) left no results.json to judge: {err}"
+        return junit.missing_suite(name, reason, index=index, package=package)
+    fail_on = rules.fail_on(FAIL_ON.flag, results.run.settings.get("fail_on", "never"))
+    return junit.suite(results, fail_on, index=index, name=name, package=package)

@@ -20,7 +20,7 @@ from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 from locust.stats import CSV_STATS_INTERVAL_SEC
 
-from . import telemetry, webui, wrapup
+from . import junit, telemetry, webui, wrapup
 from .ceiling.shape import CeilingShape
 from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
 from .distributed import Cluster
@@ -244,6 +244,8 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
     log.info("Report: %s", out / REPORT_FILE)  # each test's, as it stops: a web UI runs several per process
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
+    if settings.junit and junit.write(settings.junit, [junit.suite(results, settings.fail_on)]):
+        log.info("JUnit: %s", settings.junit)
     run.started = 0.0
 
 

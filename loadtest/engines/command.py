@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import wrapup
+from .. import junit, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import MERGE_OPTIONS
@@ -89,6 +89,8 @@ def merge_command(ns: argparse.Namespace) -> int:
     code, messages = exit_code(merged, checks_for(given["fail_on"]))
     engines = ", ".join(share["engine"] for share in merged.engines)
     lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines}): {out / REPORT_FILE}"]
+    if given["junit"] and junit.write(given["junit"], [junit.suite(merged, given["fail_on"])]):
+        lines.append(f"JUnit: {given['junit']}")
     lines += wrapup.console_lines(merged)
     lines += [f"  FAILED {message}" for message in messages]
     print("\n".join(lines), flush=True)

@@ -231,7 +231,7 @@ COMMANDS: dict[str, tuple[tuple[str, tuple[Option, ...]], ...]] = {
         ("the simulation", of("simulate", RUN_OPTIONS, SIMULATE_OPTIONS)),
         ("partition-stress", of("simulate", OPTIONS)),
     ),
-    "compare": (("the comparison", COMPARE_OPTIONS),),
+    "compare": (("the comparison", COMPARE_OPTIONS + of("compare", OPTIONS)),),
     "emulator": (("where it listens", SERVE_OPTIONS + of("emulator", OPTIONS)), ("its budgets", EMULATOR_OPTIONS)),
     "merge": (("the engines", MERGE_OPTIONS),),
     "cleanup": (("the run", CLEANUP_OPTIONS),),

@@ -21,7 +21,7 @@ FORM_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("load shape", ("rate", "arrival_rate", "arrivals", "max_in_flight")),
     ("ceiling search", tuple(opt.dest for opt in CEILING_OPTIONS)),
     ("throttling emulator", tuple("emulator_" + opt.dest for opt in EMULATOR_OPTIONS)),
-    ("outputs and checks", ("fail_on", "out", "overwrite", "upload", "keep_table", "skip_verify")),
+    ("outputs and checks", ("fail_on", "out", "overwrite", "junit", "upload", "keep_table", "skip_verify")),
 )
 #: What the process started with and the form cannot change (the target, the table, the emulator): never a field,
 #: except the emulator's budgets, shown while it runs; changing one there is refused.
@@ -45,6 +45,7 @@ FORM_HELP = {
     "max_p99": "a step is good while its corrected p99 stays at or under this many ms",
     "fail_on": "exit 3 when any of these findings occurs: never, or e.g. hot,throttled",
     "out": "folder for the report and results (default reports/<run-id>)",
+    "junit": "also write the verdict as JUnit XML to this file, for CI",
     "upload": "blob container that receives the outputs (for loadtest merge --from-container)",
     "emulator_burst": "the emulator's seconds of budget each token bucket holds",
     "emulator_server_rate": "the emulator's partition servers' entities/s (0 = per-key and account budgets only)",

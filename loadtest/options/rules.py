@@ -33,6 +33,7 @@ __all__ = [
     "container",
     "engine",
     "fail_on",
+    "file_to_create",
     "host_engine",
     "key",
     "log_form",
@@ -154,6 +155,28 @@ def file_to_write(flag: str, value: Any) -> str:
     folder = path.resolve().parent
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise UsageError(f"{flag} {given!r}: its folder {str(folder)!r} does not exist or cannot be written")
+    return given
+
+
+def file_to_create(flag: str, value: Any) -> str:
+    """A file this tool will write, replacing any there (a JUnit file): not a folder, in a folder that exists or can
+    be created, and can be written; "" is none."""
+    given = text(flag, value)
+    if not given:
+        return given
+    try:
+        path = Path(given).expanduser().resolve()
+        if path.is_dir():
+            raise UsageError(f"{flag} {given!r}: a folder; give a file to write, e.g. {path / 'junit.xml'}")
+        existing = next(p for p in path.parents if p.exists())
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long
+        why = getattr(err, "strerror", None) or err
+        raise UsageError(f"{flag} {given!r}: not a file name this system can write ({why})") from None
+    if not (existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)):
+        raise UsageError(
+            f"{flag} {given!r}: its folder cannot be created or written ({str(existing)!r} is not a folder this user "
+            "can write to)"
+        )
     return given
 
 

@@ -53,6 +53,7 @@ class Settings:
     fail_on: tuple[FindingKind, ...]
     out: str
     overwrite: bool
+    junit: str
     connection_string: str
     account_url: str
     table: str

@@ -174,6 +174,14 @@ OPTIONS: tuple[Option, ...] = (
         ("--overwrite",), "let --out replace an earlier run's files", False, switch, commands=STRESS_TEST | {"merge", "traffic"}
     ),
     Option(
+        ("--junit",),
+        "also write the verdict as JUnit XML to this file, for CI: a test case per partition's level and per finding "
+        "kind --fail-on takes, failed where --fail-on names it (compare: a test suite per run)",
+        "",
+        rules.file_to_create,
+        commands=STRESS_TEST | {"merge", "traffic", "compare"},
+    ),
+    Option(
         ("--connection-string",),
         f"storage connection string (or ${CONNECTION_STRING_ENV}); default: an embedded Azurite",
         parse=rules.connection_string,

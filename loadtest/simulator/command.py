@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import summary, wrapup
+from .. import junit, summary, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
@@ -174,7 +174,8 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
         return 1
     code, messages = exit_code(results, checks_for(settings.fail_on))
-    _say(results, out, messages)
+    written = settings.junit and junit.write(settings.junit, [junit.suite(results, settings.fail_on)])
+    _say(results, out, messages, settings.junit if written else "")
     return code
 
 
@@ -231,9 +232,10 @@ def _replay(ns: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     }
 
 
-def _say(results: Results, out: Path, messages: list[str]) -> None:
+def _say(results: Results, out: Path, messages: list[str], junit_file: str = "") -> None:
     lines = [f"Simulated {results.simulation['operations']:,} operations in {results.simulation['elapsed_s']:g} s."]
     lines.append(f"Report: {out / REPORT_FILE}")
+    lines += [f"JUnit: {junit_file}"] if junit_file else []
     lines += wrapup.console_lines(results)
     lines += [f"  FAILED {m}" for m in messages]
     print("\n".join(lines), file=sys.stdout, flush=True)

@@ -10,7 +10,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import summary, wrapup
+from .. import junit, summary, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.traffic import TRAFFIC_OPTIONS
@@ -148,6 +148,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
         return 1
     code, messages = exit_code(results, checks_for(given["fail_on"]))
+    written = given["junit"] and junit.write(given["junit"], [junit.suite(results, given["fail_on"])])
     logs = results.logs
     lines = [
         f"Read {sum(forms.values()):,} records ({', '.join(f'{n:,} {f}' for f, n in forms.items())}) in "
@@ -158,6 +159,8 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if tally.unreadable:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in tally.unreadable.items()))
     lines.append(f"Report: {out / REPORT_FILE}")
+    if written:
+        lines.append(f"JUnit: {given['junit']}")
     if tally.profile is not None:
         lines.append(f"Traffic profile: {profile} (loadtest simulate --traffic {profile} --scale N)")
     lines += wrapup.console_lines(results)
