@@ -95,7 +95,7 @@ def summarise(spec: str, run_dir: Path, exit_code: int) -> StrategyOutcome:
     outcome.top1_share = results.keys.get("top1_share", 0.0)
     outcome.top10_share = results.keys.get("top10_share", 0.0)
     outcome.entities = results.account.entities
-    outcome.findings = sorted({f.kind for f in results.findings})
+    outcome.findings = list(dict.fromkeys(f.kind for f in results.findings))  # in the one order, heaviest first
     return outcome
 
 

@@ -18,6 +18,7 @@ from ..results import Finding
 
 __all__ = [
     "CONTRADICTS",
+    "OWN_CONTRADICTS",
     "HEADROOM",
     "accounts_needed",
     "contradictions",
@@ -37,14 +38,18 @@ CONTRADICTS: dict[Act, frozenset[Cause]] = {
     Act.NONE: frozenset(Cause) - {Cause.UNDER, Cause.PRACTICE, Cause.OUTCOME},
     Act.GENERATORS: frozenset({Cause.THROTTLED, Cause.ACCOUNT}),
     Act.REAL_ACCOUNT: frozenset({Cause.THROTTLED, Cause.ACCOUNT}),
-    Act.SPREAD: frozenset({Cause.ACCOUNT, Cause.NEIGHBOUR, Cause.UNEXPLAINED, Cause.UNDER}),
-    Act.HEADROOM: frozenset({Cause.UNDER}),
+    Act.SPREAD: frozenset({Cause.NEIGHBOUR, Cause.UNEXPLAINED}),
+    Act.HEADROOM: frozenset({Cause.NEIGHBOUR, Cause.UNEXPLAINED}),
 }
+#: And within one finding: a remedy that spreads PartitionKeys for a refusal the account's limit made (the partition's
+#: own load over its target is another finding's cause, and its own remedy).
+OWN_CONTRADICTS: dict[Act, frozenset[Cause]] = {Act.SPREAD: frozenset({Cause.ACCOUNT}), Act.HEADROOM: frozenset({Cause.ACCOUNT})}
 
 
 def contradictions(findings: Iterable[Finding]) -> list[str]:
-    """Each pair of findings on one partition where one's act contradicts the other's cause, in words (none: one
-    voice). Findings of the whole run or account are held against each other the same way."""
+    """Each pair of findings on one partition where one's act contradicts the other's cause, and each finding whose
+    act contradicts its own cause, in words (none: one voice). Findings of the whole run or account are held
+    against each other the same way."""
     by_scope: dict[str | None, list[Finding]] = {}
     for found in findings:
         by_scope.setdefault(found.partition, []).append(found)
@@ -52,9 +57,10 @@ def contradictions(findings: Iterable[Finding]) -> list[str]:
     for scope, group in by_scope.items():
         for one in group:
             for other in group:
-                if one is other or not one.act or not other.cause:
+                if not one.act or not other.cause:
                     continue
-                if Cause(other.cause) in CONTRADICTS.get(Act(one.act), frozenset()):
+                table = OWN_CONTRADICTS if one is other else CONTRADICTS
+                if Cause(other.cause) in table.get(Act(one.act), frozenset()):
                     said.append(
                         f"{scope!r}: {one.kind}'s remedy ({one.act}) contradicts {other.kind}'s measured cause ({other.cause})"
                     )

@@ -108,8 +108,8 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
         )
     span = _seconds_words(results, seconds)
     own_words = (
-        f"its own load peaked at {own_peak:,.0f} entities/s, {own_peak / judge:.1%} of the {judge:,.0f}/s that "
-        f"judged it, so its own load does not explain it"
+        f"its own load peaked at {own_peak:,.0f} entities/s, {own_peak / judge:.1%} of "
+        f"{throttler(results.run, 'partition')}, so its own load does not explain it"
     )
     account_target = results.run.account_target
     totals = per_second.groupby(level="t").sum()
@@ -117,7 +117,7 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
     if account_target and account_peak >= BUSY_SHARE * account_target:
         return Explained(
             Cause.ACCOUNT,
-            f"{own_words}; at those seconds ({span}) the account's total reached {account_peak:,.0f} entities/s, "
+            f"{own_words}; in {span}, the account's total reached {account_peak:,.0f} entities/s, "
             f"{account_peak / account_target:.0%} of its {account_target:,}/s target",
             _account_remedy(),
             Act.ACCOUNTS,
@@ -131,7 +131,7 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
         listed = ", ".join(f"{k!r} at {p:,.0f}/s" for p, k in hot[:3])
         return Explained(
             Cause.NEIGHBOUR,
-            f"{own_words}; at those seconds ({span}) its neighbours in key order were hot ({listed}), and Azure serves "
+            f"{own_words}; in {span}, its neighbours in key order were hot ({listed}), and Azure serves "
             "adjacent PartitionKeys from one range partition",
             f"{_RETRY}. Spread the hot neighbours, not this partition: a hash prefix scatters keys across the key space, "
             "so a hot key no longer shares a range partition with its neighbours.",
@@ -139,7 +139,7 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
         )
     return Explained(
         Cause.UNEXPLAINED,
-        f"{own_words}; at those seconds ({span}) nothing in the data read explains it: the account's total peaked at "
+        f"{own_words}; in {span}, nothing in the data read explains it: the account's total peaked at "
         f"{account_peak:,.0f} entities/s ({account_peak / account_target:.0%} of its target) and no neighbouring "
         "PartitionKey was near its own",
         f"{_RETRY}. Look beyond what was read: other tables and the account's other services (blobs, queues, files) "
@@ -149,10 +149,10 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
 
 
 def _seconds_words(results: Results, seconds: list[int]) -> str:
-    clock = results.clock
+    """Its throttled seconds in words: how many, and from when to when."""
     if not seconds:
-        return ""
-    return f"{len(seconds):,} seconds, {clock.span(seconds[0], seconds[-1] + 1)}"
+        return "its throttled seconds"
+    return f"its {len(seconds):,} throttled seconds, {results.clock.span(seconds[0], seconds[-1] + 1)}"
 
 
 def _account_remedy() -> str:
@@ -179,7 +179,10 @@ def _throttled(results: Results, partition: str, rows: list[PartitionRow]) -> Fi
     attempts = "attempt was" if throttled == 1 else "attempts were"
     message = f"partition {named(partition)}: {throttled:,} {attempts} throttled{each}"
     message += f": {reasons(results, by_reason)}" if by_reason else ""
-    message += f"; {failed:,} operations still failed after their retries" if failed else "; every one succeeded on a retry"
+    if failed:
+        message += f"; {failed:,} operations still failed after their retries"
+    elif not results.logs:  # the logs do not say whether the application retried
+        message += "; every one succeeded on a retry"
     message += f". Cause: {why.words}"
     return finding(K.THROTTLED, message, remedy=why.remedy, partition=partition, cause=why.cause, act=why.act)
 
@@ -242,7 +245,7 @@ def _logged_errors(results: Results) -> list[Finding]:
         answered = f"HTTP {http} " if http > 0 else ""
         message = (
             f"{total:,} requests ({total / requests:.2%} of {requests:,}) were answered {answered}{code} across "
-            f"{len(where):,} partitions; the most: {most}{more}"
+            f"{len(where):,} partition{'s' if len(where) > 1 else ''}; the most: {most}{more}"
         )
         if client:
             message += ". A 4xx answer is the application's own business (an entity not there, a conflict, a condition)"
