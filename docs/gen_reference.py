@@ -132,6 +132,14 @@ def findings_block() -> str:
     return "\n".join(lines)
 
 
+def examples_block() -> str:
+    """A message of each kind as its detector words one (``Kind.example``), heaviest first."""
+    lines = ["| finding | for example |", "|---|---|"]
+    for kind, declared in sorted(KINDS.items(), key=lambda item: item[1].severity):
+        lines.append(f"| `{kind.value}` | {_cell(declared.example)} |")
+    return "\n".join(lines)
+
+
 def severities_block() -> str:
     return "\n".join(f"{s.value + 1}. `{s.name.lower()}`" for s in Severity)
 
@@ -218,7 +226,7 @@ def results_block() -> str:
 #: page → the blocks it holds, each made by its function.
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "reference/options.md": {"options": options_block},
-    "reference/findings.md": {"findings": findings_block, "severities": severities_block},
+    "reference/findings.md": {"findings": findings_block, "examples": examples_block, "severities": severities_block},
     "reference/exit-codes.md": {"exit-codes": exit_codes_block},
     "reference/results.md": {"results": results_block},
 }

@@ -113,16 +113,13 @@ def _unserved_cause(results: Results, partition: str, rows: list[PartitionRow]) 
             f"{lead} {spread_brief(partition, peak, budget(results), served=head.mean_eps / head.offered_mean_eps)}.",
             Act.SPREAD,
         )
-    sent = sent_share(results)
-    if (sent is not None and sent < SENT_SHARE) or generator_bound(results) or machine_bound(results):
-        return (
-            Cause.UNSENT,
-            "; ".join(also) or "the generator fell behind its schedule",
-            "Send the demand whole before judging the design on it: more Locust processes (--workers) or engines, "
-            "or more operations in flight (--max-in-flight); the UNSENT and GENERATOR_BOUND findings name what ran out.",
-            Act.GENERATORS,
-        )
-    if servers_bound(results):
+    generators = (
+        "Send the demand whole before judging the design on it: more Locust processes (--workers) or engines, "
+        "or more operations in flight (--max-in-flight); the UNSENT and GENERATOR_BOUND findings name what ran out."
+    )
+    if generator_bound(results) or machine_bound(results):  # a load-generating process, or the machine, out of CPU
+        return Cause.CPU, "; ".join(also), generators, Act.GENERATORS
+    if servers_bound(results):  # the emulator out of CPU: its pace, whatever else the generator could send
         return (
             Cause.EMULATOR,
             "; ".join(also),
@@ -130,6 +127,9 @@ def _unserved_cause(results: Results, partition: str, rows: list[PartitionRow]) 
             "--account-url), or answer the same demand at any scale with `loadtest simulate` at this --arrival-rate.",
             Act.REAL_ACCOUNT,
         )
+    sent = sent_share(results)
+    if sent is not None and sent < SENT_SHARE:
+        return Cause.UNSENT, "; ".join(also), generators, Act.GENERATORS
     failed = sum(n for r in single for code, n in r.errors.items() if code not in THROTTLING_CODES)
     if failed:
         return Cause.FAILED, "; ".join(also), REMEDIES[K.ERRORS], Act.FIX

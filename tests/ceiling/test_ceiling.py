@@ -248,7 +248,7 @@ def test_one_key_finds_the_emulators_budget_within_ten_percent_and_names_throttl
     assert budget in search_["reason"] and budget in finding["message"], finding["message"]
     assert "of the 2,000/s partition target" in finding["message"]
     levels = [f["message"] for f in one_key["findings"] if f["kind"] in ("HOT", "WARM", "COOL")]
-    assert levels and all(f"THROTTLED against the throttling emulator's {BUDGET:,}" in m for m in levels), levels
+    assert levels and all(f"throttling was against the throttling emulator's {BUDGET:,}" in m for m in levels), levels
     never_above_the_budget(one_key)
 
 

@@ -403,6 +403,11 @@ def test_the_merged_report_names_the_three_engines_in_chromium(three_engines, ar
         verdict = page.inner_text("#verdict")
         assert "3 engines (e1, e2, e3) merged and judged together" in verdict
         assert page.inner_text("#engines-table").count("COOL") == 3
+        # the merged run judges the partition once: HOT, GET and PUT its parts, no COOL row beside it
+        rows = page.eval_on_selector_all(
+            "#findings-table tr.finding", "rows => rows.map(r => [r.dataset.kind, r.children[1].innerText])"
+        )
+        assert [kind for kind, where in rows if kind in ("HOT", "WARM", "COOL")] == ["HOT"] and rows[0] == ["HOT", "hot"]
         page.screenshot(path=str(artifacts / "merged-engines-report.png"), full_page=True)
 
 
@@ -430,6 +435,13 @@ def test_a_master_with_three_workers_finds_what_three_merged_engines_find(three_
     findings = {(r["partition"], r["op_class"]): r["finding"] for r in merged["partitions"]}
     assert {(r["partition"], r["op_class"]): r["finding"] for r in distributed["partitions"]} == findings
     assert findings[("hot", "ALL")] == "HOT"
+    # one level per partition, on its total: its GET and PUT rows carry it, one finding says it, the same in both
+    assert set(findings.values()) == {"HOT"}
+    levels = [
+        [(f["partition"], f["kind"], f["op_class"]) for f in results["findings"] if f["kind"] in ("HOT", "WARM", "COOL")]
+        for results in (distributed, merged)
+    ]
+    assert levels[0] == levels[1] == [("hot", "HOT", None)], levels
     for results in (distributed, merged):  # each counted exactly: its rows are its seconds added up
         (row,) = [r for r in results["partitions"] if r["op_class"] == "GET"]
         assert row["entities"] == sum(t["entities"] for t in results["timeseries"] if t["op_class"] == "GET")

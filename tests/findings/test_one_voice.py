@@ -9,11 +9,13 @@ finding's act against every other finding's measured cause on that partition."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from helpers import run_info
 from synthetic import recorded
 
+from loadtest.finding_kinds import KINDS
 from loadtest.finding_names import Act, Cause
 from loadtest.findings.assess import assess
 from loadtest.findings.order import rank, weight
@@ -40,7 +42,7 @@ def scenario(load: str, loop: str, throttling: str, context: str):
         throttle = {"throttled": 1, "attempts": 2} if throttling != "none" else {}
         second = [
             {"partition": "p", "op": "read", "entities": per_second // 2, "unsent": unsent, **throttle},
-            {"partition": "p", "op": "insert", "op_class": "PUT", "entities": per_second // 2},
+            {"partition": "p", "op": "insert", "op_class": "PUT", "entities": per_second // 2, **throttle},
             {"partition": "z", "op": "read", "entities": 1},  # the rest of the account, answered every second
         ]
         if context == "errors":
@@ -61,10 +63,9 @@ def scenario(load: str, loop: str, throttling: str, context: str):
         recorded(events, start=START),
         run_info(partition_target=TARGET, account_target=account, emulator=True, settings=settings),
     )
-    if throttling == "account":
-        for row in results.partitions:
-            if row.throttled:
-                row.throttled_by = {"account": row.throttled}
+    for row in results.partitions:  # each throttled attempt's reason, as the emulator's answers tell them apart
+        if row.throttled:
+            row.throttled_by = {throttling: row.throttled}
     return assess(results)
 
 
@@ -178,3 +179,21 @@ def test_the_default_jobs_178_percent_needs_two_keys_to_be_under_and_three_for_h
     assert "seconds first" in increasing and "hash" in increasing and "write sharding" not in increasing
     # what one key served bounds the split too: a quarter served needs four keys whatever the peak
     assert "over at least 4 PartitionKeys" in spread_brief("hot", 150, 2_000, served=0.25)
+
+
+def _shape(text: str) -> str:
+    """A message with its names and figures taken out: what a detector's wording is, whatever it measured."""
+    text = text.split("; also measured: ")[0]  # what else was measured, when it was: not the wording
+    return re.sub(r"\d[\d,.]*", "N", re.sub(r"'[^']*'", "Q", text))
+
+
+def test_the_documented_examples_are_worded_as_the_detectors_word_them():
+    """docs/reference/findings.md shows each kind's declared example: those of the kinds these scenarios raise read
+    as a detector's own message does, names and figures aside."""
+    shapes: dict[str, set[str]] = {}
+    for case in CASES:
+        for found in scenario(*case).findings:
+            shapes.setdefault(found.kind, set()).add(_shape(found.message))
+    for kind in ("HOT", "WARM", "COOL", "THROTTLED", "UNSERVED"):
+        assert _shape(KINDS[kind].example) in shapes[kind], (kind, sorted(shapes[kind])[:6])
+    assert all(declared.example for declared in KINDS.values())
