@@ -1,5 +1,5 @@
-"""What every detector shares: a finding made from a row (or the run) with its kind's remedy, and the remedies by
-scope, read from the kinds' one declaration (``finding_kinds.KINDS``)."""
+"""What every detector shares: a finding made from a row (or the run) with its kind's remedy, cause and act, read
+from the kinds' one declaration (``finding_kinds.KINDS``)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from ..finding_names import Act, Cause
 from ..operations import OpClass
 from ..results import Finding, FindingKind, PartitionRow
 
-__all__ = ["ACCOUNT_REMEDIES", "REMEDIES", "SIMULATED_REMEDIES", "finding"]
+__all__ = ["REMEDIES", "finding"]
 
-#: Each kind's remedy (the docs'); the account's, where the account is the scope; a simulation's.
+#: Each kind's remedy (the docs'): a detector words its own where it measured more (the account's, a sized split).
 REMEDIES: dict[FindingKind, str] = {kind: k.remedy for kind, k in KINDS.items()}
-ACCOUNT_REMEDIES: dict[FindingKind, str] = {kind: k.account_remedy for kind, k in KINDS.items() if k.account_remedy}
-SIMULATED_REMEDIES: dict[FindingKind, str] = {kind: k.simulated_remedy for kind, k in KINDS.items() if k.simulated_remedy}
 
 
 def finding(

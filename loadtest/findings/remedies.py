@@ -80,12 +80,12 @@ def accounts_needed(peak: float, target: float) -> tuple[int, int]:
     return keys_needed(peak, target), keys_needed(peak, target, HEADROOM)
 
 
-def spread_words(partition: str, peak: float, target: int, design: Mapping[str, Any], *, what: str = "needs") -> str:
+def spread_words(partition: str, peak: float, target: int, design: Mapping[str, Any]) -> str:
     """A hot partition's split, sized: how many PartitionKeys put it under its target and under ``HEADROOM`` of it,
     and how for its design (write sharding of one hot value, the docs' forms for increasing keys)."""
     under, roomy = keys_needed(peak, target), keys_needed(peak, target, HEADROOM)
     sized = (
-        f"{partition!r} {what} {peak:,.0f} entities/s at peak: spread it over at least {under} PartitionKeys to be under "
+        f"{partition!r} needs {peak:,.0f} entities/s at peak: spread it over at least {under} PartitionKeys to be under "
         f"its {target:,}/s target, {roomy} to stay under {HEADROOM:.0%}"
     )
     strategy = str(design.get("key_strategy", "") or "")

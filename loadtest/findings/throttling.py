@@ -44,7 +44,7 @@ def throttled_failures(row: PartitionRow) -> int:
 
 def reasons(results: Results, throttled_by: Mapping[str, int]) -> str:
     """The throttled attempts by reason, as the answers told them apart, each with the budget or target that judged
-    it: "40,898 over the partition's budget (the throttling emulator's 2,000 entities/s per-partition budget)"."""
+    it: "40,898 for the partition over the throttling emulator's 2,000 entities/s per-partition budget"."""
     words = {
         "partition": f"for the partition over {throttler(results.run, 'partition')}",
         "account": f"for the account over {throttler(results.run, 'account')}",
