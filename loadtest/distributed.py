@@ -219,8 +219,8 @@ class Cluster:
             last = runner.last_heartbeat_timestamp
             silent = time.time() - last if last else 0.0
             if silent > MASTER_SILENT_S and runner.state in (STATE_SPAWNING, STATE_RUNNING):
-                log.error("no answer from the master for %.0f s: stopping this worker's users", silent)
                 runner.stop()
+                log.error("no answer from the master for %.0f s: stopped this worker's users", silent)
 
     # --- the per-second sampler ----------------------------------------------------------------
 

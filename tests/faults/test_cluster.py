@@ -74,7 +74,15 @@ def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target
         killed = time.monotonic()
         for name in ("w0", "w1"):  # each says it stopped its users, within 10 s of the loss
             cluster.wait_for("no answer from the master", name, timeout=10 - (time.monotonic() - killed))
-        stopped = table.count("hot")
+        # operations already sent when the users stopped may still land (the service answers what it was sent): the
+        # count settles, bounded; a worker still loading would add rows every tenth of a second and never settle
+        stopped, deadline = table.count("hot"), time.monotonic() + 5
+        while True:
+            time.sleep(0.5)
+            if (now := table.count("hot")) == stopped:
+                break
+            assert time.monotonic() < deadline, f"the workers kept writing: {stopped} then {now} rows"
+            stopped = now
         time.sleep(2)
         assert table.count("hot") == stopped > 10  # and nothing is written once they have said so
     finally:
