@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from browser import chromium_page
 from helpers import ROOT, run_loadtest
+from test_junit import valid
 
-from loadtest.finding_kinds import CHECKLIST
-from loadtest.findings.remedies import contradictions
+from loadtest.finding_kinds import CHECKLIST, KINDS
+from loadtest.findings.remedies import contradictions, keys_needed
 from loadtest.results import Finding
 
 
@@ -33,15 +34,21 @@ def default_job_args() -> list[str]:
 def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artifacts):
     args = default_job_args()
     assert args == ["--arrival-rate", "400", "--emulate-throttling"]
-    done = run_loadtest("run", *args, "-t", "10s", "--out", str(tmp_path), timeout=180)
-    assert done.code == 0, done.output
+    junit_file = tmp_path / "junit.xml"  # as CI gates it: the verdict where CI looks
+    gate = ("--fail-on", "hot", "--junit", str(junit_file))
+    done = run_loadtest("run", *args, "-t", "10s", "--out", str(tmp_path), *gate, timeout=180)
+    assert done.code == 3 and "FAILED --fail-on hot" in done.output, done.output
     results = json.loads((tmp_path / "results.json").read_text())
     findings = [Finding(**f) for f in results["findings"]]
 
+    kinds = [[kind] for kind in KINDS]
     first = findings[0]
     assert (first.kind, first.partition, first.op_class) == ("HOT", "hot", None), first
     assert "GET and PUT together" in first.message and "GET " in first.message and "PUT " in first.message
-    assert "at least 2 PartitionKeys" in first.remedy  # ~170 % of the target: 2 keys to be under it, 3 for headroom
+    (total,) = [row for row in results["partitions"] if row["partition"] == "hot" and row["op_class"] == "ALL"]
+    peak = total["offered_peak_eps"]  # ~170 % of the target: 2 keys to be under it, 3 for headroom
+    sized = f"at least {keys_needed(peak, 2000)} PartitionKeys to be under its 2,000/s target, {keys_needed(peak, 2000, 0.8)}"
+    assert sized in first.remedy, first.remedy
     on_hot = [f for f in findings if f.partition == "hot"]
     assert [f.kind for f in on_hot if f.kind in ("HOT", "WARM", "COOL")] == ["HOT"]  # judged once
     assert {row["finding"] for row in results["partitions"] if row["partition"] == "hot"} == {"HOT"}
@@ -53,8 +60,13 @@ def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artif
     assert "PartitionKeys" in unserved.remedy and "more load generators would not change that" in unserved.remedy
     assert "Locust workers" not in unserved.remedy
 
-    console = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ") and line.split()]
+    console = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ") and line.split()[:1] in kinds]
     assert console == [f.kind for f in findings][: len(console)] and console
+
+    document = valid(junit_file.read_bytes())  # both JUnit schemas
+    failed = {case.get("name"): case.find("failure") for case in document.iter("testcase") if case.find("failure") is not None}
+    assert set(failed) == {"partition 'hot' level", "HOT"}  # its level, and the kind --fail-on names; nothing else
+    assert failed["partition 'hot' level"].get("message") == first.message
 
     with chromium_page() as page:
         page.goto((tmp_path / "report.html").as_uri())
