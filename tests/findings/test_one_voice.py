@@ -8,6 +8,7 @@ finding's act against every other finding's measured cause on that partition."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -33,8 +34,10 @@ THROTTLING = ("none", "partition", "account")
 CONTEXTS = ("alone", "errors", "hot-neighbours", "busy-account", "outage")
 
 
+@functools.cache
 def scenario(load: str, loop: str, throttling: str, context: str):
-    """Partition 'p' (GET and PUT halves of its load) for 12 s in the given circumstances, built and assessed."""
+    """Partition 'p' (GET and PUT halves of its load) for 12 s in the given circumstances, built and assessed (once:
+    the tests read them)."""
     per_second = int(LOADS[load] * TARGET)
     events: dict[int, list[dict]] = {}
     for t in range(SECONDS):
