@@ -25,7 +25,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from loadtest import exit_codes
 from loadtest.cli import _parser
-from loadtest.finding_kinds import KINDS
+from loadtest.finding_examples import EXAMPLES
+from loadtest.finding_kinds import KINDS, SEVERITY
 from loadtest.finding_names import Severity
 from loadtest.options.commands import COMMANDS
 from loadtest.options.option import Option
@@ -133,10 +134,10 @@ def findings_block() -> str:
 
 
 def examples_block() -> str:
-    """A message of each kind as its detector words one (``Kind.example``), heaviest first."""
+    """A message of each kind as its detector words one (``finding_examples.EXAMPLES``), heaviest first."""
     lines = ["| finding | for example |", "|---|---|"]
-    for kind, declared in sorted(KINDS.items(), key=lambda item: item[1].severity):
-        lines.append(f"| `{kind.value}` | {_cell(declared.example)} |")
+    for kind in sorted(KINDS, key=SEVERITY.__getitem__):
+        lines.append(f"| `{kind.value}` | {_cell(EXAMPLES[kind])} |")
     return "\n".join(lines)
 
 

@@ -11,10 +11,6 @@ __all__ = ["CHECKLIST_KINDS"]
 
 CHECKLIST_KINDS: dict[FindingKind, Kind] = {
     K.SCANS: Kind(
-        example=(
-            "31% (3,100 of 10,000) of GET requests were partition range or full table scans: 'GET row range "
-            "scan', 'GET table scan'"
-        ),
         severity=S.ADVICE,
         means='more than 10 % of GET requests were partition range or full table scans ("point queries mostly, table '
         'queries sparingly")',
@@ -24,7 +20,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.LOW_QUERY_DENSITY: Kind(
-        example="'GET filter scan' returned 1,204 of the 120,400 entities it scanned: query density 1.0%, under 10%",
         severity=S.ADVICE,
         means="a request name returned under 10 % of the entities it scanned",
         remedy="Make the query scan what it returns: put what it filters on into the PartitionKey or RowKey (or an index "
@@ -33,9 +28,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.NO_PROJECTION: Kind(
-        example=(
-            "100% (15,087 of 15,087) of GET requests read whole entities of 1,024 bytes: 'GET point read', 'GET row range scan'"
-        ),
         severity=S.ADVICE,
         means="half of the GET requests or more read whole entities (no $select) of 512 bytes or more",
         remedy="Ask only for the properties the application uses ($select, select= in azure-data-tables): the service "
@@ -44,10 +36,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.UNBATCHED_WRITES: Kind(
-        example=(
-            "72% (7,200 of 10,000) of single writes went from one client to one partition in a second that took "
-            "10 or more of them"
-        ),
         severity=S.ADVICE,
         means="half of the single writes or more went from one client to one partition in a second that took 10 or "
         "more (one batch would carry them); closed loop only: in an open loop a user is a lane the schedule fills",
@@ -57,10 +45,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.READ_BEFORE_WRITE: Kind(
-        example=(
-            "48% (2,400 of 5,000) of inserts and unconditional updates wrote an entity the same client had just "
-            "read: 'PUT insert'"
-        ),
         severity=S.ADVICE,
         means="10 % or more of inserts and unconditional updates wrote an entity the same client had just read",
         remedy="Write with an upsert (insert-or-merge, insert-or-replace) instead of reading first to decide between "
@@ -69,10 +53,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.APPEND_ONLY: Kind(
-        example=(
-            "92% (9,200 of 10,000) of writes that may create an entity used a PartitionKey after every key "
-            "written before the last few: new entities pile onto one end of the key range"
-        ),
         severity=S.ADVICE,
         means="half or more of the writes that may create an entity used a PartitionKey after every key written more "
         "than 64 writes earlier",
@@ -82,10 +62,6 @@ CHECKLIST_KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.PREPEND_ONLY: Kind(
-        example=(
-            "88% (8,800 of 10,000) of writes that may create an entity used a PartitionKey before every key "
-            "written before the last few: new entities pile onto one end of the key range"
-        ),
         severity=S.ADVICE,
         means="half or more of the writes that may create an entity used a PartitionKey before every key written more "
         "than 64 writes earlier",

@@ -42,12 +42,6 @@ _RETRY = "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential b
 
 KINDS: dict[FindingKind, Kind] = {
     K.HOT: Kind(
-        example=(
-            "partition 'hot' was asked for 3,557 entities/s at peak (GET and PUT together; GET 1,363/s and PUT "
-            "2,379/s at their own peaks, 37% and 63% of the entities), 178% of the 2,000/s partition target "
-            "(10-second moving average); it served 2,187/s at peak (109%); means in the steady phase: asked "
-            "3,293/s, served 1,998/s"
-        ),
         severity=S.OVER,
         cause=C.OVER,
         act=A.SPREAD,
@@ -59,11 +53,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.WARM: Kind(
-        example=(
-            "partition 'orders-17' peaked at 1,720 entities/s (GET and PUT together; GET 1,210/s and PUT 530/s at "
-            "their own peaks, 70% and 30% of the entities), 86% of the 2,000/s partition target (10-second moving "
-            "average); mean 1,540/s in the steady phase"
-        ),
         severity=S.NEAR,
         cause=C.NEAR,
         act=A.HEADROOM,
@@ -76,11 +65,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.COOL: Kind(
-        example=(
-            "partition 'hot' peaked at 640 entities/s (GET and PUT together; GET 420/s and PUT 220/s at their own "
-            "peaks, 66% and 34% of the entities), 32% of the 2,000/s partition target (10-second moving average); "
-            "mean 590/s in the steady phase"
-        ),
         severity=S.CLEAR,
         cause=C.UNDER,
         act=A.NONE,
@@ -88,11 +72,6 @@ KINDS: dict[FindingKind, Kind] = {
         remedy="No action needed: this partition stays under its scalability target at this load.",
     ),
     K.THROTTLED: Kind(
-        example=(
-            "partition 'hot': 6,031 attempts were throttled (GET 3,823, PUT 2,208): 6,031 for the partition over the "
-            "throttling emulator's 2,000 entities/s per-partition budget; every one succeeded on a retry. Cause: its "
-            "own load (3,660 entities/s at peak) against the 2,000/s that judged it"
-        ),
         severity=S.OVER,
         cause=C.THROTTLED,
         act=A.RETRY,
@@ -104,11 +83,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.ERRORS: Kind(
-        example=(
-            "406 requests (1.69% of 23,996) were answered HTTP 404 ResourceNotFound across 20 partitions; the "
-            "most: 'k06' 30, 'k14' 25, 'k08' 24, 'k09' 24, 'k19' 24 and 15 more. A 4xx answer is the "
-            "application's own business (an entity not there, a conflict, a condition)"
-        ),
         severity=S.FAILED,
         cause=C.FAILED,
         act=A.FIX,
@@ -118,10 +92,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.EMULATOR_BOUND: Kind(
-        example=(
-            "Azurite used 104% of a core on average in the steady phase, at or above 90% in 52 of 55 seconds: "
-            "served figures are its ceiling, not the design's"
-        ),
         severity=S.BOUND,
         cause=C.EMULATOR,
         act=A.REAL_ACCOUNT,
@@ -134,10 +104,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="the emulator's own capacity",
     ),
     K.GENERATOR_BOUND: Kind(
-        example=(
-            "the load generator used 97% of a core on average in the steady phase, at or above 90% in 50 of 55 "
-            "seconds: served figures are limited by the client"
-        ),
         severity=S.BOUND,
         cause=C.CPU,
         act=A.GENERATORS,
@@ -147,10 +113,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="the load generator's CPU",
     ),
     K.TARGET_LOST: Kind(
-        example=(
-            "the target stopped answering at 31 s: every one of the 2,410 operations from then to the end failed "
-            "without an answer (refused, reset or timed out)"
-        ),
         severity=S.FAILED,
         cause=C.FAILED,
         act=A.RERUN,
@@ -162,7 +124,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="a target that stopped answering",
     ),
     K.WORKER_LOST: Kind(
-        example="worker vm-2_4711 went missing at 22 s (last report at 18 s): seconds from 18 s on lack its share",
         severity=S.FAILED,
         cause=C.FAILED,
         act=A.RERUN,
@@ -172,7 +133,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="a lost Locust worker",
     ),
     K.INCOMPLETE: Kind(
-        example="the upload of the run's outputs failed at 64.2 s: the container 'runs' could not be reached",
         severity=S.FAILED,
         cause=C.FAILED,
         act=A.RERUN,
@@ -182,14 +142,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="a step after the load that failed",
     ),
     K.EMULATOR_SLOWED: Kind(
-        example=(
-            "GET served 890 entities/s in the steady phase's first third (from 5 s to 23 s) and 410/s in its last "
-            "(from 42 s to 60 s), 54% less, while median latency rose from 16.0 to 35.0 ms and the generator kept "
-            "up: the table grew from 21,000 to 118,000 rows, and Azurite's queries slow as it grows (it filters "
-            "every row of the table for a query; Azure seeks on PartitionKey and RowKey). The served rates fell "
-            "with the emulator, not the design: the demand offered, and the ratios against the targets in the "
-            "first third, are still the design's"
-        ),
         severity=S.BOUND,
         cause=C.EMULATOR,
         act=A.NOTE,
@@ -202,12 +154,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.OUTAGE: Kind(
-        example=(
-            "partition 'k3' completed nothing for 4 s, from 61 s to 65 s: 212 attempts timed out, went unanswered "
-            "or were refused meanwhile, the longest operation took 4.1 s; cause: the emulator's partition layer "
-            "split the range of keys from 'k0' up to the end at 'k3' at 60.2 s and moved both halves to new "
-            "servers: offline until 65.2 s"
-        ),
         severity=S.OVER,
         cause=C.FAILED,
         act=A.RETRY,
@@ -220,12 +166,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.UNSENT: Kind(
-        example=(
-            "the run sent 39% of its schedule's demand (at most 30 operations in flight): 1,204 slots found all "
-            "30 operations in flight it allowed busy (--max-in-flight, per process): the schedule needed about 76 "
-            "in flight (900 operations/s x 0.084 s each operation held its lane, retries and backoffs included: "
-            "Little's law)"
-        ),
         severity=S.BOUND,
         cause=C.UNSENT,
         act=A.GENERATORS,
@@ -239,10 +179,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="the share of its schedule the generator could send",
     ),
     K.RAMP_DOMINATES: Kind(
-        example=(
-            "the users' ramp took 10 of the 15 s they ran (20 users), over 50%: the means cover the last 5 s and "
-            "the peaks are the highest 5-second moving average"
-        ),
         severity=S.BOUND,
         cause=C.RUN,
         act=A.RERUN,
@@ -254,11 +190,6 @@ KINDS: dict[FindingKind, Kind] = {
         bounds="a ramp that took most of the run",
     ),
     K.KEY_SKEW: Kind(
-        example=(
-            "partition 'k0000000' took 41% of the table's demand over about 64 PartitionKeys touched (an even "
-            "share: 2%): it reaches the 2,000/s partition target when the table takes 4,878 entities/s in all, "
-            "where an even spread would reach the account's 20,000/s target first"
-        ),
         severity=S.ADVICE,
         cause=C.SKEW,
         act=A.SPREAD,
@@ -270,12 +201,6 @@ KINDS: dict[FindingKind, Kind] = {
         fail_on=True,
     ),
     K.UNSERVED: Kind(
-        example=(
-            "partition 'hot' served 2,038 of the 3,660 entities/s asked of it on average in the steady phase, 56% "
-            "(GET 67%, PUT 47%): the throttling emulator refused it: 6,031 attempts throttled (6,031 for the partition "
-            "over the throttling emulator's 2,000 entities/s per-partition budget), 953 operations failed after their "
-            "retries"
-        ),
         severity=S.OVER,
         cause=C.THROTTLED,
         act=A.SPREAD,
@@ -293,9 +218,6 @@ KINDS: dict[FindingKind, Kind] = {
         "then simulate again.",
     ),
     K.LOST_WRITES: Kind(
-        example=(
-            "3 of 10,204 acknowledged writes are not in the table as acknowledged, e.g. ['hot/000000001204', 'hot/000000001311']"
-        ),
         severity=S.FAILED,
         cause=C.FAILED,
         act=A.FIX,
@@ -304,11 +226,6 @@ KINDS: dict[FindingKind, Kind] = {
         "client's handling of timeouts before trusting this design with data.",
     ),
     K.CEILING: Kind(
-        example=(
-            "sustained ceiling 1,810 entities/s (1,810 operations/s served of 1,900 offered, the hottest "
-            "partition 'hot' 1,810/s, 91% of the 2,000/s partition target); limited by throttling by the "
-            "throttling emulator's 2,000 entities/s per-partition budget"
-        ),
         severity=S.OUTCOME,
         cause=C.OUTCOME,
         act=A.NOTE,

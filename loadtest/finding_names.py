@@ -100,15 +100,13 @@ class Kind:
     ``simulated_remedy`` for a simulation; ``practice``: the docs' checklist item it stands for; ``fail_on``:
     ``--fail-on`` takes it; ``fails_run``: the run itself failed (exit 1) whatever ``--fail-on`` says; ``bounds``: the
     figures are lower bounds because of it, in the headline's words; ``cause`` and ``act``: what its findings measured
-    as their cause and what the remedy asks, unless a detector measured otherwise (``findings.remedies``);
-    ``example``: a message as its detector words one (docs/reference/findings.md shows each)."""
+    as their cause and what the remedy asks, unless a detector measured otherwise (``findings.remedies``)."""
 
     severity: Severity
     means: str
     remedy: str
     cause: Cause = Cause.PRACTICE
     act: Act = Act.PRACTICE
-    example: str = ""
     account_remedy: str = ""
     simulated_remedy: str = ""
     practice: bool = False

@@ -6,7 +6,20 @@ from __future__ import annotations
 
 from ..results import RunInfo
 
-__all__ = ["throttler"]
+__all__ = ["budget", "judged_by", "throttler"]
+
+
+def budget(run: RunInfo, reason: str = "partition") -> float:
+    """The budget the throttling emulator or a simulation's model was given for ``reason`` (a partition's or the
+    account's rate), 0 where the run had none (Azure, or Azurite alone)."""
+    if not (run.simulated or run.settings.get("emulate_throttling")):
+        return 0.0
+    return float(run.settings.get("emulator_account_rate" if reason == "account" else "emulator_partition_rate", 0) or 0)
+
+
+def judged_by(run: RunInfo, reason: str = "partition") -> float:
+    """The rate that judged a throttled attempt for ``reason``: the run's budget, else the service's target."""
+    return budget(run, reason) or float(run.account_target if reason == "account" else run.partition_target)
 
 
 def throttler(run: RunInfo, reason: str = "partition") -> str:
@@ -15,7 +28,7 @@ def throttler(run: RunInfo, reason: str = "partition") -> str:
     settings = run.settings
     account = reason == "account"
     if run.simulated or settings.get("emulate_throttling"):
-        rate = float(settings.get("emulator_account_rate" if account else "emulator_partition_rate", 0) or 0)
+        rate = budget(run, reason)
         who = "the simulation's" if run.simulated else "the throttling emulator's"
         return f"{who} {rate:,.0f} entities/s {'account' if account else 'per-partition'} budget"
     if run.emulator:

@@ -7,6 +7,7 @@ from collections import Counter
 
 from ..bounds.cpu import cpu_read, generator_bound, machine_bound, servers_bound
 from ..bounds.schedule import SENT_SHARE, concurrency, sent_share
+from ..bounds.throttlers import judged_by
 from ..buckets import GROUPS, named
 from ..finding_kinds import SIMULATION_ANSWER
 from ..finding_names import Act, Cause, K
@@ -15,7 +16,7 @@ from ..results import Finding, PartitionRow, Results
 from ..service_errors import THROTTLING_CODES
 from .common import REMEDIES, finding
 from .remedies import spread_brief
-from .throttling import budget, explained, reasons, throttled_failures
+from .throttling import explained, reasons, throttled_failures
 
 __all__ = ["SERVED_SHARE", "demand"]
 
@@ -110,7 +111,7 @@ def _unserved_cause(results: Results, partition: str, rows: list[PartitionRow]) 
         return (
             Cause.THROTTLED,
             words,
-            f"{lead} {spread_brief(partition, peak, budget(results), served=head.mean_eps / head.offered_mean_eps)}.",
+            f"{lead} {spread_brief(partition, peak, judged_by(results.run), served=head.mean_eps / head.offered_mean_eps)}.",
             Act.SPREAD,
         )
     generators = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds.throttlers import throttler
+from ..bounds.throttlers import budget, throttler
 from ..buckets import GROUPS
 from ..finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
 from ..finding_names import Act, K
@@ -71,10 +71,7 @@ def _load(row: AccountRow, results: Results, what: str, parts: str = "") -> str:
 def _not_the_budget(results: Results, scope: str) -> str:
     """Where a budget other than the target throttled the run (the throttling emulator's, a simulation's), that the
     level judges the target, not the budget: both figures named."""
-    settings = results.run.settings
-    if not (results.run.simulated or settings.get("emulate_throttling")):
-        return ""
-    rate = float(settings.get(f"emulator_{scope}_rate", 0) or 0)
+    rate = budget(results.run, scope)
     target = results.run.account_target if scope == "account" else results.run.partition_target
     if not rate or rate == target:
         return ""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..buckets import GROUPS
 from ..finding_kinds import KINDS, SEVERITY
 from ..finding_names import Cause, K, Severity
 from ..operations import OpClass
@@ -29,19 +28,11 @@ def weight(finding: Finding) -> Severity:
     return SEVERITY[finding.kind]
 
 
-def _ratios(results: Results) -> tuple[dict[str, float], float]:
-    """Each tracked partition's judged ratio (its total against the per-partition target) and the account's."""
-    open_loop = results.open_loop
-    ratios: dict[str, float] = {}
-    for row in results.partitions:
-        if row.partition not in GROUPS:
-            ratios[row.partition] = max(ratios.get(row.partition, 0.0), row.judged(open_loop)[1])
-    return ratios, results.account.judged(open_loop)[1]
-
-
 def rank(results: Results) -> Callable[[Finding], tuple]:
     """The sort key of ``results``' findings (``sorted(findings, key=rank(results))``)."""
-    ratios, account = _ratios(results)
+    target = results.run.partition_target or 1
+    ratios = {partition: peak / target for partition, peak in results.peaks().items()}  # each judged on its total
+    account = results.account.judged(results.open_loop)[1]
 
     def key(finding: Finding) -> tuple:
         if finding.partition is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..bounds.throttlers import throttler
+from ..bounds.throttlers import judged_by, throttler
 from ..buckets import GROUPS, named
 from ..finding_kinds import SPREAD_ACCOUNTS
 from ..finding_names import Act, Cause, K
@@ -23,7 +23,7 @@ from ..results import Finding, PartitionRow, Results
 from ..service_errors import BUSY, CAUSES, THROTTLING_CODES
 from .common import REMEDIES, finding
 
-__all__ = ["OWN_LOAD_SHARE", "Explained", "budget", "explained", "failures", "reasons", "throttled_failures"]
+__all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]
 
 TASK_ERRORS = (
     "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
@@ -65,16 +65,6 @@ class Explained:
     act: Act
 
 
-def budget(results: Results) -> float:
-    """What judged a partition's throttled attempts: the emulator's or a simulation's budget, else the target."""
-    settings = results.run.settings
-    if results.run.simulated or settings.get("emulate_throttling"):
-        rate = float(settings.get("emulator_partition_rate", 0) or 0)
-        if rate:
-            return rate
-    return float(results.run.partition_target)
-
-
 def _asked(frame: pd.DataFrame) -> pd.Series:
     """What each row of the series asked of the service: its entities sent (served or refused), at least its served."""
     return np.maximum(frame["offered"], frame["entities"])
@@ -84,7 +74,7 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
     """Why ``partition`` was throttled. Its own load at or over half of what judged it: its load (the account's limit
     where the answers said so). Under half: what the records show at its throttled seconds — the account's total near
     its target, a neighbouring PartitionKey (in key order) near its own, or nothing read."""
-    judge, open_loop = budget(results), results.open_loop
+    judge, open_loop = judged_by(results.run), results.open_loop
     if throttled_by and set(throttled_by) <= {"account"}:
         return Explained(Cause.ACCOUNT, "the account was over its limit", _account_remedy(), Act.ACCOUNTS)
     seconds: list[int] = []

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..bounds.throttlers import budget
 from ..buckets import GROUPS
 from ..ceiling.remedies import LIMITS
 from ..finding_kinds import BOUNDS
@@ -157,8 +158,9 @@ def verdict_sentences(results: Results) -> list[str]:
     elif bounds:
         parts.append(f"bounded by {' and '.join(bounds)}, so these figures are lower bounds")
     elif results.run.settings.get("emulate_throttling"):
-        budget = float(results.run.settings.get("emulator_partition_rate", 0))
-        parts.append(f"measured against the throttling emulator's {budget:,.0f} entities/s per partition, not Azure's")
+        parts.append(
+            f"measured against the throttling emulator's {budget(results.run):,.0f} entities/s per partition, not Azure's"
+        )
     elif results.run.emulator:
         parts.append("measured on an emulator: Azure's own partition servers may serve more")
     return [f"{_design(results)}: {'; '.join(parts)}."]
@@ -167,7 +169,8 @@ def verdict_sentences(results: Results) -> list[str]:
 def what_ran(results: Results) -> str:
     """What served (or judged) the figures, in one sentence, never naming a part that did not run: production logs,
     a simulation, Azurite behind the throttling emulator, Azurite alone, another emulator, or a real account."""
-    run, settings = results.run, results.run.settings
+    run = results.run
+    budgets = f"{budget(run):,.0f} entities/s per partition and {budget(run, 'account'):,.0f} per account"
     throttled = sum(row.throttled for row in results.partitions if row.op_class != OpClass.ALL)
     if results.logs:
         return (
@@ -176,15 +179,13 @@ def what_ran(results: Results) -> str:
         )
     if run.simulated:
         return (
-            "Judged by the partition layer's model, nothing sent: it throttled as Azure would over "
-            f"{float(settings.get('emulator_partition_rate', 0) or 0):,.0f} entities/s per partition and "
-            f"{float(settings.get('emulator_account_rate', 0) or 0):,.0f} per account ({throttled:,} throttled attempts)."
+            f"Judged by the partition layer's model, nothing sent: it throttled as Azure would over {budgets} "
+            f"({throttled:,} throttled attempts)."
         )
-    if settings.get("emulate_throttling"):
+    if run.settings.get("emulate_throttling"):
         return (
-            "Measured on Azurite behind the throttling emulator, which answered 503 ServerBusy as Azure would over "
-            f"{float(settings.get('emulator_partition_rate', 0) or 0):,.0f} entities/s per partition and "
-            f"{float(settings.get('emulator_account_rate', 0) or 0):,.0f} per account ({throttled:,} throttled attempts); "
+            f"Measured on Azurite behind the throttling emulator, which answered 503 ServerBusy as Azure would over "
+            f"{budgets} ({throttled:,} throttled attempts); "
             "Azurite itself serves at one Node process's pace, far less than a real partition server, so the verdict "
             "on the design comes from the demand, the ratios and the findings."
         )

@@ -208,13 +208,13 @@ class Tally:
             bucket.entities += entities
             bucket.estimated += estimated
             bucket.longest_ms = max(bucket.longest_ms, longest)
-        failed = rows.filter(pc.equal(rows["failed"], 1))
-        if failed.num_rows:
-            statuses = failed.group_by(["error", "status"], use_threads=False).aggregate([])
-            for error, status in _rows(statuses, "error", "status"):
-                self.error_status.setdefault(error, status)
         for kind, column in (("throttled", "reason"), ("failed", "error")):
             marked = rows.filter(pc.equal(rows[kind], 1))
+            if marked.num_rows and kind == "failed":  # each failure's status: 4xx are the application's own answers
+                for error, status in _rows(
+                    marked.group_by(["error", "status"], use_threads=False).aggregate([]), "error", "status"
+                ):
+                    self.error_status.setdefault(error, status)
             if marked.num_rows:
                 by = marked.group_by([*_KEY, column], use_threads=False).aggregate([("second", "count")])
                 for second, partition, op_class, what, n in _rows(by, *_KEY, column, "second_count"):

@@ -16,6 +16,7 @@ import pytest
 from helpers import run_info
 from synthetic import recorded
 
+from loadtest.finding_examples import EXAMPLES
 from loadtest.finding_kinds import KINDS
 from loadtest.finding_names import Act, Cause
 from loadtest.findings.assess import assess
@@ -198,5 +199,5 @@ def test_the_documented_examples_are_worded_as_the_detectors_word_them():
         for found in scenario(*case).findings:
             shapes.setdefault(found.kind, set()).add(_shape(found.message))
     for kind in ("HOT", "WARM", "COOL", "THROTTLED", "UNSERVED"):
-        assert _shape(KINDS[kind].example) in shapes[kind], (kind, sorted(shapes[kind])[:6])
-    assert all(declared.example for declared in KINDS.values())
+        assert _shape(EXAMPLES[kind]) in shapes[kind], (kind, sorted(shapes[kind])[:6])
+    assert set(EXAMPLES) == set(KINDS) and all(EXAMPLES.values())
