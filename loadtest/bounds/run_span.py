@@ -25,7 +25,9 @@ LOST_AFTER_S = 2
 
 def target_lost(results: Results) -> tuple[int, int] | None:
     """(The second the target stopped answering, operations failed since) when the run ended with at least
-    ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None."""
+    ``LOST_AFTER_S`` seconds in which every operation failed without an answer; else None. It stopped the second
+    after its last answer: seconds that completed nothing before the first failure held operations in flight (a
+    client retrying a refused connection), and were lost too."""
     frame = results.timeseries
     seconds = (
         frame.assign(unanswered=series_frame.tally(frame, "errors", UNANSWERED)).groupby("t")[["requests", "unanswered"]].sum()
@@ -38,6 +40,7 @@ def target_lost(results: Results) -> tuple[int, int] | None:
         if requests == 0:
             continue  # nobody sent anything that second (a ramp, a stop): neither lost nor alive
         if unanswered < requests:
+            since = t + 1  # seconds that completed nothing between its last answer and the first refusal: in flight
             break
         since, failed, streak = t, failed + unanswered, streak + 1
     return (since, failed) if streak >= LOST_AFTER_S else None

@@ -43,6 +43,11 @@ def test_a_run_that_ends_unanswered_lost_its_target_at_the_first_such_second():
     assert target_lost(results_with(alive + [second(5, 50, unanswered=50)])) is None
     assert target_lost(results_with(alive + [second(5, 50, unanswered=50), second(6, 50, unanswered=49)])) is None
     assert target_lost(results_with(alive)) is None
+    # seconds that completed nothing between the last answer and the first refusal (rows or none) held operations
+    # in flight, a client retrying a refused connection: lost from the second after the last answer
+    refused = [second(7, 80, unanswered=80), second(8, 90, unanswered=90)]
+    assert target_lost(results_with(alive + [second(5, 0)] + refused)) == (5, 170)
+    assert target_lost(results_with(alive + refused)) == (5, 170)
 
 
 def test_a_lost_target_or_a_missing_step_fails_the_run_whatever_fail_on_says():
