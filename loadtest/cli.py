@@ -238,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .simulator.command import simulate
 
             return simulate(ns, extra)
+        if ns.command == "advise":
+            from .advice.command import advise
+
+            return advise(ns, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "report":

@@ -230,6 +230,16 @@ def missing_suite(name: str, reason: str, *, index: int = 0, package: str = PACK
     return built.close()
 
 
+def plain_suite(name: str, cases: Sequence[tuple[str, str, tuple[str, str, str] | None]], out: Sequence[str]) -> ET.Element:
+    """A suite of a command's own checks (``advise``: a design fits, each verified design agrees): each case a
+    (name, group, failure or None)."""
+    built = _Suite(name=name, index=0, package=PACKAGE, started=datetime.now(UTC).isoformat(), seconds=0.0)
+    for case, group, failure in cases:
+        built.case(case, group, failure=failure)
+    built.out += list(out)
+    return built.close()
+
+
 def to_bytes(suites: Sequence[ET.Element]) -> bytes:
     """The file's bytes: ``<testsuites>`` holding ``suites``, UTF-8 with its declaration, indented."""
     root = ET.Element("testsuites")

@@ -111,6 +111,11 @@ class KeyStrategy:
             return _by_key([self.seeded(i, count)[0] for i in range(count)], self.skew(count).probabilities())
         return _by_key(keys, self.skew(len(keys)).probabilities())
 
+    def write_shares(self, count: int) -> tuple[list[str], np.ndarray]:
+        """(keys, probabilities) of ``existing(count)`` for a write (an upsert, an update): as for a read, unless the
+        strategy draws each op class by its own weights (a traffic profile's)."""
+        return self.access_shares(count)
+
     def new_shares(self) -> tuple[list[str], np.ndarray] | None:
         """(keys, probabilities) of ``new_partition``; None when each new entity gets a key of its own (``fresh``)."""
         keys = self.keys()

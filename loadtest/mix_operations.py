@@ -71,8 +71,8 @@ class MixOperations:
 
     @performs("scan")
     def do_scan(self) -> None:
-        pk, low, high, _ = self._range()
-        self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select)
+        pk, low, high, known = self._range()
+        self.table.scan(pk, low, high, page_size=self.settings.scan_size, select=self._select, asked=known)
 
     @performs("filter-scan")
     def do_filter_scan(self) -> None:

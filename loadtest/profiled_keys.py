@@ -91,6 +91,10 @@ class ProfiledKeys(KeyStrategy):
         weights = np.asarray(self._weights[OpClass.GET])
         return _by_key(self._keys, weights / weights.sum())
 
+    def write_shares(self, count: int) -> tuple[list[str], np.ndarray]:
+        weights = np.asarray(self._weights[OpClass.PUT])  # a write aims PUT (``aim``): drawn by the PUT requests
+        return _by_key(self._keys, weights / weights.sum())
+
     def new_shares(self) -> tuple[list[str], np.ndarray] | None:
         if self.apart:
             return None

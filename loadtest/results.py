@@ -25,6 +25,7 @@ from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, write_text
 from .phases import PEAK_WINDOW_S
 from .results_rows import AccountRow, Finding, PartitionRow, RunInfo
 from .results_schema import (
+    Advice,
     Arrivals,
     EngineShare,
     IncompleteStep,
@@ -105,6 +106,7 @@ class Results:
     simulation: Simulation = field(default_factory=dict)  # loadtest simulate: its model, what it leaves out, splits
     engines: list[EngineShare] = field(default_factory=list)  # loadtest merge: each engine's share of the run
     logs: Logs = field(default_factory=dict)  # loadtest traffic: the records read and what they could not tell
+    advice: Advice = field(default_factory=dict)  # loadtest advise: the designs searched, their costs, the choice
     #: the partition layer's range splits (the emulator's, a simulation's): t, key, low, high, offline_until_t (run s)
     range_splits: list[RangeSplit] = field(default_factory=list)
     schema: int = SCHEMA_VERSION

@@ -129,12 +129,15 @@ class TableSession(TimedRequests):
         select: list[str] | None = None,
         where: str | None = None,
         known_rows: int | None = None,
+        asked: int = 0,
     ) -> Any:
         """A row range scan inside one partition, following continuation tokens to the end.
 
         A RowKey range is a seek: the service scans what it returns. With a property filter
         (``where``) it scans the whole range and returns the matches: then the entities counted
-        are the rows the run knows the range holds (``known_rows``), marked as an estimate.
+        are the rows the run knows the range holds (``known_rows``), marked as an estimate. A scan
+        refused before it read (throttled) is demand for the rows it asked (``asked``, else
+        ``known_rows``): an answered one counts what it read.
         """
         query = "PartitionKey eq @pk and RowKey ge @lo and RowKey lt @hi" + (f" and ({where})" if where else "")
         parameters = {"pk": pk, "lo": low, "hi": high}
@@ -150,7 +153,7 @@ class TableSession(TimedRequests):
                 return {"entities": max(known_rows, returned), "returned": returned, "estimated": True}
             return {"entities": returned, "returned": returned}
 
-        return self._run(FILTER_SCAN if where else SCAN, pk, 0, call, counted, select=bool(select))
+        return self._run(FILTER_SCAN if where else SCAN, pk, asked or known_rows or 0, call, counted, select=bool(select))
 
     def scan_partitions(self, low: str, high: str, *, limit: int, select: list[str] | None = None) -> Any:
         """A partition range scan (PartitionKeys in [low, high)), or a full table scan when both are empty.
@@ -173,7 +176,7 @@ class TableSession(TimedRequests):
             entities = sum(touched.values())
             return {"entities": entities, "returned": entities, "partition": first, "partitions": dict(touched)}
 
-        return self._run(op, low or "(table)", 0, call, counted, select=projected)
+        return self._run(op, low or "(table)", limit, call, counted, select=projected)  # refused: asked for limit rows
 
     def query(
         self,

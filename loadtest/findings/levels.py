@@ -5,6 +5,7 @@ many PartitionKeys (or storage accounts) put the load under it, and under 80 % o
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,6 +108,23 @@ def _account_remedy(kind: FindingKind, peak: float, target: int) -> str:
     )
 
 
+def advise_line(results: Results) -> str:
+    """The command line that asks ``loadtest advise`` for the design that fits this workload (HOT's last words)."""
+    run, ask = results.run, " Ask for the design that fits, sized and costed: loadtest advise "
+    replayed = results.simulation.get("traffic") if results.simulation else None
+    if run.target_kind == "advice":
+        return ""
+    if run.target_kind == "logs":
+        profile = run.settings.get("profile_out")
+        if profile:
+            return f"{ask}--traffic {shlex.quote(str(profile))}"
+        return f"{ask}--traffic traffic.json (write it: loadtest traffic LOGS --profile-out traffic.json)"
+    if replayed:
+        return f"{ask}--traffic {shlex.quote(str(replayed['profile']))} --scale {replayed['scale']:g}"
+    folder = run.settings.get("out") or f"reports/{run.id}"
+    return f"{ask}--from {shlex.quote(f'{folder}/results.json')}"
+
+
 def levels(results: Results) -> list[Finding]:
     """Set each partition's level on all its rows (GET, PUT and their total carry the partition's), and the account's;
     the findings: each partition above COOL, the hottest even when COOL, and the account when above COOL."""
@@ -129,6 +147,7 @@ def levels(results: Results) -> list[Finding]:
             continue  # the hottest partition is COOL: so is every other, no need to list them
         message = f"partition {partition!r} {_load(head, results, 'partition', _parts(its, open_loop))}"
         remedy = _partition_remedy(kind, partition, peak, head.target or target, design)
+        remedy += advise_line(results) if kind == K.HOT else ""
         findings.append(finding(kind, message + _not_the_budget(results, "partition"), remedy=remedy, partition=partition))
 
     account = results.account

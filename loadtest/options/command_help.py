@@ -25,6 +25,14 @@ COMMAND_HELP: dict[str, tuple[str, str]] = {
         "emulator's model (--emulator-* budgets), per tick over every key: no table, no requests. Writes the outputs of "
         "a run (results.json, timeseries.csv, report.html), marked simulated; --fail-on gates CI on it.",
     ),
+    "advise": (
+        "the key design that fits a workload: searched, sized, costed on the application's operations, as code",
+        "Searches the designs the Azure docs name (write sharding, a hash prefix, finer keys, seconds-first time keys, "
+        "GUIDs, more storage accounts) for the smallest N of each that keeps every partition under 80%% of its target "
+        "at the peak x --growth, costs each on the workload's own operations, and recommends the cheapest with its key "
+        "function in Python and C#. The workload: the options, --traffic PROFILE, or --from results.json. --verify "
+        "proves it on a real table through the throttling emulator.",
+    ),
     "compare": (
         "run the same workload once per PartitionKey strategy and rank them",
         "Runs `loadtest run` once per strategy (fresh table, fresh embedded Azurite), with every other "

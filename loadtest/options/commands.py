@@ -19,6 +19,7 @@ from .traffic import TRAFFIC_OPTIONS
 from .values import duration, number, port, switch, text, texts, whole
 
 __all__ = [
+    "ADVISE_OPTIONS",
     "CLEANUP_OPTIONS",
     "COMMANDS",
     "COMPARE_OPTIONS",
@@ -172,6 +173,49 @@ SIMULATE_OPTIONS: tuple[Option, ...] = (
         ),
     ),
 )
+#: ``loadtest advise``'s own (the workload, its peak and the budgets are a simulation's; a profile's replay options).
+ADVISE_OPTIONS: tuple[Option, ...] = only(
+    "advise",
+    (
+        Option(
+            ("--growth",),
+            "how much more than the peak the design must hold: 2 is twice the peak",
+            2.0,
+            number("a multiple above 0 and at most 1000, e.g. 2 or 1.5", lambda n: 0 < n <= 1000),
+            locust=False,
+        ),
+        Option(
+            ("--from",),
+            "a finished run's or simulation's results.json: the workload its settings recorded, at its peak",
+            "",
+            locust=False,
+        ),
+        Option(
+            ("--families",),
+            f"the design families to search, comma list: {','.join(rules.DESIGN_FAMILIES)}",
+            ",".join(rules.DESIGN_FAMILIES),
+            rules.families,
+            blank=True,  # an empty list is refused, not the default
+            locust=False,
+        ),
+        Option(
+            ("--verify",),
+            "run the current and the recommended design for real through the throttling emulator on a fresh embedded "
+            "Azurite, scaled to --verify-rate with the budgets scaled alike, beside the simulation of the same",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
+            ("--verify-rate",),
+            "operations/s each verifying run sends (the scale: this over the peak x growth)",
+            200.0,
+            number("operations/s above 0 and at most 2000, e.g. 200", lambda n: 0 < n <= 2000),
+            locust=False,
+        ),
+        Option(("--verify-time",), "how long each verifying run loads: 20s, 1m", "20s", duration(maximum=600), locust=False),
+    ),
+)
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = only(
     "report",
@@ -232,6 +276,11 @@ COMMANDS: dict[str, tuple[tuple[str, tuple[Option, ...]], ...]] = {
         ("partition-stress", of("simulate", OPTIONS)),
     ),
     "compare": (("the comparison", COMPARE_OPTIONS + of("compare", OPTIONS)),),
+    "advise": (
+        ("the advice", ADVISE_OPTIONS),
+        ("a traffic profile as the workload", of("simulate", REPLAY_OPTIONS)),
+        ("the workload and its peak", of("simulate", OPTIONS)),
+    ),
     "emulator": (("where it listens", SERVE_OPTIONS + of("emulator", OPTIONS)), ("its budgets", EMULATOR_OPTIONS)),
     "merge": (("the engines", MERGE_OPTIONS),),
     "cleanup": (("the run", CLEANUP_OPTIONS),),

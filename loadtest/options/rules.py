@@ -186,6 +186,20 @@ def unattributed(flag: str, value: Any) -> str:
     return str(value)
 
 
+#: The key design families ``loadtest advise`` searches, in the order it tries and shows them.
+DESIGN_FAMILIES = ("shard", "hash-prefix", "finer", "seconds-first", "guid", "accounts")
+
+
+def families(flag: str, value: Any) -> tuple[str, ...]:
+    """``advise --families``: one or more of ``DESIGN_FAMILIES``, comma list, each once."""
+    names = [name.strip() for name in str(value).split(",") if name.strip()]
+    if not names or len(set(names)) < len(names) or any(name not in DESIGN_FAMILIES for name in names):
+        raise UsageError(
+            f"{flag} {value!r}: one or more design families, each once, comma list; valid: {', '.join(DESIGN_FAMILIES)}"
+        )
+    return tuple(name for name in DESIGN_FAMILIES if name in names)
+
+
 def split_ways(flag: str, value: Any) -> list[int]:
     """``compare --split-hot``: two or more ways to split the hot partitions, 1 (as logged) to 1000."""
     if value in ("", None):

@@ -19,6 +19,7 @@ from ..results import Results
 from .badges import colour
 from .canvas import COLORS, figure, legend_beside, per_second, png, time_axes
 from .ceiling_chart import ceiling_steps
+from .designs_chart import designs_chart
 from .heat_map import heat_map
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
@@ -144,6 +145,7 @@ def all_charts(results: Results) -> dict[str, str]:
     frame, spans = timeseries_frame(results), _outage_spans(results)
     return {
         **({"ceiling": ceiling_steps(results)} if results.ceiling.get("steps") else {}),
+        **({"designs": designs_chart(results.advice)} if results.advice else {}),
         "entities": entities_over_time(results, frame, spans),
         "peaks": partition_peaks(results),
         "latency": "" if results.run.simulated else latency_over_time(frame, spans),  # a simulation times nothing

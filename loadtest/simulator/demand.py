@@ -106,6 +106,7 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
         return out
 
     reads = spread(read_keys, read_p)
+    writes = spread(*strategy.write_shares(count))
     rows = _scan_rows(strategy, keys, count, settings.scan_size)
     across = None
     if any(OPERATIONS[name].reach in ("partitions", "table") for name in settings.mix):
@@ -115,7 +116,7 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
     streams = []
     for name, weight in settings.mix.items():
         op = OPERATIONS[name]
-        where, keyed, clock = reads, True, None
+        where, keyed, clock = (writes if op.op_class == OpClass.PUT else reads), True, None
         if op.new_keys and new is not None:
             where = spread(*new)
         elif op.new_keys and strategy.fresh == "clock":

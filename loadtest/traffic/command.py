@@ -124,6 +124,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         profile=given["profile"],
         endpoint="the account's request logs",
         entity_bytes=tally.workload.entity_bytes() or given["entity_bytes"],
+        settings={"profile_out": given["profile_out"]} if given["profile_out"] else {},
     )
     results = summary.build(counts, info, workload=tally.workload.figures())
     results.logs = {

@@ -1,0 +1,209 @@
+"""``advise --verify``: the current and the recommended design run for real through the throttling emulator on a
+fresh embedded Azurite table, beside the simulation of the same, at a scale this machine sends.
+
+Scaled: the operations/s and every budget and target by one factor, so each partition's level (its demand over its
+target), served share and throttled share are the ones the design meets at full scale (the buckets hold a second of
+budget, the emulator's default, so a batch or a scan of 100 fits a scaled bucket as it fits Azure's). Each attempt is
+sent once (``--retry none``), so what is compared is the partition layer's answer, not a retry policy's: per
+partition, the served entities/s and the throttled share of attempts, then all of them together. Each real run is ``loadtest run``
+in a child process (its own Azurite, its own outputs beside the advice's); the simulation is this process's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..emulator.budgets import Budgets
+from ..exit_codes import RunError
+from ..operations import OpClass
+from ..options.limits import MAX_USER_ARRIVAL_RATE
+from ..outputs import RESULTS_FILE
+from ..results import Results
+from ..traffic.profile import load_profile
+from .designs import Design
+from .search import Search, simulated
+from .workload import Workload
+
+__all__ = ["SERVED_WITHIN", "THROTTLED_WITHIN", "VERIFY_RETRY", "verify"]
+
+SERVED_WITHIN = 0.15  # the served share, relative: real against simulated
+THROTTLED_WITHIN = 0.05  # the throttled share of attempts, in points
+VERIFY_RETRY = "none"
+#: A partition compared needs this many real attempts: fewer, and the draw of keys moves its shares past the bounds.
+LEAST_ATTEMPTS = 300
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:40] or "design"
+
+
+def _sharded_profile(workload: Workload, design: Design, folder: Path) -> dict[str, str]:
+    """The traffic profile the workload replays, with each spread key's row as ``n`` rows ``key-b0`` ... of a share
+    each (what write sharding asks of them), written beside the advice: the run options that replay it."""
+    spec = workload.settings.key_strategy
+    path, _, mode = spec.removeprefix("traffic:").rpartition(":")
+    if mode not in ("spread", "apart"):
+        path, mode = spec.removeprefix("traffic:"), "spread"
+    profile = load_profile(path)
+    spread, rows = set(design.spread_keys), []
+    for row in profile["partitions"]:
+        if row["key"] not in spread:
+            rows.append(row)
+            continue
+        share = {c: {k: v / design.n for k, v in d.items()} for c, d in row["demand"].items()}
+        rows += [{**row, "key": f"{row['key']}-b{j}", "demand": share} for j in range(design.n)]
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "traffic-sharded.json"
+    target.write_text(json.dumps({**profile, "partitions": rows}, indent=1), encoding="utf-8")
+    keys = len(rows) + sum(int(group["keys"]) for group in profile["tail"])
+    return {"key_strategy": f"traffic:{target}:{mode}", "seed_entities": str(max(keys, workload.settings.seed_entities))}
+
+
+def _per_partition(results: Results) -> dict[str, dict[str, float]]:
+    """Each partition's ALL row (or its one op class): its level, served entities/s, served and throttled shares."""
+    out: dict[str, dict[str, float]] = {}
+    for row in results.partitions:
+        if row.op_class != OpClass.ALL and any(
+            r.partition == row.partition and r.op_class == OpClass.ALL for r in results.partitions
+        ):
+            continue
+        out[row.partition] = {
+            "ratio": round(row.offered_ratio or row.ratio, 4),
+            "served_eps": round(row.mean_eps, 2),
+            "served_share": round(row.entities / row.offered, 4) if row.offered else 1.0,
+            "throttled_share": round(row.throttled / row.attempts, 4) if row.attempts else 0.0,
+            "attempts": row.attempts,
+            "entities": row.entities,
+            "asked": row.offered,
+        }
+    return out
+
+
+def _agree(real: dict[str, float], sim: dict[str, float]) -> tuple[bool, float]:
+    """(Agrees, the throttled bound): the served share of the demand within ``SERVED_WITHIN`` of the simulation's
+    (relative), the throttled share of attempts within ``THROTTLED_WITHIN`` points (or three standard deviations of
+    its binomial, where fewer attempts make that wider). Shares, not entities/s: a run draws each operation's key at
+    random, and its own draw is what it served from."""
+    share = sim["throttled_share"]
+    throttled_bound = max(THROTTLED_WITHIN, 3 * math.sqrt(share * (1 - share) / max(1, real["attempts"])))
+    served_ok = abs(real["served_share"] - sim["served_share"]) <= SERVED_WITHIN * max(sim["served_share"], 1e-9)
+    return served_ok and abs(real["throttled_share"] - share) <= throttled_bound, throttled_bound
+
+
+def _compare(real: Results, sim: Results) -> list[dict[str, Any]]:
+    """Per partition both sides counted apart, then all of them together: the figures side by side and whether they
+    agree."""
+    r, s = _per_partition(real), _per_partition(sim)
+    rows = []
+    shared = sorted(r.keys() & s.keys(), key=lambda p: (-s[p]["ratio"], p))
+    for partition in shared:
+        compared = r[partition]["attempts"] >= LEAST_ATTEMPTS
+        agrees, throttled_bound = _agree(r[partition], s[partition])
+        rows.append(
+            {
+                "partition": partition,
+                "real": r[partition],
+                "simulated": s[partition],
+                "compared": compared,
+                "agrees": agrees or not compared,
+                "throttled_within": round(throttled_bound, 3),
+            }
+        )
+    if len(shared) > 1:
+        whole = {}
+        for side, rows_of in (("real", r), ("simulated", s)):
+            attempts = sum(rows_of[p]["attempts"] for p in shared)
+            throttled = sum(rows_of[p]["throttled_share"] * rows_of[p]["attempts"] for p in shared)
+            entities, asked = (sum(rows_of[p][k] for p in shared) for k in ("entities", "asked"))
+            whole[side] = {
+                "ratio": max(rows_of[p]["ratio"] for p in shared),
+                "served_eps": round(sum(rows_of[p]["served_eps"] for p in shared), 2),
+                "served_share": round(entities / asked, 4) if asked else 1.0,
+                "throttled_share": round(throttled / attempts, 4) if attempts else 0.0,
+                "attempts": attempts,
+                "entities": entities,
+                "asked": asked,
+            }
+        agrees, throttled_bound = _agree(whole["real"], whole["simulated"])
+        rows.append(
+            {
+                "partition": "(these partitions together)",
+                **whole,
+                "compared": True,
+                "agrees": agrees,
+                "throttled_within": throttled_bound,
+            }
+        )
+    return rows
+
+
+def verify(found: Search, workload: Workload, out: Path, *, rate: float, seconds: int) -> dict[str, Any]:
+    """The current and the chosen design, real beside simulated, at ``rate`` operations/s (the scale: ``rate`` over
+    the peak x growth, the budgets and targets scaled alike) for ``seconds`` each."""
+    settings = workload.settings
+    target, account = settings.partition_target, settings.account_target
+    scaled_target = max(1, round(target * min(1.0, rate / workload.rate)))
+    factor = scaled_target / target
+    scaled_account = max(1, round(account * factor))
+    designs = [found.current]
+    if found.chosen is not None and found.chosen.design is not None and found.chosen.family not in ("current", "accounts"):
+        designs.append(found.chosen.design)
+    done: dict[str, Any] = {
+        "factor": round(factor, 6),
+        "operations_per_s": round(workload.rate * factor, 3),
+        "partition_target": scaled_target,
+        "account_target": scaled_account,
+        "seconds": seconds,
+        "retry": VERIFY_RETRY,
+        "served_within": SERVED_WITHIN,
+        "throttled_within": THROTTLED_WITHIN,
+        "designs": [],
+    }
+    budgets = Budgets(partition_rate=scaled_target, account_rate=scaled_account)
+    for design in designs:
+        entry: dict[str, Any] = {"family": design.family, "n": design.n, "label": design.label}
+        done["designs"].append(entry)
+        folder = out / "verify" / _slug(f"{design.family}-{design.n}")
+        options = design.run_options
+        if options is None:
+            entry["why_not"] = "no key strategy of a run sends this design yet: the simulation stands alone"
+            continue
+        if options.get("key_strategy") == "traffic-sharded":
+            options = _sharded_profile(workload, design, folder)
+        real = _real_run(workload, options, folder / "real", done, seconds)
+        sim = simulated(design, workload, budgets=budgets, rate=done["operations_per_s"], seconds=seconds, retry=VERIFY_RETRY)
+        entry["real_run"] = str(folder / "real")
+        entry["partitions"] = _compare(real, sim)
+        entry["agrees"] = all(row["agrees"] for row in entry["partitions"]) and any(r["compared"] for r in entry["partitions"])
+    done["agrees"] = all(e.get("agrees", True) for e in done["designs"])
+    return done
+
+
+def _real_run(workload: Workload, options: dict[str, str], folder: Path, scale: dict[str, Any], seconds: int) -> Results:
+    """``loadtest run`` of the workload with ``options`` at the scale, on a fresh embedded Azurite: its results."""
+    per_s = scale["operations_per_s"]
+    users = max(10, math.ceil(per_s / MAX_USER_ARRIVAL_RATE))
+    argv = [
+        sys.executable, "-m", "loadtest", "run", *workload.argv(**options),
+        "--arrival-rate", f"{per_s:g}", "--emulate-throttling",
+        "--emulator-partition-rate", str(scale["partition_target"]), "--emulator-account-rate", str(scale["account_target"]),
+        "--partition-target", str(scale["partition_target"]), "--account-target", str(scale["account_target"]),
+        "--retry", VERIFY_RETRY,
+        "-t", f"{seconds}s", "-u", str(users), "-r", str(users), "--out", str(folder), "--overwrite",
+    ]  # fmt: skip
+    env = dict(os.environ)  # $AZURE_STORAGE_CONNECTION_STRING's target if set (a fresh table), else its own Azurite
+    print(f"advise: verifying on a real table -> {folder}", flush=True)
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, env=env, timeout=seconds + 600, check=False)
+    except subprocess.TimeoutExpired as err:
+        raise RunError(f"advise --verify: the run in {folder} took over {seconds + 600} s") from err
+    if not (folder / RESULTS_FILE).is_file():
+        raise RunError(f"advise --verify: the run in {folder} left no results (exit {done.returncode}); see above")
+    return Results.load_file(folder / RESULTS_FILE)
