@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 from synthetic import environment, recorded
 
 from loadtest import series_frame, typed_reader
+from loadtest.advice.search import search
+from loadtest.advice.section import advice_section
+from loadtest.advice.workload import Workload
 from loadtest.buckets import OTHER
 from loadtest.ceiling.judge import judged
 from loadtest.ceiling.plan import Plan, StepWindow
@@ -26,6 +29,8 @@ from loadtest.engines.merge import merge
 from loadtest.findings.assess import assess
 from loadtest.integrity import Ledger, verify
 from loadtest.mergeable import Mergeable, capture
+from loadtest.options.rules import DESIGN_FAMILIES
+from loadtest.options.settings import Settings, namespace
 from loadtest.request_profile import RequestProfile
 from loadtest.results import Results
 from loadtest.summary import build
@@ -221,6 +226,11 @@ def engine_results(name: str, *, seconds: int = 5) -> Results:
     return assess(results)
 
 
+def from_results_options(options: dict[str, str], *, peak: float) -> Workload:
+    return Workload(options=options, settings=Settings.from_options(namespace(**options), offline=True), peak=peak,
+                    growth=2.0, source="options")  # fmt: skip
+
+
 @cache
 def every_section() -> dict:
     """A results.json with every section of the form filled: two engines merged (their shares, workers, read-back,
@@ -253,6 +263,8 @@ def every_section() -> dict:
         "unattributed_share": 0.25, "estimated_share": 0.0, "entity_bytes": 1024, "table_operations": {"CreateTable": 1},
         "passed": {}, "unreadable": {"not JSON": 1}, "unreadable_examples": {"not JSON": ["{oops"]}, "leaves_out": "outages",
     }  # fmt: skip
+    workload = from_results_options({"key_strategy": "single"}, peak=400.0)
+    results.advice = advice_section(search(workload, DESIGN_FAMILIES), elapsed_s=0.3)  # type: ignore[typeddict-item]
     data = assess(results).to_dict()
     assert all(data[name] for name in data if name not in ("schema",)), [name for name in data if not data[name]]
     return data

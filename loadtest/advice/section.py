@@ -11,13 +11,18 @@ from .costs import Cost
 from .designs import Design
 from .search import Answer, Search
 
-__all__ = ["LEAVES_OUT", "advice_section", "console"]
+__all__ = ["LEAVES_OUT", "advice_section", "console", "pct"]
 
 LEAVES_OUT = (
     "the real partition servers' capacities (the targets stand for them); a hot row inside a bucket (the RowKey's "
     "hash spreads the rows, not a row's own load); how the table grows (a scan's cost is counted at the table's "
     "seeded size); latency (a fanned-out scan is as slow as its slowest bucket: said, not timed)"
 )
+
+
+def pct(ratio: float) -> str:
+    """A share of a target as a percentage, to a tenth where a whole one would round across the 80 % line."""
+    return f"{ratio:.1%}" if 0.79 <= ratio < 0.81 else f"{ratio:.0%}"
 
 
 def _cost(cost: Cost | None) -> dict[str, Any]:
@@ -82,23 +87,23 @@ def _why_now(found: Search, target: float, account_target: float) -> str:
     if what == "range":
         said = (
             f"As it is ({w.settings.key_strategy}), every new key sorts at one end of the key order, so one range "
-            f"partition takes every insert: {eps:,.0f} entities/s {at}, {ratio:.0%} of the {target:,.0f}/s a "
+            f"partition takes every insert: {eps:,.0f} entities/s {at}, {pct(ratio)} of the {target:,.0f}/s a "
             "partition serves; Azure's load balancing cannot split a range whose hot end keeps moving with it"
         )
     elif what == "current key":
         said = (
             f"As it is ({w.settings.key_strategy}), the current period's key takes every write: {eps:,.0f} entities/s "
-            f"{at}, {ratio:.0%} of the {target:,.0f}/s target"
+            f"{at}, {pct(ratio)} of the {target:,.0f}/s target"
         )
     else:
         said = (
-            f"As it is ({w.settings.key_strategy}), partition {where!r} asks {eps:,.0f} entities/s {at}, {ratio:.0%} of "
+            f"As it is ({w.settings.key_strategy}), partition {where!r} asks {eps:,.0f} entities/s {at}, {pct(ratio)} of "
             f"the {target:,.0f}/s target"
         )
     said += " (under 80 %: it fits)" if ratio < HEADROOM else ""
     if load.account_eps >= account_target:
         said += (
-            f"; the account asks {load.account_eps:,.0f} entities/s, {load.account_eps / account_target:.0%} of its "
+            f"; the account asks {load.account_eps:,.0f} entities/s, {pct(load.account_eps / account_target)} of its "
             f"{account_target:,.0f}/s target, whatever the keys"
         )
     return said + "."
@@ -126,7 +131,7 @@ def _recommend(found: Search, target: float) -> str:
     _, eps, _ = design.load.hottest()
     said = (
         f"Recommended: {design.label}. Its hottest partition asks {eps:,.0f} entities/s at {w.rate:,.0f} operations/s, "
-        f"{eps / target:.0%} of the target"
+        f"{pct(eps / target)} of the target"
     )
     if cost is not None:
         said += (
@@ -182,9 +187,11 @@ def console(advice: dict[str, Any]) -> list[str]:
     fitting.sort(key=lambda d: d["cost"].get("extra_requests_per_s", 0) + d["cost"].get("extra_entities_per_s", 0))
     for d in fitting:
         mark = "recommended" if d["family"] == advice["chosen"] else "runner-up" if d["family"] == advice["runner_up"] else "fits"
+        if advice["account_over"] and d["family"] != "accounts":
+            mark += " (its partitions only: the account needs more accounts)"
         cost = d["cost"]
         lines.append(
-            f"  {mark}: {d['label']}: hottest {d['ratio']:.0%} of the target; +{cost['extra_requests_per_s']:,.0f} requests/s, "
+            f"  {mark}: {d['label']}: hottest {pct(d['ratio'])} of the target; +{cost['extra_requests_per_s']:,.0f} requests/s, "
             f"+{cost['extra_entities_per_s']:,.0f} entities/s"
         )
     lines += [f"  does not fit: {d['family']}: {d['why_not']}" for d in advice["designs"] if d["applies"] and not d["fits"]]

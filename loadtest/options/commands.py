@@ -113,7 +113,7 @@ SERVE_OPTIONS: tuple[Option, ...] = only(
 )
 #: A traffic profile replayed (``loadtest traffic LOGS --profile-out``): by a simulation over its span, or by a real run.
 REPLAY_OPTIONS: tuple[Option, ...] = tuple(
-    replace(opt, commands=frozenset({"simulate", "run"}))
+    replace(opt, commands=frozenset({"simulate", "run", "advise"}))
     for opt in (
         Option(
             ("--traffic",),
@@ -278,8 +278,8 @@ COMMANDS: dict[str, tuple[tuple[str, tuple[Option, ...]], ...]] = {
     "compare": (("the comparison", COMPARE_OPTIONS + of("compare", OPTIONS)),),
     "advise": (
         ("the advice", ADVISE_OPTIONS),
-        ("a traffic profile as the workload", of("simulate", REPLAY_OPTIONS)),
-        ("the workload and its peak", of("simulate", OPTIONS)),
+        ("a traffic profile as the workload", of("advise", REPLAY_OPTIONS)),
+        ("the workload and its peak", of("advise", OPTIONS)),
     ),
     "emulator": (("where it listens", SERVE_OPTIONS + of("emulator", OPTIONS)), ("its budgets", EMULATOR_OPTIONS)),
     "merge": (("the engines", MERGE_OPTIONS),),

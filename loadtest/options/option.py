@@ -19,7 +19,7 @@ __all__ = ["REAL_RUN", "STRESS_TEST", "SWITCH_WORDS", "Option", "add_options", "
 SWITCH_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0")
 #: The commands a stress test's option belongs to: a run, a ceiling search, a simulation (``locust -f`` has the same
 #: through Locust's parser). ``REAL_RUN``: what a simulation has no use for (it sends nothing), so it refuses them.
-STRESS_TEST = frozenset({"run", "ceiling", "simulate"})
+STRESS_TEST = frozenset({"run", "ceiling", "simulate", "advise"})  # advise: the workload a simulation has
 REAL_RUN = frozenset({"run", "ceiling"})
 
 

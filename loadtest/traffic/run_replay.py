@@ -100,6 +100,8 @@ def replayed(ns: argparse.Namespace) -> None:
         ns.scan_size = rows
     ns.key_strategy = f"traffic:{path}:{unattributed}"
     keys = len(ProfiledKeys(ns.key_strategy, path, unattributed).keys())
+    if not keys:
+        raise UsageError(f"--traffic {path}: the profile names no partition; its logs named none a run can address")
     ns.seed_entities = str(min(keys, MAX_SEED_ENTITIES))  # an entity under every key a read may draw
     bins = profile["rate"]
     peak = max(bins["requests"]) / bins["bin_s"]

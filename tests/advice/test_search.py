@@ -1,0 +1,140 @@
+"""The search, its sizes and its costs, in this process over the simulator's demand: each figure recomputed here from
+the workload's own numbers (the mix, the batch and scan sizes, the targets), not read back from the advice."""
+
+import hashlib
+import math
+
+import pytest
+
+from loadtest.advice import designs as designs_module
+from loadtest.advice.code import key_code
+from loadtest.advice.search import search
+from loadtest.advice.section import advice_section, console
+from loadtest.advice.workload import Workload
+from loadtest.findings.remedies import HEADROOM
+from loadtest.options.rules import DESIGN_FAMILIES
+from loadtest.options.settings import Settings, namespace
+
+
+def workload(peak: float, growth: float = 2.0, **options: str) -> Workload:
+    settings = Settings.from_options(namespace(**options), offline=True)
+    return Workload(options=options, settings=settings, peak=peak, growth=growth, source="options")
+
+
+def answer(found, family):
+    return next(a for a in found.answers if a.family == family)
+
+
+@pytest.fixture(scope="module")
+def default_job():
+    """The default job's workload: one key, 400 operations/s of the default mix, judged at 2x."""
+    w = workload(400)
+    return w, search(w, DESIGN_FAMILIES)
+
+
+def test_the_default_jobs_key_is_sharded_into_the_fewest_buckets_under_80_percent_at_twice_the_peak(default_job):
+    w, found = default_job
+    s = w.settings
+    total = sum(s.mix.values())
+    per_op = sum(weight * (s.batch_size if op == "batch" else s.scan_size if op == "scan" else 1) for op, weight in s.mix.items())
+    asked = 800 * per_op / total  # entities/s of 'hot' at 400 x 2 operations/s
+    assert found.current.load.hottest()[:2] == ("hot", pytest.approx(asked))
+    n = math.floor(asked / (HEADROOM * s.partition_target)) + 1  # the fewest buckets each under 80 % of 2,000/s
+    assert found.chosen.family == "shard" and found.chosen.design.n == n
+    assert found.chosen.design.load.hottest()[1] == pytest.approx(asked / n)
+    assert asked / (n - 1) >= HEADROOM * s.partition_target  # one bucket fewer would not fit
+    assert found.chosen.simulated["throttled_share"] == 0 and found.current_simulated["throttled_share"] > 0.5
+    # its cost to the mix's scans and batches, per second at the peak x growth
+    cost = found.chosen.cost
+    per_s = {op: 800 * weight / total for op, weight in s.mix.items()}
+    scan, batch = (next(o for o in cost.ops if o.op == name) for name in ("scan", "batch"))
+    assert scan.extra_requests_s == pytest.approx(per_s["scan"] * (n - 1)) and scan.extra_entities_s == 0
+    assert batch.extra_requests_s == pytest.approx(per_s["batch"] * (min(n, s.batch_size) - 1))
+    assert batch.batches_split_s == pytest.approx(per_s["batch"]) and "atomicity" in cost.atomicity
+    assert all(o.extra_requests_s == 0 for o in cost.ops if o.op in ("read", "upsert", "insert", "delete"))
+    advice = advice_section(found, elapsed_s=0.1)
+    assert advice["growth"] == 2.0 and advice["judged_at_operations_per_s"] == 800
+    assert f"over {n} buckets" in advice["recommendation"] and "more requests/s" in advice["recommendation"]
+    assert "x growth 2" in console(advice)[0]
+
+
+def test_the_key_function_makes_exactly_the_keys_the_design_was_judged_on(default_job):
+    _, found = default_job
+    design = found.chosen.design
+    code = key_code(design)
+    scope: dict = {}
+    exec(code["python"], scope)  # noqa: S102 -- the code the advice prints, run as the user would
+    rows = [f"{i:010d}" for i in range(2000)]
+    made = {scope["partition_key"]("hot", row) for row in rows}
+    assert made == set(scope["partition_keys"]("hot")) == set(design.load.keys)  # every bucket, and only those
+    assert scope["partition_key"]("cold", rows[0]) == "cold"  # a key that is not hot stays as it is
+    first = int.from_bytes(hashlib.sha256(rows[0].encode()).digest()[:4], "big") % design.n
+    assert scope["partition_key"]("hot", rows[0]) == f"hot-b{first}"  # the bucket C# computes the same way
+    assert f"const int Buckets = {design.n};" in code["csharp"] and '"hot"' in code["csharp"]
+    assert "ReadUInt32BigEndian(SHA256.HashData(Encoding.UTF8.GetBytes(rowKey)))" in code["csharp"]
+
+
+def test_an_append_only_design_whose_last_range_runs_hot_is_replaced_and_the_advice_says_why():
+    w = workload(1500, key_strategy="append-only", mix="insert=80,read=20")
+    found = search(w, DESIGN_FAMILIES)
+    where, eps, what = found.current.load.hottest()
+    assert what == "range" and eps == pytest.approx(3000 * 0.8)  # every insert on the range at the end of the key order
+    assert found.chosen.family not in ("current", "seconds-first")  # seconds-first: a second's writes on one key still
+    assert found.chosen.design.run_options["key_strategy"] != "append-only"
+    advice = advice_section(found, elapsed_s=0.1)
+    assert "one range partition takes every insert" in advice["why"] and "120%" in advice["why"]
+    seconds_first = next(d for d in advice["designs"] if d["family"] == "seconds-first")
+    assert seconds_first["applies"] and not seconds_first["fits"] and "2,400 entities/s" in seconds_first["why_not"]
+
+
+def test_a_guid_workload_over_the_accounts_target_gets_accounts_not_a_key_design():
+    w = workload(2000, key_strategy="guid")
+    found = search(w, DESIGN_FAMILIES)
+    account = found.current.load.account_eps
+    assert found.account_over and account >= w.settings.account_target
+    n = math.floor(account / w.settings.account_target) + 1
+    assert found.chosen.family == "accounts" and found.chosen.design.n == n
+    assert account / (n - 1) >= w.settings.account_target
+    advice = advice_section(found, elapsed_s=0.1)
+    assert advice["recommendation"].startswith("No key design helps") and f"over {n} storage accounts" in advice["recommendation"]
+    assert key_code(found.chosen.design)["python"].count("ACCOUNTS") >= 2
+
+
+def test_a_scan_heavy_workload_is_not_advised_guids_and_the_table_says_what_they_would_cost():
+    w = workload(80, key_strategy="set:4", mix="scan=60,read=40", seed_entities="4000")
+    found = search(w, DESIGN_FAMILIES)
+    assert not found.account_over and found.chosen.family not in ("guid", "current")
+    guid = answer(found, "guid")
+    scans_per_s = 160 * 0.6
+    table_scan = next(o for o in guid.cost.ops if o.op == "scan")
+    assert table_scan.extra_entities_s == pytest.approx(scans_per_s * (4000 - w.settings.scan_size))
+    assert "table scan" in table_scan.change and guid.cost.score > found.chosen.cost.score
+    row = next(d for d in advice_section(found, elapsed_s=0.1)["designs"] if d["family"] == "guid")
+    assert row["fits"] and row["cost"]["extra_entities_per_s"] == pytest.approx(table_scan.extra_entities_s, abs=0.1)
+
+
+def test_a_design_that_fits_is_kept_and_the_families_that_cannot_help_say_why():
+    found = search(workload(20), DESIGN_FAMILIES)  # 20 x 2 operations/s of the default mix: 436 entities/s, 22 %
+    assert found.chosen.family == "current" and "as it is" in advice_section(found, elapsed_s=0)["recommendation"]
+    why = {a.family: a.why_not for a in found.answers if not a.applies}
+    assert why == {
+        "shard": "no key takes 80 % of its target: nothing to shard",
+        "finer": "the design is not a set of values (set:N) to make finer",
+        "seconds-first": "its keys are not time-ordered",
+        "accounts": "the account stays under its target",
+    }
+
+
+def test_the_smallest_n_is_searched_not_tried_one_by_one(monkeypatch):
+    """A hash prefix over a load needing several hundred prefixes (an account with a raised target): doubling then
+    bisection, a few dozen probes."""
+    made = []
+    real = designs_module._hash_prefix
+    monkeypatch.setattr(designs_module, "_hash_prefix", lambda w, c, n: made.append(n) or real(w, c, n))
+    w = workload(20000, key_strategy="set:1000", account_target="1000000")  # 238,000 entities/s: 149 prefixes
+    found = search(w, ("hash-prefix",))
+    n = answer(found, "hash-prefix").design.n
+    total = found.current.load.account_eps
+    assert n == math.floor(total / (HEADROOM * w.settings.partition_target)) + 1
+    assert len(set(made)) <= 2 * math.ceil(math.log2(n)) + 2 < n
+    assert [p for p, _ in answer(found, "hash-prefix").curve] == sorted(set(made))  # the chart's points are the probes
