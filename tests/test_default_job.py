@@ -81,3 +81,44 @@ def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artif
         assert "behind the throttling emulator" in note and "2,000 entities/s per partition" in note
         assert "20,000 per account" in note and "never throttles" not in note
         page.screenshot(path=str(artifacts / "report-default-job.png"), full_page=True)
+
+    # HOT ends with the command that asks advise about this workload: run as printed, with --verify, it names a design
+    # and its N (the hottest partition under 80 % at twice the peak), costs the scans and batches, writes the code,
+    # and proves it on a real table beside the simulation
+    asked = shlex.split(first.remedy.split("Ask for the design that fits, sized and costed: ")[1])
+    assert asked == ["loadtest", "advise", "--from", f"{tmp_path}/results.json"]
+    advised = tmp_path / "advice"
+    done = run_loadtest(*asked[1:], "--verify", "--verify-time", "8s", "--out", str(advised), timeout=300)
+    assert done.code == 0, done.output
+    advice = json.loads((advised / "results.json").read_text())["advice"]
+    chosen = next(d for d in advice["designs"] if d["family"] == advice["chosen"])
+    assert advice["growth"] == 2 and advice["peak_operations_per_s"] == 400 and chosen["ratio"] < 0.8
+    assert chosen["family"] == "shard" and chosen["spread_keys"] == ["hot"] and f"over {chosen['n']} buckets" in done.stdout
+    costs = {o["op"]: o for o in chosen["cost"]["ops"]}
+    assert costs["scan"]["extra_requests_per_s"] > 0 and costs["batch"]["extra_requests_per_s"] > 0
+    assert chosen["cost"]["batches_split_per_s"] > 0 and "def partition_key" in advice["code"]["python"]
+    check = advice["verification"]
+    assert check["factor"] == pytest.approx(200 / 800) and [d["family"] for d in check["designs"]] == ["current", "shard"]
+    for design in check["designs"]:  # per partition: the served share within 15 %, the throttled share within 5 points
+        compared = [row for row in design["partitions"] if row["compared"]]
+        assert len(compared) == len(design["partitions"]) >= 1, design
+        for row in compared:
+            real, sim = row["real"], row["simulated"]
+            assert real["served_share"] == pytest.approx(sim["served_share"], rel=0.15), (design["family"], row)
+            assert abs(real["throttled_share"] - sim["throttled_share"]) <= max(0.05, row["throttled_within"]), row
+    assert check["agrees"] and "agrees with the simulation" in done.stdout
+
+    with chromium_page() as page:
+        page.goto((advised / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        assert page.inner_text("#advice-recommendation") == advice["recommendation"]
+        assert page.eval_on_selector("#chart-designs", "img => img.complete && img.naturalWidth > 400")
+        rows = page.eval_on_selector_all(
+            "#designs-table tr.design", "rows => rows.map(r => [r.dataset.family, r.dataset.fits, r.dataset.chosen])"
+        )
+        assert rows[0] == ["current", "false", "false"] and ["shard", "true", "true"] in rows, rows
+        assert "def partition_key(key: str, row_key: str) -> str:" in page.inner_text("#code-python")
+        assert "public static string PartitionKey(string key, string rowKey)" in page.inner_text("#code-csharp")
+        verified = page.eval_on_selector_all("#verification-table tr.verified", "rows => rows.map(r => r.dataset.agrees)")
+        assert verified and set(verified) == {"true"}
+        page.screenshot(path=str(artifacts / "report-advice.png"), full_page=True)

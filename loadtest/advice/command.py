@@ -76,7 +76,7 @@ def advise(ns: argparse.Namespace, extra: list[str]) -> int:
         id=run_id,
         started=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
         target_kind="advice",
-        settings={**workload.settings.public(), "arrival_rate": workload.rate, "fail_on": ",".join(fail_on) or "never"},
+        settings={**results.run.settings, "fail_on": ",".join(fail_on) or "never"},
     )
     results.advice = advice_section(found, elapsed_s=elapsed, verification=checked)
     results.simulation = {

@@ -9,7 +9,7 @@ each family's answer (and the current design) is simulated, over ``WINDOW_S`` se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from .. import summary
@@ -109,7 +109,12 @@ def simulated(
         profile=settings.profile,
         simulated=True,
         entity_bytes=settings.shape.bytes,
-        settings={**settings.public(), "arrival_rate": rate},
+        settings={
+            **settings.public(),
+            "arrival_rate": rate,
+            "emulate_throttling": True,  # the model's budgets, as a simulation records them
+            **{f"emulator_{name}": value for name, value in asdict(budgets).items()},
+        },
     )
     return summary.build(metrics, info)
 

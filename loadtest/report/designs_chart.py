@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
 from .canvas import figure, legend_beside, png
 
 __all__ = ["designs_chart"]
@@ -19,6 +21,7 @@ def designs_chart(advice: dict[str, Any]) -> str:
     ax.axhline(100, color="red", linestyle="--", label=f"target {target:,.0f} entities/s")
     ax.axhline(100 * float(advice["headroom"]), color="#ff7f0e", linestyle="--", label=f"{float(advice['headroom']):.0%} of it")
     top = 110.0
+    styles = iter([("o", "-"), ("s", "--"), ("^", "-."), ("D", ":"), ("v", "-"), ("P", "--")])
     for design in advice["designs"]:
         curve = design.get("curve") or []
         if not curve or design["family"] == "accounts":
@@ -27,8 +30,23 @@ def designs_chart(advice: dict[str, Any]) -> str:
         ys = [100 * eps / target for _, eps in curve]
         top = max(top, *ys)
         chosen = " (recommended)" if design["family"] == advice.get("chosen") else ""
-        ax.plot(xs, ys, marker="o", linestyle="-" if len(xs) > 1 else "none", label=f"{design['family']}{chosen}")
+        marker, line = next(styles)
+        ax.plot(
+            xs,
+            ys,
+            marker=marker,
+            linestyle=line if len(xs) > 1 else "none",
+            markersize=6 if chosen else 11,  # the others hollow and larger: a family that matches it stays visible
+            markerfacecolor=None if chosen else "none",
+            zorder=3 if chosen else 2,
+            label=f"{design['family']}{chosen}",
+        )
     ax.set_xscale("log")
+    ns = sorted({max(1, n) for d in advice["designs"] if d["family"] != "accounts" for n, _ in d.get("curve") or []})
+    if ns:
+        ax.set_xticks(ns if len(ns) <= 12 else ns[:: -(-len(ns) // 12)])
+    ax.xaxis.set_major_formatter(ScalarFormatter())  # N as numbers (2, 4, 8), not powers of ten
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yscale("log" if top > 2000 else "linear")
     ax.set_xlabel("N (buckets, prefixes, values; GUIDs and seconds-first have none)")
     ax.set_ylabel("hottest partition, % of its target")
