@@ -344,3 +344,41 @@ def test_the_logs_profile_replayed_by_a_real_run_asks_each_partition_what_the_lo
     assert max(replayed, key=replayed.get) == max(logged_shares, key=logged_shares.get)
     missing = sum(r["errors"].get("ResourceNotFound", 0) for r in replay["partitions"])
     assert missing == 0 and replay["arrivals"]["served_per_s"] > 0
+
+
+def test_a_profile_whose_one_key_takes_most_of_the_load_is_advised_write_sharding_of_that_key_and_verify_replays_it(
+    logged, tmp_path, monkeypatch
+):
+    """The skewed run's own logs (the emulator's --request-log) read into a profile; advise at 2,000 operations/s:
+    the hot key alone is spread, into the fewest buckets under 80 % at twice the peak, and --verify replays the profile
+    with that key written over its buckets through the throttling emulator."""
+    logged_run, log = logged
+    profile = tmp_path / "traffic.json"
+    code, out, err = in_process(
+        monkeypatch, "traffic", str(log), "--client-request-id", f"{logged_run['run']['id']}-",
+        "--profile-out", str(profile), "--out", str(tmp_path / "read"),
+    )  # fmt: skip
+    assert code == 0, out + err
+    read = json.loads((tmp_path / "read" / "results.json").read_text())
+    hot = next(f for f in read["findings"] if f["kind"] in ("HOT", "WARM", "COOL"))["partition"]
+    advised = tmp_path / "advice"
+    done = run_loadtest(
+        "advise", "--traffic", str(profile), "--arrival-rate", "2000", "--verify", "--verify-time", "6s",
+        "--verify-rate", "150", "--out", str(advised), timeout=300,
+    )  # fmt: skip
+    assert done.code in (0, 3) and "Traceback" not in done.output, done.output
+    advice = json.loads((advised / "results.json").read_text())["advice"]
+    shard = next(d for d in advice["designs"] if d["family"] == "shard")
+    assert advice["chosen"] == "shard" and shard["spread_keys"] == [hot], advice["recommendation"]
+    load, target = advice["current"]["hottest_eps"], 0.8 * advice["partition_target"]
+    assert advice["current"]["hottest"] == hot and load / shard["n"] < target <= load / (shard["n"] - 1)
+    assert f"'{hot}' over {shard['n']} buckets" in done.stdout
+    check = advice["verification"]
+    assert [d["family"] for d in check["designs"]] == ["current", "shard"]
+    sharded = json.loads((Path(check["designs"][1]["real_run"]) / "results.json").read_text())
+    replayed = sharded["run"]["settings"]["key_strategy"]
+    assert replayed.startswith("traffic:") and replayed.endswith("traffic-sharded.json:spread"), replayed
+    buckets = {f"{hot}-b{i}" for i in range(shard["n"])}
+    ran = {r["partition"] for r in sharded["partitions"] if r["op_class"] == "ALL"}
+    assert buckets <= ran and hot not in ran  # the hot key's operations went to its buckets, each bucket asked
+    assert {r["partition"] for r in check["designs"][1]["partitions"]} >= buckets
