@@ -2,8 +2,8 @@
 
 The commands that load Locust — ``run`` and ``ceiling`` (Locust's runner) — get gevent's patches first thing, before
 anything imports sockets or ssl, as Locust does on import (patching ssl after it was imported may recurse). The others
-stay free of Locust and patch nothing: ``report``, ``merge``, ``simulate``, ``compare``, ``cleanup`` and ``locustfile``
-load neither Locust nor gevent; ``emulator`` serves on gevent's own sockets, unpatched.
+stay free of Locust and patch nothing: ``report``, ``merge``, ``simulate``, ``advise``, ``compare``, ``cleanup`` and
+``locustfile`` load neither Locust nor gevent; ``emulator`` serves on gevent's own sockets, unpatched.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import junit, wrapup
-from ..exit_codes import EXIT_OK, UsageError
+from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import ADVISE_OPTIONS, REPLAY_OPTIONS, SIMULATION_REFUSES
 from ..options.stress import OPTION_BY_DEST
@@ -25,7 +25,6 @@ from .workload import WORKLOAD, Workload, from_namespace, from_results
 
 __all__ = ["advise"]
 
-EXIT_CHECK = 3  # a check failed: here, the real runs disagreed with the simulation
 GROWTH, FROM, FAMILIES, VERIFY, VERIFY_RATE, VERIFY_TIME = ADVISE_OPTIONS
 TRAFFIC = REPLAY_OPTIONS[0]
 OUT, JUNIT, FAIL_ON, OVERWRITE = (OPTION_BY_DEST[d] for d in ("out", "junit", "fail_on", "overwrite"))
@@ -93,7 +92,7 @@ def advise(ns: argparse.Namespace, extra: list[str]) -> int:
         return 1
     code, messages = exit_code(results, checks_for(fail_on))
     if checked is not None and not checked["agrees"]:
-        code = max(code, EXIT_CHECK)
+        code = max(code, EXIT_CHECK_FAILED)  # a check failed: the real runs disagreed with the simulation
     written = junit_file and junit.write(junit_file, [_suite(results.advice, run_id), junit.suite(results, fail_on, index=1)])
     lines = console(results.advice) + [f"Report: {out / REPORT_FILE}"]
     lines += [f"JUnit: {junit_file}"] if written else []

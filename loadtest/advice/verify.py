@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..emulator.budgets import Budgets
 from ..exit_codes import RunError
 from ..operations import OpClass
@@ -66,38 +68,73 @@ def _sharded_profile(workload: Workload, design: Design, folder: Path) -> dict[s
     return {"key_strategy": f"traffic:{target}:{mode}", "seed_entities": str(max(keys, workload.settings.seed_entities))}
 
 
+#: The seconds left out of the comparison at the start, on both sides: the buckets' initial second of budget, which a
+#: fluid model spends on every operation alike and the emulator on the first ones to arrive, and the users' start.
+SETTLE_S = 2
+
+
 def _per_partition(results: Results) -> dict[str, dict[str, float]]:
-    """Each partition's ALL row (or its one op class): its level, served entities/s, served and throttled shares."""
+    """Each partition, GET and PUT together, over the whole seconds after the first ``SETTLE_S`` (the last second,
+    cut short by the run's end, left out too): its level, served entities/s, served and throttled shares."""
+    frame = results.timeseries
+    first = int(frame["t"].min()) if len(frame) else 0
+    last = first + int(results.run.duration_s)
+    kept = frame[(frame["t"] >= first + SETTLE_S) & (frame["t"] < last - 1) & (frame["op_class"] != OpClass.ALL)]
+    seconds = max(1, last - 1 - first - SETTLE_S)
+    sums = kept.groupby("partition")[["entities", "offered", "unsent", "attempts", "throttled"]].sum()
+    levels = {row.partition: row.offered_ratio or row.ratio for row in results.partitions}
     out: dict[str, dict[str, float]] = {}
-    for row in results.partitions:
-        if row.op_class != OpClass.ALL and any(
-            r.partition == row.partition and r.op_class == OpClass.ALL for r in results.partitions
-        ):
-            continue
-        out[row.partition] = {
-            "ratio": round(row.offered_ratio or row.ratio, 4),
-            "served_eps": round(row.mean_eps, 2),
-            "served_share": round(row.entities / row.offered, 4) if row.offered else 1.0,
-            "throttled_share": round(row.throttled / row.attempts, 4) if row.attempts else 0.0,
-            "attempts": row.attempts,
-            "entities": row.entities,
-            "asked": row.offered,
+    for partition, row in sums.iterrows():
+        asked = float(row["offered"] + row["unsent"])
+        out[str(partition)] = {
+            "ratio": round(levels.get(str(partition), 0.0), 4),
+            "served_eps": round(float(row["entities"]) / seconds, 2),
+            "served_share": round(float(row["entities"]) / asked, 4) if asked else 1.0,
+            "throttled_share": round(float(row["throttled"]) / float(row["attempts"]), 4) if row["attempts"] else 0.0,
+            "attempts": int(row["attempts"]),
+            "entities": int(row["entities"]),
+            "asked": int(asked),
         }
     return out
 
 
-def _agree(real: dict[str, float], sim: dict[str, float]) -> tuple[bool, float]:
+def _size_spread(design: Design) -> dict[str, float]:
+    """Per key, the coefficient of variation of its operations' entities (a mix of point operations and batches or
+    scans of 100 spreads them a hundredfold): over a throttled key's budget, how many operations fit it depends on
+    how many large ones were drawn."""
+    demand = design.demand
+    assert demand is not None
+    ops, first, second = (np.zeros(len(demand.keys)) for _ in range(3))
+    for stream in demand.streams:
+        if stream.keyed and stream.clock is None:
+            ops += stream.share * stream.probabilities
+            first += stream.share * stream.probabilities * stream.entities
+            second += stream.share * stream.probabilities * stream.entities**2
+    out = {}
+    for key, n, m1, m2 in zip(demand.keys, ops, first, second, strict=True):
+        if n > 0 and m1 > 0:
+            mean = m1 / n
+            out[key] = float(math.sqrt(max(0.0, m2 / n - mean**2)) / mean)
+    return out
+
+
+def _agree(real: dict[str, float], sim: dict[str, float], spread: float) -> tuple[bool, float]:
     """(Agrees, the throttled bound): the served share of the demand within ``SERVED_WITHIN`` of the simulation's
-    (relative), the throttled share of attempts within ``THROTTLED_WITHIN`` points (or three standard deviations of
-    its binomial, where fewer attempts make that wider). Shares, not entities/s: a run draws each operation's key at
+    (relative); the throttled share of attempts within ``THROTTLED_WITHIN`` points, or three standard deviations of its
+    sampling where that is wider: its binomial, and, on a key throttled at its budget, the draw of operation sizes
+    (the budget holds a fixed number of entities, so a few more batches drawn leave room for fewer operations:
+    ``spread`` is the sizes' coefficient of variation). Shares, not entities/s: a run draws each operation's key at
     random, and its own draw is what it served from."""
-    share = sim["throttled_share"]
-    throttled_bound = max(THROTTLED_WITHIN, 3 * math.sqrt(share * (1 - share) / max(1, real["attempts"])))
+    share, attempts = sim["throttled_share"], max(1, real["attempts"])
+    admitted = (1 - share) * attempts
+    sizes = (1 - share) * spread / math.sqrt(max(1.0, admitted)) if share > 0.01 else 0.0
+    sigma = math.sqrt(share * (1 - share) / attempts + sizes**2)
+    throttled_bound = max(THROTTLED_WITHIN, 3 * sigma)
     served_ok = abs(real["served_share"] - sim["served_share"]) <= SERVED_WITHIN * max(sim["served_share"], 1e-9)
     return served_ok and abs(real["throttled_share"] - share) <= throttled_bound, throttled_bound
 
 
-def _compare(real: Results, sim: Results) -> list[dict[str, Any]]:
+def _compare(real: Results, sim: Results, spread: dict[str, float]) -> list[dict[str, Any]]:
     """Per partition both sides counted apart, then all of them together: the figures side by side and whether they
     agree."""
     r, s = _per_partition(real), _per_partition(sim)
@@ -105,7 +142,7 @@ def _compare(real: Results, sim: Results) -> list[dict[str, Any]]:
     shared = sorted(r.keys() & s.keys(), key=lambda p: (-s[p]["ratio"], p))
     for partition in shared:
         compared = r[partition]["attempts"] >= LEAST_ATTEMPTS
-        agrees, throttled_bound = _agree(r[partition], s[partition])
+        agrees, throttled_bound = _agree(r[partition], s[partition], spread.get(partition, 0.0))
         rows.append(
             {
                 "partition": partition,
@@ -131,7 +168,7 @@ def _compare(real: Results, sim: Results) -> list[dict[str, Any]]:
                 "entities": entities,
                 "asked": asked,
             }
-        agrees, throttled_bound = _agree(whole["real"], whole["simulated"])
+        agrees, throttled_bound = _agree(whole["real"], whole["simulated"], max(spread.values(), default=0.0))
         rows.append(
             {
                 "partition": "(these partitions together)",
@@ -163,6 +200,7 @@ def verify(found: Search, workload: Workload, out: Path, *, rate: float, seconds
         "seconds": seconds,
         "retry": VERIFY_RETRY,
         "served_within": SERVED_WITHIN,
+        "settle_s": SETTLE_S,
         "throttled_within": THROTTLED_WITHIN,
         "designs": [],
     }
@@ -180,7 +218,7 @@ def verify(found: Search, workload: Workload, out: Path, *, rate: float, seconds
         real = _real_run(workload, options, folder / "real", done, seconds)
         sim = simulated(design, workload, budgets=budgets, rate=done["operations_per_s"], seconds=seconds, retry=VERIFY_RETRY)
         entry["real_run"] = str(folder / "real")
-        entry["partitions"] = _compare(real, sim)
+        entry["partitions"] = _compare(real, sim, _size_spread(design))
         entry["agrees"] = all(row["agrees"] for row in entry["partitions"]) and any(r["compared"] for r in entry["partitions"])
     done["agrees"] = all(e.get("agrees", True) for e in done["designs"])
     return done
