@@ -22,13 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-from loadtest.traffic.profile import ProfileCounts
+from replay_day import profile  # bench/ is the script's own folder on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUR = 3600
-START = 1_795_478_400
 GOAL_S = 60.0
 RATE = ["--arrival-rate", "100000"]
 CASES = {
@@ -44,24 +41,9 @@ CASES = {
 }
 
 
-def hour_profile(path: Path, partitions: int = 100_000, mean_rate: float = 20_000) -> Path:
-    """An hour of traffic over ``partitions`` (a Pareto skew of GET and PUT requests), as ``loadtest traffic`` writes
-    a profile (through its own accumulator), minute by minute."""
-    rng = np.random.default_rng(1)
-    weights = rng.pareto(1.2, partitions) + 1
-    requests = rng.multinomial(int(mean_rate * HOUR), weights / weights.sum())
-    counts = ProfileCounts()
-    for i, n in enumerate(requests):
-        if n:
-            gets = int(n * 0.8)
-            counts.partitions[f"p{i:06d}"] = {"GET": [float(gets), float(gets)], "PUT": [float(n - gets), float(n - gets)]}
-    for operation, op_class in (("QueryEntity", "GET"), ("InsertOrMergeEntity", "PUT")):
-        n = sum(int(c[op_class][0]) for c in counts.partitions.values())
-        counts.operations[(operation, op_class)] = counts.operation_entities[(operation, op_class)] = n
-    per_minute = rng.multinomial(int(requests.sum()), np.ones(60) / 60)
-    for minute, n in enumerate(per_minute):
-        counts.seconds[START + 60 * minute] += int(n)
-    return counts.write(path, first=START, last=START + HOUR - 1, hashed=False, records=int(requests.sum()), entity_bytes=1024)
+def hour_profile(path: Path) -> Path:
+    """An hour of traffic over 100,000 partitions at 20,000 requests/s, flat (``replay_day``'s profile maker)."""
+    return profile(path, 100_000, 20_000, span=HOUR, diurnal=False)
 
 
 def measure(args: list[str], out: Path) -> dict[str, float]:

@@ -28,10 +28,13 @@ DAY = 86_400
 START = 1_795_478_400  # a midnight, UTC
 
 
-def profile(path: Path, partitions: int, mean_rate: float) -> Path:
+def profile(path: Path, partitions: int, mean_rate: float, *, span: int = DAY, diurnal: bool = True) -> Path:
+    """``span`` seconds of traffic over ``partitions`` (a Pareto skew of GET and PUT requests) at ``mean_rate``, in a
+    diurnal curve (or flat), minute by minute, as ``loadtest traffic`` writes a profile (through its own accumulator).
+    ``bench/advise_search.py`` makes its hour with it too."""
     rng = np.random.default_rng(1)
     weights = rng.pareto(1.2, partitions) + 1
-    requests = rng.multinomial(int(mean_rate * DAY), weights / weights.sum())
+    requests = rng.multinomial(int(mean_rate * span), weights / weights.sum())
     counts = ProfileCounts()
     for i, n in enumerate(requests):
         if n:
@@ -40,11 +43,12 @@ def profile(path: Path, partitions: int, mean_rate: float) -> Path:
     for operation, op_class in (("QueryEntity", "GET"), ("InsertOrMergeEntity", "PUT")):
         n = sum(int(c[op_class][0]) for c in counts.partitions.values())
         counts.operations[(operation, op_class)] = counts.operation_entities[(operation, op_class)] = n
-    curve = np.array([1.0 - 0.6 * math.cos(2 * math.pi * (s - 4 * 3600) / DAY) for s in range(0, DAY, 60)])
+    minutes = range(0, span, 60)
+    curve = np.array([1.0 - 0.6 * math.cos(2 * math.pi * (s - 4 * 3600) / DAY) if diurnal else 1.0 for s in minutes])
     per_minute = rng.multinomial(int(requests.sum()), curve / curve.sum())
     for minute, n in enumerate(per_minute):
         counts.seconds[START + 60 * minute] += int(n)
-    return counts.write(path, first=START, last=START + DAY - 1, hashed=False, records=int(requests.sum()), entity_bytes=1024)
+    return counts.write(path, first=START, last=START + span - 1, hashed=False, records=int(requests.sum()), entity_bytes=1024)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from ..options.rules import DESIGN_FAMILIES
 from ..simulator.demand import Demand, Stream, demand_of
 from .workload import Workload
 
-__all__ = ["FAMILIES", "Design", "Family", "Load", "families_for", "load_of"]
+__all__ = ["FAMILIES", "Design", "Family", "Load", "current_design", "families_for", "load_of"]
 
 FAMILIES = DESIGN_FAMILIES  # in the order they are tried and shown (the cheapest kinds of change first)
 SECONDS_FIRST = "timestamp:ssyyyyMMddHHmm"  # the docs' form: a minute's seconds spread over 60 keys in key order
@@ -101,7 +101,7 @@ class Family:
 
 def families_for(workload: Workload, current: Design, wanted: tuple[str, ...]) -> list[Family]:
     """Each wanted family for ``workload`` (``current``: its design as it is): the ones that cannot help it carry why."""
-    settings, rate = workload.settings, workload.rate
+    settings = workload.settings
     strategy = settings.keys()
     fixed = strategy.keys() is not None
     base = current.demand
@@ -132,7 +132,6 @@ def families_for(workload: Workload, current: Design, wanted: tuple[str, ...]) -
             over = current.load.account_eps >= settings.account_target
             why = "" if over else "the account stays under its target"
             out.append(Family(name, 2, MOST[name], lambda n: _accounts(current, n), why))
-    del rate
     return out
 
 

@@ -70,7 +70,7 @@ def _sharded_profile(workload: Workload, design: Design, folder: Path) -> dict[s
 
 #: The seconds left out of the comparison at the start, on both sides: the buckets' initial second of budget, which a
 #: fluid model spends on every operation alike and the emulator on the first ones to arrive, and the users' start.
-SETTLE_S = 2
+SETTLE_S = 1
 
 
 def _per_partition(results: Results) -> dict[str, dict[str, float]]:

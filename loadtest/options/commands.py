@@ -213,7 +213,13 @@ ADVISE_OPTIONS: tuple[Option, ...] = only(
             number("operations/s above 0 and at most 2000, e.g. 200", lambda n: 0 < n <= 2000),
             locust=False,
         ),
-        Option(("--verify-time",), "how long each verifying run loads: 20s, 1m", "20s", duration(maximum=600), locust=False),
+        Option(
+            ("--verify-time",),
+            "how long each verifying run loads: 20s, 1m (its first second is left out of the comparison)",
+            "20s",
+            duration(maximum=600, minimum=3, why="at least 3 s: the first is left out, and the last is cut short"),
+            locust=False,
+        ),
     ),
 )
 #: ``loadtest report PATH``.
