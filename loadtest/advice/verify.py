@@ -39,7 +39,7 @@ SERVED_WITHIN = 0.15  # the served share, relative: real against simulated
 THROTTLED_WITHIN = 0.05  # the throttled share of attempts, in points
 VERIFY_RETRY = "none"
 #: A partition compared needs this many real attempts: fewer, and the draw of keys moves its shares past the bounds.
-LEAST_ATTEMPTS = 100
+LEAST_ATTEMPTS = 60
 
 
 def _slug(text: str) -> str:
