@@ -11,7 +11,10 @@ import json
 
 from .designs import Design
 
-__all__ = ["key_code"]
+__all__ = ["MOST_LISTED", "key_code"]
+
+#: Hot keys the sharding code lists by name; past these, it writes every key over the buckets (no worse for any key).
+MOST_LISTED = 1000
 
 
 def _literal(text: str) -> str:
@@ -21,14 +24,24 @@ def _literal(text: str) -> str:
 
 def key_code(design: Design) -> dict[str, str]:
     """{"python": ..., "csharp": ...} for ``design`` ("" for both when the design keeps the keys as they are)."""
-    family, n = design.family, design.n
-    if family == "shard":
-        hot = ", ".join(_literal(k) for k in design.spread_keys[:50])
-        more = "  # and the other hot keys the advice lists" if len(design.spread_keys) > 50 else ""
-        python = f'''import hashlib
+    writer = _WRITERS.get(design.family)
+    if writer is None:
+        return {"python": "", "csharp": ""}
+    python, csharp = writer(design)
+    return {"python": python, "csharp": csharp}
+
+
+def _shard(design: Design) -> tuple[str, str]:
+    n = design.n
+    listed = len(design.spread_keys) <= MOST_LISTED
+    hot = ", ".join(_literal(k) for k in design.spread_keys) if listed else ""
+    py_hot, cs_hot = ("key in HOT", "Hot.Contains(key)") if listed else ("True", "true")
+    py_set = f"HOT = {{{hot}}}" if listed else f"# over {MOST_LISTED:,} keys are hot: every key is written over the buckets"
+    cs_set = f"static readonly HashSet<string> Hot = new() {{ {hot} }};" if listed else f"// {py_set[2:]}"
+    python = f'''import hashlib
 
 BUCKETS = {n}
-HOT = {{{hot}}}{more}
+{py_set}
 
 
 def bucket(row_key: str) -> int:
@@ -38,21 +51,21 @@ def bucket(row_key: str) -> int:
 
 def partition_key(key: str, row_key: str) -> str:
     """Where an entity of logical key `key` is stored: a hot key's entities over BUCKETS partitions."""
-    return f"{{key}}-b{{bucket(row_key)}}" if key in HOT else key
+    return f"{{key}}-b{{bucket(row_key)}}" if {py_hot} else key
 
 
 def partition_keys(key: str) -> list[str]:
     """Every partition a range scan of `key` reads: query each (in parallel) and merge the answers by RowKey."""
-    return [f"{{key}}-b{{i}}" for i in range(BUCKETS)] if key in HOT else [key]
+    return [f"{{key}}-b{{i}}" for i in range(BUCKETS)] if {py_hot} else [key]
 '''
-        csharp = f"""using System.Buffers.Binary;
+    csharp = f"""using System.Buffers.Binary;
 using System.Security.Cryptography;
 using System.Text;
 
 static class Keys
 {{
     const int Buckets = {n};
-    static readonly HashSet<string> Hot = new() {{ {hot} }};
+    {cs_set}
 
     // A stable bucket from the RowKey: the same in every process (string.GetHashCode is not).
     static int Bucket(string rowKey) =>
@@ -60,15 +73,19 @@ static class Keys
 
     // Where an entity of logical key `key` is stored: a hot key's entities over Buckets partitions.
     public static string PartitionKey(string key, string rowKey) =>
-        Hot.Contains(key) ? $"{{key}}-b{{Bucket(rowKey)}}" : key;
+        {cs_hot} ? $"{{key}}-b{{Bucket(rowKey)}}" : key;
 
     // Every partition a range scan of `key` reads: query each (in parallel) and merge the answers by RowKey.
     public static IEnumerable<string> PartitionKeys(string key) =>
-        Hot.Contains(key) ? Enumerable.Range(0, Buckets).Select(i => $"{{key}}-b{{i}}") : new[] {{ key }};
+        {cs_hot} ? Enumerable.Range(0, Buckets).Select(i => $"{{key}}-b{{i}}") : new[] {{ key }};
 }}
 """
-    elif family == "hash-prefix":
-        python = f'''import hashlib
+    return python, csharp
+
+
+def _hash_prefix(design: Design) -> tuple[str, str]:
+    n = design.n
+    python = f'''import hashlib
 
 PREFIXES = {n}
 
@@ -87,7 +104,7 @@ def partition_keys() -> list[str]:
     """Every prefix a scan of one logical key reads: query each (in parallel) and merge by RowKey."""
     return [f"{{i:03d}}" for i in range(PREFIXES)]
 '''
-        csharp = f"""using System.Buffers.Binary;
+    csharp = f"""using System.Buffers.Binary;
 using System.Security.Cryptography;
 using System.Text;
 
@@ -106,8 +123,12 @@ static class Keys
     public static IEnumerable<string> PartitionKeys() => Enumerable.Range(0, Prefixes).Select(i => i.ToString("D3"));
 }}
 """
-    elif family == "finer":
-        python = f'''import hashlib
+    return python, csharp
+
+
+def _finer(design: Design) -> tuple[str, str]:
+    n = design.n
+    python = f'''import hashlib
 
 VALUES = {n}
 
@@ -116,7 +137,7 @@ def partition_key(entity_id: str) -> str:
     """One of VALUES keys from the entity's own identity (a stable hash)."""
     return f"k{{int.from_bytes(hashlib.sha256(entity_id.encode('utf-8')).digest()[:4], 'big') % VALUES:07d}}"
 '''
-        csharp = f"""using System.Buffers.Binary;
+    csharp = f"""using System.Buffers.Binary;
 using System.Security.Cryptography;
 using System.Text;
 
@@ -129,36 +150,48 @@ static class Keys
         "k" + (BinaryPrimitives.ReadUInt32BigEndian(SHA256.HashData(Encoding.UTF8.GetBytes(entityId))) % Values).ToString("D7");
 }}
 """
-    elif family == "seconds-first":
-        python = '''from datetime import datetime, timezone
+    return python, csharp
+
+
+def _seconds_first(design: Design) -> tuple[str, str]:
+    del design  # one form whatever the workload
+    python = '''from datetime import datetime, timezone
 
 
 def partition_key(at: datetime) -> str:
     """Seconds first (ssyyyyMMddHHmm): consecutive seconds land on 60 places in key order, not at its end."""
     return at.astimezone(timezone.utc).strftime("%S%Y%m%d%H%M")
 '''
-        csharp = """static class Keys
+    csharp = """static class Keys
 {
     // Seconds first (ssyyyyMMddHHmm): consecutive seconds land on 60 places in key order, not at its end.
     public static string PartitionKey(DateTimeOffset at) => at.UtcDateTime.ToString("ssyyyyMMddHHmm");
 }
 """
-    elif family == "guid":
-        python = '''import uuid
+    return python, csharp
+
+
+def _guid(design: Design) -> tuple[str, str]:
+    del design  # one form whatever the workload
+    python = '''import uuid
 
 
 def partition_key() -> str:
     """A key per entity: keep it where the application finds the entity again (a point read needs it)."""
     return str(uuid.uuid4())
 '''
-        csharp = """static class Keys
+    csharp = """static class Keys
 {
     // A key per entity: keep it where the application finds the entity again (a point read needs it).
     public static string PartitionKey() => Guid.NewGuid().ToString();
 }
 """
-    elif family == "accounts":
-        python = f'''import hashlib
+    return python, csharp
+
+
+def _accounts(design: Design) -> tuple[str, str]:
+    n = design.n
+    python = f'''import hashlib
 
 from azure.data.tables import TableServiceClient
 
@@ -171,7 +204,7 @@ def account_for(partition_key: str) -> TableServiceClient:
     digest = hashlib.sha256(partition_key.encode("utf-8")).digest()
     return ACCOUNTS[int.from_bytes(digest[:4], "big") % len(ACCOUNTS)]
 '''
-        csharp = f"""using System.Buffers.Binary;
+    csharp = f"""using System.Buffers.Binary;
 using System.Security.Cryptography;
 using System.Text;
 using Azure.Data.Tables;
@@ -189,6 +222,14 @@ static class Accounts
     }}
 }}
 """
-    else:
-        return {"python": "", "csharp": ""}
-    return {"python": python, "csharp": csharp}
+    return python, csharp
+
+
+_WRITERS = {
+    "shard": _shard,
+    "hash-prefix": _hash_prefix,
+    "finer": _finer,
+    "seconds-first": _seconds_first,
+    "guid": _guid,
+    "accounts": _accounts,
+}

@@ -59,7 +59,8 @@ def _design(design: Design, target: float, account_target: float) -> dict[str, A
         "account_eps": round(design.load.account_eps, 1),
         "account_ratio": round(design.load.account_eps / account_target, 4),
         "range_eps": round(design.load.range_eps, 1),
-        "spread_keys": design.spread_keys[:50],
+        "spread_keys": design.spread_keys[:50],  # the hottest first; how many in all:
+        "spread_count": len(design.spread_keys),
     }
 
 

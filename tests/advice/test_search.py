@@ -3,11 +3,12 @@ the workload's own numbers (the mix, the batch and scan sizes, the targets), not
 
 import hashlib
 import math
+from dataclasses import replace
 
 import pytest
 
 from loadtest.advice import designs as designs_module
-from loadtest.advice.code import key_code
+from loadtest.advice.code import MOST_LISTED, key_code
 from loadtest.advice.search import search
 from loadtest.advice.section import advice_section, console
 from loadtest.advice.workload import Workload
@@ -72,6 +73,16 @@ def test_the_key_function_makes_exactly_the_keys_the_design_was_judged_on(defaul
     assert scope["partition_key"]("hot", rows[0]) == f"hot-b{first}"  # the bucket C# computes the same way
     assert f"const int Buckets = {design.n};" in code["csharp"] and '"hot"' in code["csharp"]
     assert "ReadUInt32BigEndian(SHA256.HashData(Encoding.UTF8.GetBytes(rowKey)))" in code["csharp"]
+
+
+def test_past_a_thousand_hot_keys_the_code_writes_every_key_over_the_buckets(default_job):
+    _, found = default_job
+    many = replace(found.chosen.design, spread_keys=[f"k{i:05d}" for i in range(MOST_LISTED + 1)])
+    code = key_code(many)
+    scope: dict = {}
+    exec(code["python"], scope)  # noqa: S102
+    assert scope["partition_key"]("any", "0000000001").startswith("any-b") and len(scope["partition_keys"]("x")) == many.n
+    assert "k01000" not in code["python"] and "? $" in code["csharp"] and "HashSet" not in code["csharp"]
 
 
 def test_an_append_only_design_whose_last_range_runs_hot_is_replaced_and_the_advice_says_why():
