@@ -36,7 +36,7 @@ def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artif
     assert args == ["--arrival-rate", "400", "--emulate-throttling"]
     junit_file = tmp_path / "junit.xml"  # as CI gates it: the verdict where CI looks
     gate = ("--fail-on", "hot", "--junit", str(junit_file))
-    done = run_loadtest("run", *args, "-t", "10s", "--out", str(tmp_path), *gate, timeout=180)
+    done = run_loadtest("run", *args, "-t", "8s", "--out", str(tmp_path), *gate, timeout=180)
     assert done.code == 3 and "FAILED --fail-on hot" in done.output, done.output
     results = json.loads((tmp_path / "results.json").read_text())
     findings = [Finding(**f) for f in results["findings"]]
@@ -88,7 +88,7 @@ def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artif
     asked = shlex.split(first.remedy.split("Ask for the design that fits, sized and costed: ")[1])
     assert asked == ["loadtest", "advise", "--from", f"{tmp_path}/results.json"]
     advised = tmp_path / "advice"
-    done = run_loadtest(*asked[1:], "--verify", "--verify-time", "5s", "--out", str(advised), timeout=300)
+    done = run_loadtest(*asked[1:], "--verify", "--verify-time", "6s", "--out", str(advised), timeout=300)
     assert done.code == 0, done.output
     advice = json.loads((advised / "results.json").read_text())["advice"]
     chosen = next(d for d in advice["designs"] if d["family"] == advice["chosen"])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import junit, wrapup
-from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, UsageError
+from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import ADVISE_OPTIONS, REPLAY_OPTIONS, SIMULATION_REFUSES
 from ..options.stress import OPTION_BY_DEST
@@ -92,7 +92,9 @@ def advise(ns: argparse.Namespace, extra: list[str]) -> int:
         return 1
     code, messages = exit_code(results, checks_for(fail_on))
     if checked is not None and not checked["agrees"]:
-        code = max(code, EXIT_CHECK_FAILED)  # a check failed: the real runs disagreed with the simulation
+        failed_runs = any("partitions" not in e and e.get("agrees") is False for e in checked["designs"])
+        # a verifying run that could not be done is the run's failure (1); runs that disagreed, a check's (3)
+        code = EXIT_RUN_FAILED if failed_runs else max(code, EXIT_CHECK_FAILED)
     written = junit_file and junit.write(junit_file, [_suite(results.advice, run_id), junit.suite(results, fail_on, index=1)])
     lines = console(results.advice) + [f"Report: {out / REPORT_FILE}"]
     lines += [f"JUnit: {junit_file}"] if written else []
@@ -108,6 +110,8 @@ def _suite(advice: dict[str, Any], run_id: str) -> ET.Element:
     cases.append(("a design fits", "advice", None if fits else ("NO_DESIGN", advice["recommendation"], advice["why"])))
     for entry in (advice.get("verification") or {}).get("designs", []):
         if "partitions" not in entry:
+            if entry.get("agrees") is False:  # its run failed: the proof was not made
+                cases.append((f"verify {entry['family']} {entry['n']}", "verify", ("NOT_VERIFIED", entry["why_not"], str(entry))))
             continue
         wrong = [r["partition"] for r in entry["partitions"] if not r["agrees"]]
         failure = None if entry["agrees"] else ("DISAGREES", f"{entry['label']}: the real run disagrees on {wrong}", str(entry))

@@ -215,7 +215,11 @@ def verify(found: Search, workload: Workload, out: Path, *, rate: float, seconds
             continue
         if options.get("key_strategy") == "traffic-sharded":
             options = _sharded_profile(workload, design, folder)
-        real = _real_run(workload, options, folder / "real", done, seconds)
+        try:
+            real = _real_run(workload, options, folder / "real", done, seconds)
+        except RunError as err:  # the search's answer stands and is written; the proof says what stopped it
+            entry["why_not"], entry["agrees"] = f"the verifying run failed: {err}", False
+            continue
         sim = simulated(design, workload, budgets=budgets, rate=done["operations_per_s"], seconds=seconds, retry=VERIFY_RETRY)
         entry["real_run"] = str(folder / "real")
         entry["partitions"] = _compare(real, sim, _size_spread(design))

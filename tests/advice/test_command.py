@@ -6,9 +6,11 @@ import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
-from helpers import in_process
+from helpers import KEY, in_process
 from lxml import etree
 
+from loadtest.child_process import free_port
+from loadtest.connection_string import CONNECTION_STRING_ENV
 from loadtest.traffic.profile import FORMAT, VERSION
 
 SCHEMAS = __import__("pathlib").Path(__file__).parents[1] / "data"
@@ -108,3 +110,27 @@ def test_a_design_that_cannot_fit_fails_the_advice_case_and_says_why(monkeypatch
     case = next(c for c in ET.parse(junit).getroot().iter("testcase") if c.get("name") == "a design fits")
     assert case.find("failure").get("message").startswith("No design searched fits")
     assert "does not fit: seconds-first: even at N = 60" in stdout
+
+
+def test_a_verifying_run_that_cannot_reach_its_target_keeps_the_advice_and_says_so(monkeypatch, tmp_path):
+    """The target refuses every connection (nothing listens on its port): each verifying run fails before its load;
+    the search's answer is still written whole, the proof says what stopped it, the exit code is a run that could not
+    be done (1), the JUnit case is failed, and the account key is nowhere."""
+    port = free_port()  # free: nothing listens there
+    secret = f"DefaultEndpointsProtocol=http;AccountName=acct;AccountKey={KEY};TableEndpoint=http://127.0.0.1:{port}/acct;"
+    out, junit = tmp_path / "out", tmp_path / "advice.xml"
+    code, stdout, stderr = in_process(
+        monkeypatch, "advise", "--arrival-rate", "400", "--families", "shard", "--verify", "--verify-time", "3s",
+        "--out", str(out), "--junit", str(junit), env={CONNECTION_STRING_ENV: secret},
+    )  # fmt: skip
+    assert code == 1, stdout + stderr
+    advice = json.loads((out / "results.json").read_text())["advice"]
+    assert advice["chosen"] == "shard" and (out / "report.html").is_file()
+    entries = advice["verification"]["designs"]
+    assert [e["family"] for e in entries] == ["current", "shard"] and not advice["verification"]["agrees"]
+    assert all(e["why_not"].startswith("the verifying run failed") and "partitions" not in e for e in entries)
+    failed = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
+    assert {c.get("name") for c in failed} >= {"verify current 0", "verify shard 6"}
+    assert "verify as it is (single): the verifying run failed" in stdout
+    for text in (stdout, stderr, (out / "results.json").read_text(), (out / "report.html").read_text(), junit.read_text()):
+        assert KEY not in text
