@@ -176,7 +176,7 @@ class TableSession(TimedRequests):
             entities = sum(touched.values())
             return {"entities": entities, "returned": entities, "partition": first, "partitions": dict(touched)}
 
-        return self._run(op, low or "(table)", limit, call, counted, select=projected)  # refused: asked for limit rows
+        return self._run(op, low or "(table)", 0, call, counted, select=projected)  # refused: which keys it would read, unknown
 
     def query(
         self,

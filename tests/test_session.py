@@ -1,12 +1,16 @@
 import pytest
 from synthetic import environment
 
+from loadtest.emulator.budgets import Budgets
 from loadtest.entities import EntityShape, filtered_value
 from loadtest.key_specs import key_strategy
 from loadtest.keys import row_key
 from loadtest.metrics import PartitionMetrics
 from loadtest.operations import OPERATIONS
+from loadtest.retry import parse_retry
 from loadtest.session import TableSession
+from loadtest.table import TestTable
+from loadtest.target import resolve_target
 
 SHAPE = EntityShape.for_size(1024)
 
@@ -175,3 +179,25 @@ def test_a_query_counts_rows_scanned_in_its_key_range_and_what_it_returned(targe
     assert failed is None and events[-1]["exception"] is not None  # the service refused the filter: counted as failed
     with pytest.raises(ValueError, match="parameter @who"):
         ops.query("PartitionKey eq @who")  # refused before anything is sent
+
+
+def test_a_row_range_scan_refused_before_it_read_is_demand_for_the_rows_it_asked(azurite):
+    """Through the throttling emulator (20 entities/s a partition): one 30-row scan puts the partition's budget in debt
+    (a scan is charged on its answer), so the next is refused before it reads. The refused one counts the rows it asked
+    as demand, as an open loop's demand of a slot never sent does; it served none (it counted 0 once, so a throttled
+    scan-heavy partition looked cooler than the schedule asked)."""
+    direct = resolve_target(connection_string=azurite.connection_string)
+    target = direct.behind_emulator(Budgets(partition_rate=20, account_rate=10_000))
+    table = TestTable.open(target)
+    try:
+        table.seed(key_strategy("single"), 50, SHAPE, progress=False)
+        ops, events, metrics = recorder(target, table, retry=parse_retry("none"))  # each attempt once
+        ops.scan("hot", row_key(0), row_key(30), asked=30)
+        ops.scan("hot", row_key(10), row_key(30), asked=20)
+        answered, refused = events
+        assert answered["exception"] is None and answered["context"]["entities"] == 30
+        assert refused["exception"].code == "ServerBusy" and refused["context"]["entities"] == 20
+        assert sum(b.offered for b in metrics.buckets.values()) == 50 and sum(b.entities for b in metrics.buckets.values()) == 30
+    finally:
+        table.drop()
+        target.emulator.stop()
