@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from . import bucket_frame, series_frame
+from .advice_schema import Advice
 from .buckets import GROUPS
 from .ceiling_schema import Ceiling
 from .finding_names import FindingKind
@@ -25,7 +26,6 @@ from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, write_text
 from .phases import PEAK_WINDOW_S
 from .results_rows import AccountRow, Finding, PartitionRow, RunInfo
 from .results_schema import (
-    Advice,
     Arrivals,
     EngineShare,
     IncompleteStep,

@@ -17,7 +17,6 @@ from .operations import OpClass
 from .typed_reader import Check
 
 __all__ = [
-    "Advice",
     "Arrivals",
     "EngineShare",
     "Epoch",
@@ -206,32 +205,6 @@ class Simulation(TypedDict):
     operations: int
     elapsed_s: float
     traffic: NotRequired[Replayed]  # simulate --traffic: the profile replayed
-
-
-class Advice(TypedDict):
-    """``loadtest advise``: the workload and the peak x growth it was judged at, the current design, each family's
-    smallest fitting design (or why none), its costs and simulated peak window, the choice, its code, the proof."""
-
-    source: str
-    workload: list[str]  # the workload's options
-    peak_operations_per_s: float
-    growth: float
-    judged_at_operations_per_s: float
-    headroom: float
-    partition_target: int
-    account_target: int
-    account_over: bool
-    current: dict[str, Any]
-    why: str
-    designs: list[dict[str, Any]]  # per family: fits, why_not, n, label, hottest, ratio, curve, cost, simulated
-    chosen: str  # a family, "current", or "" (none fits)
-    runner_up: str
-    recommendation: str
-    chosen_cost: dict[str, Any]
-    code: dict[str, str]  # python, csharp
-    search_s: float
-    leaves_out: str
-    verification: dict[str, Any]  # --verify: the scale, per design per partition real beside simulated
 
 
 class Logs(TypedDict):

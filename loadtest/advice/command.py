@@ -15,9 +15,11 @@ from typing import Any
 from .. import junit, wrapup
 from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED, UsageError
 from ..findings.assess import checks_for, exit_code
-from ..options.commands import ADVISE_OPTIONS, REPLAY_OPTIONS, SIMULATION_REFUSES
+from ..options.advise import ADVISE_OPTIONS
+from ..options.commands import REPLAY_OPTIONS, refuse_extra
 from ..options.stress import OPTION_BY_DEST
 from ..outputs import REPORT_FILE, check_out, new_run_id
+from ..traffic.run_replay import replay_path
 from .search import WINDOW_S, search
 from .section import advice_section, console
 from .verify import verify
@@ -26,17 +28,12 @@ from .workload import WORKLOAD, Workload, from_namespace, from_results
 __all__ = ["advise"]
 
 GROWTH, FROM, FAMILIES, VERIFY, VERIFY_RATE, VERIFY_TIME = ADVISE_OPTIONS
-TRAFFIC = REPLAY_OPTIONS[0]
 OUT, JUNIT, FAIL_ON, OVERWRITE = (OPTION_BY_DEST[d] for d in ("out", "junit", "fail_on", "overwrite"))
 
 
 def _workload(ns: argparse.Namespace, extra: list[str]) -> Workload:
     """The workload from its one source, every rule checked before anything runs."""
-    for arg in extra:
-        flag = arg.split("=", 1)[0]
-        if flag in SIMULATION_REFUSES:
-            raise UsageError(f"{flag}: advise sends nothing but its --verify runs; give the workload and --arrival-rate")
-        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest advise --help)")
+    refuse_extra(extra, "advise", "advise sends nothing but its --verify runs; give the workload and --arrival-rate")
     growth = GROWTH.value(ns)
     given = {dest for dest in vars(ns) if getattr(ns, dest) not in (None, "")}
     source = FROM.value(ns)
@@ -46,13 +43,7 @@ def _workload(ns: argparse.Namespace, extra: list[str]) -> Workload:
             raise UsageError(f"--from and {', '.join(beside)}: give the workload once (--from reads it from the results)")
         peak = float(ns.arrival_rate) if getattr(ns, "arrival_rate", None) not in (None, "") else 0.0
         return from_results(source, growth, peak)
-    if TRAFFIC.value(ns):
-        beside = [f"--{d.replace('_', '-')}" for d in WORKLOAD if d in given]
-        if beside:
-            raise UsageError(f"--traffic and {', '.join(beside)}: the profile's partitions and mix are the workload")
-    for opt in REPLAY_OPTIONS[1:]:
-        if opt.dest in given and not TRAFFIC.value(ns):
-            raise UsageError(f"{opt.flag}: only with --traffic FILE (a profile to replay)")
+    replay_path(ns, REPLAY_OPTIONS[1:])  # a replay's options only beside --traffic, and no workload's there
     return from_namespace(ns, given, growth)
 
 

@@ -9,6 +9,7 @@ each family's answer (and the current design) is simulated, over ``WINDOW_S`` se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
@@ -46,7 +47,6 @@ class Answer:
 class Search:
     workload: Workload
     current: Design
-    current_cost: Cost
     current_simulated: dict[str, float | str]
     answers: list[Answer]
     chosen: Answer | None
@@ -55,9 +55,8 @@ class Search:
     results: Results  # the current design's peak window, simulated: what the report's figures show
 
 
-def _probe(family: Family, fits: object) -> tuple[Design | None, list[tuple[int, float]], list[Design]]:
+def _probe(family: Family, fits: Callable[[Design], bool]) -> tuple[Design | None, list[tuple[int, float]]]:
     """Double N from the family's least until a design fits, then bisect: the smallest that fits, every probe."""
-    assert callable(fits)
     probes: dict[int, Design] = {}
 
     def at(n: int) -> Design:
@@ -71,7 +70,7 @@ def _probe(family: Family, fits: object) -> tuple[Design | None, list[tuple[int,
     if n > family.most:
         n = family.most
         if low >= n or not fits(at(n)):
-            return None, _curve(probes), list(probes.values())
+            return None, _curve(probes)
     high = n
     while high - low > 1:
         mid = (low + high) // 2
@@ -79,7 +78,7 @@ def _probe(family: Family, fits: object) -> tuple[Design | None, list[tuple[int,
             high = mid
         else:
             low = mid
-    return at(high), _curve(probes), list(probes.values())
+    return at(high), _curve(probes)
 
 
 def _curve(probes: dict[int, Design]) -> list[tuple[int, float]]:
@@ -152,7 +151,7 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
             fits = lambda d: d.load.account_eps < account_target  # noqa: E731 (partitions are each account's own)
         else:
             fits = lambda d: d.load.ratio(target) < HEADROOM  # noqa: E731 (the account: the accounts family's)
-        answer.design, answer.curve, _ = _probe(family, fits)
+        answer.design, answer.curve = _probe(family, fits)
         if answer.design is None:
             n, eps = answer.curve[-1] if answer.curve else (family.most, 0.0)
             answer.why_not = (
@@ -186,7 +185,6 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
     return Search(
         workload=workload,
         current=current,
-        current_cost=cost_of(current, current, workload),
         current_simulated=current_fig,
         answers=answers,
         chosen=chosen,

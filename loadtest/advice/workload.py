@@ -42,9 +42,9 @@ class Workload:
         """Operations/s the designs are judged at: the peak times the growth."""
         return self.peak * self.growth
 
-    def with_key(self, key_strategy: str, **more: str) -> Settings:
-        """The same workload with another key design (and any other option, e.g. ``skew``)."""
-        return Settings.from_options(namespace(**{**self.options, "key_strategy": key_strategy, **more}), offline=True)
+    def with_key(self, key_strategy: str) -> Settings:
+        """The same workload with another key design."""
+        return Settings.from_options(namespace(**{**self.options, "key_strategy": key_strategy}), offline=True)
 
     def argv(self, **overrides: str) -> list[str]:
         """The workload as command-line options (a verifying run's, the advise command line a finding prints)."""

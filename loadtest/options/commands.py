@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..connection_string import CONNECTION_STRING_ENV
+from ..exit_codes import UsageError
 from . import rules
+from .advise import ADVISE_OPTIONS
 from .emulator import EMULATOR_OPTIONS
 from .limits import MAX_DURATION_S, MAX_USERS, MAX_WORKERS
 from .option import REAL_RUN, Option, of, only
@@ -19,7 +21,6 @@ from .traffic import TRAFFIC_OPTIONS
 from .values import duration, number, port, switch, text, texts, whole
 
 __all__ = [
-    "ADVISE_OPTIONS",
     "CLEANUP_OPTIONS",
     "COMMANDS",
     "COMPARE_OPTIONS",
@@ -34,6 +35,7 @@ __all__ = [
     "SERVE_OPTIONS",
     "SIMULATE_OPTIONS",
     "SIMULATION_REFUSES",
+    "refuse_extra",
 ]
 
 #: ``loadtest run``'s users and time (Locust's ``-u``, ``-r``, ``-t``; a ceiling search sets them itself).
@@ -173,55 +175,6 @@ SIMULATE_OPTIONS: tuple[Option, ...] = (
         ),
     ),
 )
-#: ``loadtest advise``'s own (the workload, its peak and the budgets are a simulation's; a profile's replay options).
-ADVISE_OPTIONS: tuple[Option, ...] = only(
-    "advise",
-    (
-        Option(
-            ("--growth",),
-            "how much more than the peak the design must hold: 2 is twice the peak",
-            2.0,
-            number("a multiple above 0 and at most 1000, e.g. 2 or 1.5", lambda n: 0 < n <= 1000),
-            locust=False,
-        ),
-        Option(
-            ("--from",),
-            "a finished run's or simulation's results.json: the workload its settings recorded, at its peak",
-            "",
-            locust=False,
-        ),
-        Option(
-            ("--families",),
-            f"the design families to search, comma list: {','.join(rules.DESIGN_FAMILIES)}",
-            ",".join(rules.DESIGN_FAMILIES),
-            rules.families,
-            blank=True,  # an empty list is refused, not the default
-            locust=False,
-        ),
-        Option(
-            ("--verify",),
-            "run the current and the recommended design for real through the throttling emulator on a fresh embedded "
-            "Azurite, scaled to --verify-rate with the budgets scaled alike, beside the simulation of the same",
-            False,
-            switch,
-            locust=False,
-        ),
-        Option(
-            ("--verify-rate",),
-            "operations/s each verifying run sends (the scale: this over the peak x growth)",
-            200.0,
-            number("operations/s above 0 and at most 2000, e.g. 200", lambda n: 0 < n <= 2000),
-            locust=False,
-        ),
-        Option(
-            ("--verify-time",),
-            "how long each verifying run loads: 20s, 1m (its first second is left out of the comparison)",
-            "20s",
-            duration(maximum=600, minimum=3, why="at least 3 s: the first is left out, and the last is cut short"),
-            locust=False,
-        ),
-    ),
-)
 #: ``loadtest report PATH``.
 REPORT_OPTIONS: tuple[Option, ...] = only(
     "report",
@@ -299,6 +252,18 @@ REAL_RUN_ONLY = tuple(opt.dest for opt in OPTIONS if "simulate" not in opt.comma
 SIMULATION_REFUSES = tuple(
     flag for opt in (*RUN_OPTIONS, *RUNNER_OPTIONS, *OPTIONS) if "simulate" not in opt.commands for flag in opt.flags
 ) + ("--processes",)
+
+
+def refuse_extra(extra: list[str], command: str, why: str) -> None:
+    """The arguments a command that sends nothing was left with: a real run's flag named with ``why``, anything else
+    unrecognized; one line either way (``UsageError``)."""
+    for arg in extra:
+        flag = arg.split("=", 1)[0]
+        if flag in SIMULATION_REFUSES:
+            raise UsageError(f"{flag}: {why}")
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest {command} --help)")
+
+
 #: Locust's options a ceiling search sets itself (its shape: users from each step's load, time from the steps):
 #: a run's users and time, by our flags and Locust's.
 SEARCH_SETS = tuple(flag for opt in RUN_OPTIONS for flag in opt.flags) + ("--hatch-rate", "--run-time")

@@ -18,7 +18,7 @@ from .. import junit, summary, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
-from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, SIMULATION_REFUSES
+from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, refuse_extra
 from ..options.limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
@@ -40,11 +40,7 @@ LEAVES_OUT = (
 
 def _settings(ns: argparse.Namespace, extra: list[str]) -> Settings:
     """The run's settings for a simulation, every rule checked: one line and exit 2 otherwise, nothing written."""
-    for arg in extra:
-        flag = arg.split("=", 1)[0]
-        if flag in SIMULATION_REFUSES:
-            raise UsageError(f"{flag}: only a real run has it (loadtest run); {_WHAT}")
-        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see loadtest simulate --help)")
+    refuse_extra(extra, "simulate", f"only a real run has it (loadtest run); {_WHAT}")
     for dest in REAL_RUN_ONLY:  # not options of this command: a real run's defaults (the demand is --arrival-rate's)
         setattr(ns, dest, 0 if dest == "rate" else None)
     ns.emulate_throttling = True  # the budgets (--emulator-*) are the model's
