@@ -9,6 +9,8 @@ only reads.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,21 @@ SCHEMA_VERSION = 1
 BESIDE = {"beside": SERIES_FILE, "older": list[TimeseriesRow]}
 
 
+#: A step after the load as ``wrapup.finish`` runs it: its name and action; True if it was done, False if it failed
+#: (and was recorded as INCOMPLETE).
+Attempt = Callable[[str, Callable[[], object]], bool]
+
+
+def _unguarded(step: str, action: Callable[[], object]) -> bool:
+    """An ``Attempt`` that lets a failure raise (a results written outside ``wrapup``: a test, a tool's own)."""
+    action()
+    return True
+
+
+def _raise(error: Exception) -> None:
+    raise error
+
+
 class SeriesMissing(ValueError):
     """A results.json names its series file, and the file is not beside it, or is not the series."""
 
@@ -70,6 +87,9 @@ def _fields(value: Any) -> dict[str, Any]:
     their own files, and results.json says where and how many rows each has."""
     if isinstance(value, pd.DataFrame):  # the one frame inside a section: an engine's buckets (``mergeable``)
         return {"file": BUCKETS_FILE, "rows": len(value)}
+    if isinstance(value, _SeriesInline):  # its file could not be written: its rows in results.json, the older form
+        beside = {k: v for k, v in _fields(value.results).items() if k != "series"}
+        return {**beside, "timeseries": series_frame.records(value.results.timeseries)}
     if isinstance(value, Results):
         return {
             **{f.name: getattr(value, f.name) for f in fields(value) if not f.metadata.get("beside")},
@@ -78,6 +98,38 @@ def _fields(value: Any) -> dict[str, Any]:
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in fields(value)}
     raise TypeError(f"{type(value).__name__} is not part of the results form")
+
+
+@dataclass(frozen=True)
+class _SeriesInline:
+    """Results written with the series' rows inside results.json (``Results.to_json(series_inline=True)``)."""
+
+    results: Results
+
+
+class NotANumber(ValueError):
+    """Figures that were not numbers (NaN, ±Infinity), written as null: strict JSON has no such value."""
+
+
+def _strict(value: Any) -> tuple[Any, list[str]]:
+    """``value`` (plain JSON objects) with every non-finite number replaced by ``None``, and where each was."""
+    where: list[str] = []
+
+    def walk(item: Any, at: str) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            where.append(f"{at}: {item}")
+            return None
+        if isinstance(item, dict):
+            return {k: walk(v, f"{at}.{k}") for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v, f"{at}[{i}]") for i, v in enumerate(item)]
+        return item
+
+    return walk(value, "results"), where
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=_fields, indent=2, sort_keys=False, allow_nan=False)
 
 
 @dataclass(kw_only=True)
@@ -128,10 +180,19 @@ class Results:
             metrics["buckets"] = [[*key, b.to_dict()] for key, b in bucket_frame.to_buckets(metrics["buckets"]).items()]
         return data
 
-    def to_json(self) -> str:
+    def to_json(self, *, series_inline: bool = False) -> str:
         """results.json's text: the sections read where they lie (``asdict``'s deep copy of every row took most of a
-        long run's writing time); the series is not in it, only its file's name and rows (``write`` writes both)."""
-        return json.dumps(self, default=_fields, indent=2, sort_keys=False)
+        long run's writing time); the series is not in it, only its file's name and rows (``write`` writes both), or,
+        ``series_inline``, its rows (its file could not be written). Strict JSON: a figure that is not a number is
+        written as null, and ``NotANumber`` says which once the text is whole (``text`` on the error)."""
+        value: Any = _SeriesInline(self) if series_inline else self
+        try:
+            return _dumps(value)
+        except ValueError:  # NaN or ±Infinity somewhere: found and nulled on the plain form (the rare, slow path)
+            plain, where = _strict(json.loads(json.dumps(value, default=_fields)))
+            error = NotANumber(f"{len(where)} figure(s) not a number, written as null: {', '.join(where[:3])}")
+            error.text = _dumps(plain)  # type: ignore[attr-defined]
+            raise error from None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
@@ -167,17 +228,36 @@ class Results:
                 raise SeriesMissing(str(err)) from None
         return results
 
-    def write(self, out: Path) -> None:
+    def write(self, out: Path, attempt: Attempt = _unguarded) -> bool:
         """results.json, series.parquet and timeseries.csv (one row per second x partition x op class), and an engine's
-        buckets.parquet, each written whole; results.json last, so that it never stands without the files it names."""
-        series_frame.write(self.timeseries, out / SERIES_FILE)
+        buckets.parquet, each written whole; results.json last, so that it never stands without the files it names.
+        Each file beside it is a step of its own (``attempt``: its name and action, True if done; by default a failure
+        raises): one that fails costs only itself, and the series' rows then go inside results.json. True if they did
+        (a later ``write_json`` passes it as ``series_inline``)."""
+        series = attempt(SERIES_FILE, lambda: series_frame.write(self.timeseries, out / SERIES_FILE))
         buckets = self.mergeable.get("metrics", {}).get("buckets")
         if isinstance(buckets, pd.DataFrame):
-            bucket_frame.write(buckets, out / BUCKETS_FILE)
+            attempt(BUCKETS_FILE, lambda: bucket_frame.write(buckets, out / BUCKETS_FILE))
         elif not isinstance(buckets, dict):  # no buckets of its own: none of an earlier run's left beside it
-            bucket_frame.write(None, out / BUCKETS_FILE)
-        series_frame.write_csv(self.timeseries, out)
-        write_text(out / RESULTS_FILE, self.to_json())
+            attempt(BUCKETS_FILE, lambda: bucket_frame.write(None, out / BUCKETS_FILE))
+        attempt(self.csv_file, lambda: series_frame.write_csv(self.timeseries, out))
+        if series:
+            self.write_json(out, attempt)
+            return False
+        if attempt(f"the series' rows in {RESULTS_FILE}", lambda: self.write_json(out, attempt, series_inline=True)):
+            return True
+        self.write_json(out, attempt)  # without its rows: the series is lost, and said so
+        return False
+
+    def write_json(self, out: Path, attempt: Attempt = _unguarded, *, series_inline: bool = False) -> None:
+        """results.json alone, whole (strict JSON; a figure that was not a number is null, and ``attempt`` is told
+        which under the step "results.json's figures"). An ``OSError`` (a full disk, a folder gone) is raised."""
+        try:
+            text = self.to_json(series_inline=series_inline)
+        except NotANumber as err:
+            text = err.text  # type: ignore[attr-defined]
+            attempt(f"{RESULTS_FILE}'s figures", lambda error=err: _raise(error))
+        write_text(out / RESULTS_FILE, text)
 
     def let_go_of_buckets(self) -> None:
         """Once ``write`` has put an engine's buckets in their file, hold only what results.json says of them (the

@@ -2,8 +2,10 @@
 console prints them.
 
 Once load has run, its figures must land: a step that fails (the read-back against a target
-that died, a renderer, a file that cannot be written) becomes an INCOMPLETE finding saying what
-is missing, and the steps after it still run. results.json is written first and last.
+that died, a detector, a renderer, a file beside results.json that cannot be written) becomes an
+INCOMPLETE finding saying what is missing, and the steps after it still run. results.json is
+written first and last, strict JSON, whole or not at all; only a results.json that cannot be
+written at all (a full disk) ends the run without one, said in one line naming where.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from . import serverlogs
 from .exit_codes import ToolError
 from .failures import SDK_ERRORS, explain
 from .findings.assess import assess
-from .outputs import REPORT_FILE, SERVER_LOGS_FILE
+from .outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, SERVER_LOGS_FILE
 from .redact import redact
 from .results import Results
 from .service_errors import ServiceError
@@ -57,7 +59,8 @@ def finish(
 ) -> bool:
     """Read back (``read_back`` gives the integrity figures), assess, write every output (``outputs`` beside
     results.json and timeseries.csv; ``target``: none for a simulation), then hand the written folder over
-    (``upload``: its step's name and action); False if results.json itself could not be written."""
+    (``upload``: its step's name and action); False if results.json itself could not be written (said in one line
+    naming where)."""
 
     def attempt(step: str, action: Callable[[], object]) -> bool:
         try:
@@ -67,26 +70,46 @@ def finish(
             known = isinstance(err, (*SDK_ERRORS, ServiceError))
             said = isinstance(err, ToolError)  # a step's own one line
             error = redact(str(explain(err, target)) if known else str(err) if said else f"{type(err).__name__}: {err}")
-            log.error("%s failed: %s", step, error)
-            results.incomplete.append({"step": step, "error": error, "at_s": round(time.time() - started, 1)})
+            error = " ".join(error.split())  # one line, whatever the error held
+            if not any(s["step"] == step and s["error"] == error for s in results.incomplete):  # (a rewrite's retry)
+                log.error("%s failed: %s", step, error)
+                results.incomplete.append({"step": step, "error": error, "at_s": round(time.time() - started, 1)})
+            return False
+
+    def write_json() -> bool:
+        """results.json (again: its findings now say what is missing); False, said, if it cannot be written."""
+        try:
+            results.write_json(out, attempt, series_inline=series_inline)
+            return True
+        except Exception as err:  # noqa: BLE001 -- the one file that must land: where and why, in one line
+            log.error("the results could not be written to %s: %s", out / RESULTS_FILE, _why(err))
             return False
 
     if read_back is not None:
         attempt("the read-back of acknowledged writes", lambda: setattr(results, "integrity", read_back()))
-    assess(results)
+    assess(results, attempt)
+    assessed = len(results.incomplete)
     try:
-        results.write(out)
-    except OSError as err:
-        log.error("the results could not be written to %s: %s", out, err)
+        series_inline = results.write(out, attempt)
+    except Exception as err:  # noqa: BLE001
+        log.error("the results could not be written to %s: %s", out / RESULTS_FILE, _why(err))
         return False
-    results.let_go_of_buckets()
-    if not all([attempt(name, lambda write=write: write(results, out)) for name, write in outputs]):
-        assess(results)
-        results.write(out)  # now with what is missing among its findings
-    if upload is not None and not attempt(upload[0], lambda: upload[1](out)):
-        assess(results)
-        results.write(out)  # the local outputs say the hand-over failed
+    if BUCKETS_FILE not in {s["step"] for s in results.incomplete}:
+        results.let_go_of_buckets()
+    for name, write in outputs:
+        attempt(name, lambda write=write: write(results, out))
+    if upload is not None:
+        attempt(upload[0], lambda: upload[1](out))
+    if len(results.incomplete) > assessed:
+        assess(results, attempt)
+        return write_json()  # now with what is missing among its findings
     return True
+
+
+def _why(err: BaseException) -> str:
+    """An error in a few words: an OS error's own (No space left on device), else its type and message, one line."""
+    said = err.strerror if isinstance(err, OSError) and err.strerror else f"{type(err).__name__}: {err}"
+    return " ".join(redact(said).split())
 
 
 def console_lines(results: Results, shown: int = CONSOLE_FINDINGS) -> list[str]:

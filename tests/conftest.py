@@ -14,12 +14,18 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from browser import close_chromium  # noqa: E402
 from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest, stop_warm_servers  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 from loadtest.azurite import EmbeddedAzurite  # noqa: E402
 from loadtest.table import TestTable  # noqa: E402
 from loadtest.target import Target, resolve_target  # noqa: E402
 
 pytest_plugins = ["machine_share"]
+
+# Fuzzing in the suite: every failure prints the blob that reproduces it (``@reproduce_failure``) beside the seed
+# Hypothesis prints, and no example database outlives a run (CI starts from a fresh clone; a local run must too).
+settings.register_profile("suite", print_blob=True, database=None, deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

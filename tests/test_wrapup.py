@@ -3,15 +3,27 @@ finding saying what is missing, never a lost result."""
 
 from __future__ import annotations
 
+import errno
+import json
+import math
+import os
 import time
 
+import pytest
 from helpers import results_of, run_info
 from synthetic import recorded
+from test_results import engine_results
 
+from loadtest import bucket_frame, series_frame, serverlogs, wrapup
+from loadtest import results as results_module
 from loadtest.exit_codes import EXIT_RUN_FAILED
-from loadtest.findings.assess import assess, exit_code
+from loadtest.findings import assess as assess_module
+from loadtest.findings.assess import DETECTORS, assess, exit_code
+from loadtest.findings.levels import levels
 from loadtest.findings.order import weight
 from loadtest.integrity import Ledger, verify
+from loadtest.outputs import REPORT_FILE, SERVER_LOGS_FILE
+from loadtest.results import Results
 from loadtest.service_errors import ServiceError
 from loadtest.summary import build
 from loadtest.wrapup import console_lines, finish
@@ -99,3 +111,99 @@ def test_the_console_lists_the_findings_in_the_one_order_results_json_and_the_re
     assert lines == [f"  {f.kind:<15} {f.message}" for f in results.findings]
     weights = [weight(f) for f in results.findings]
     assert weights == sorted(weights)
+
+
+def strict_results(out) -> Results:
+    """results.json as a strict parser reads it (no NaN or Infinity), and as ``loadtest report`` loads it."""
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"results.json holds {token}, which strict JSON parsers refuse")
+
+    json.loads((out / "results.json").read_text(), parse_constant=refuse)
+    return Results.load_file(out / "results.json")
+
+
+def fail(*_args, **_kwargs):
+    raise TypeError("injected")
+
+
+WRITERS = {
+    "series.parquet": (series_frame, "write"),
+    "buckets.parquet": (bucket_frame, "write"),
+    "timeseries.csv": (series_frame, "write_csv"),
+    "server-logs.kql": (serverlogs, "write"),
+    "report.html": (wrapup, "_render"),
+}
+
+
+@pytest.mark.parametrize("step", [*WRITERS, "upload"])
+def test_a_writer_that_raises_anything_costs_only_itself_and_results_json_lands_valid(step, tmp_path, monkeypatch):
+    """The issue: a writer raising anything but OSError (ArrowInvalid, TypeError) lost every figure."""
+    monkeypatch.setattr(wrapup, "_render", lambda results, out: (out / REPORT_FILE).write_text("drawn"))
+    if step in WRITERS:
+        monkeypatch.setattr(*WRITERS[step], fail)
+    # the page drawn as a stand-in (the real one: test_a_report_that_cannot_be_written…); the queries as patched
+    outputs = ((SERVER_LOGS_FILE, serverlogs.write), (REPORT_FILE, lambda results, out: wrapup._render(results, out)))
+    results = engine_results("e1")
+    upload = ("the upload to the blob container", fail) if step == "upload" else None
+    assert finish(results, tmp_path, target=None, started=time.time(), outputs=outputs, upload=upload)
+    read = strict_results(tmp_path)
+    assert [s["step"] for s in read.incomplete] == [step if step in WRITERS else upload[0]]
+    assert read.incomplete[0]["error"] == "TypeError: injected"
+    assert sum(r.requests for r in read.partitions) == sum(r.requests for r in results.partitions) > 0
+    assert len(read.timeseries) == len(results.timeseries) > 0  # the series: in its file, or in results.json's rows
+    incomplete = [f.message for f in read.findings if f.kind == "INCOMPLETE"]
+    assert len(incomplete) == 1 and incomplete[0].startswith(f"{read.incomplete[0]['step']} failed at ")
+    assert exit_code(read, [])[0] == EXIT_RUN_FAILED
+
+
+@pytest.mark.parametrize("detector", DETECTORS[:-1], ids=lambda d: d.__module__.rsplit(".", 1)[-1])
+def test_a_detector_that_raises_costs_only_its_findings(detector, tmp_path, monkeypatch):
+    """The issue: ``assess()`` raising lost the run's figures; now the other detectors' findings stand beside an
+    INCOMPLETE naming the one that failed."""
+    index = DETECTORS.index(detector)
+    monkeypatch.setattr(assess_module, "DETECTORS", (*DETECTORS[:index], fail, *DETECTORS[index + 1 :]))
+    fail.__module__ = detector.__module__
+    try:
+        assert finish(measured(), tmp_path, target=None, started=time.time(), outputs=())
+    finally:
+        fail.__module__ = __name__
+    read = strict_results(tmp_path)
+    step = f"the findings of {detector.__module__.removeprefix('loadtest.')}"
+    assert [(s["step"], s["error"]) for s in read.incomplete] == [(step, "TypeError: injected")]
+    kinds = {f.kind for f in read.findings}
+    assert "INCOMPLETE" in kinds and (detector is levels or "COOL" in kinds)
+
+
+def test_a_figure_that_is_not_a_number_is_written_as_null_in_strict_json_and_named(tmp_path):
+    """The issue: ``json.dumps`` wrote NaN, which ``report`` and ``merge`` (and other parsers) then refused."""
+    results = measured()
+    results.retry = {"backoff_s": math.nan, "attempts_per_operation": math.inf}
+    assert finish(results, tmp_path, target=None, started=time.time(), outputs=())
+    text = (tmp_path / "results.json").read_text()
+    data = json.loads(text, parse_constant=lambda token: pytest.fail(f"results.json holds {token}"))
+    assert data["retry"] == {"backoff_s": None, "attempts_per_operation": None}
+    (step,) = data["incomplete"]
+    assert step["step"] == "results.json's figures"
+    assert "results.retry.backoff_s: nan" in step["error"] and "results.retry.attempts_per_operation: inf" in step["error"]
+    assert any(f["kind"] == "INCOMPLETE" and "not a number" in f["message"] for f in data["findings"])
+
+
+def test_a_series_that_cannot_be_written_to_parquet_goes_inside_results_json(tmp_path, monkeypatch):
+    monkeypatch.setattr(series_frame, "write", fail)
+    results = measured()
+    assert finish(results, tmp_path, target=None, started=time.time(), outputs=())
+    assert not (tmp_path / "series.parquet").exists()
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert "series" not in data and len(data["timeseries"]) == len(results.timeseries)
+    assert Results.load_file(tmp_path / "results.json").timeseries["entities"].sum() == results.timeseries["entities"].sum()
+
+
+def test_a_full_disk_says_in_one_line_where_the_results_could_not_be_written(tmp_path, monkeypatch, caplog):
+    def full(path, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(results_module, "write_text", full)
+    assert not finish(measured(), tmp_path, target=None, started=time.time(), outputs=())
+    (line,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert line == f"the results could not be written to {tmp_path / 'results.json'}: No space left on device"

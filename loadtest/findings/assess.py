@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
 from ..finding_kinds import RUN_FAILURES
 from ..finding_names import Act, Cause, K
-from ..results import Finding, FindingKind, Results
+from ..results import Attempt, Finding, FindingKind, Results
 from . import checklist
 from .capacity import capacity
 from .ceiling import ceiling
 from .demand import demand
 from .levels import levels
-from .losses import losses
+from .losses import incomplete, losses
 from .order import ranked
 from .remedies import CONTRADICTS
 from .spread import spread
@@ -37,13 +37,21 @@ DETECTORS: tuple[Callable[[Results], list[Finding]], ...] = (
     losses,
     ceiling,
     checklist.findings,
+    incomplete,  # last: a detector that failed before it is among the steps it names
 )
 
 
-def assess(results: Results) -> Results:
+def assess(results: Results, attempt: Attempt | None = None) -> Results:
     """Set each row's finding and the results' findings list, in the one order (``order.ranked``), a partition's
-    level never saying "no action" beside a finding over or refused; returns ``results``."""
-    found = [f for detect in DETECTORS for f in detect(results)]
+    level never saying "no action" beside a finding over or refused; returns ``results``. With ``attempt`` (after a
+    run: ``wrapup``), each detector is a step of its own: one that fails costs only its findings, and is INCOMPLETE."""
+    found: list[Finding] = []
+    for detector in DETECTORS:
+        step = f"the findings of {detector.__module__.removeprefix('loadtest.')}"
+        if attempt is None or detector is incomplete:
+            found.extend(detector(results))
+        else:
+            attempt(step, lambda d=detector: found.extend(d(results)))
     results.findings = ranked(results, _one_voice(found))
     return results
 

@@ -10,13 +10,13 @@ from ..wall_clock import RunClock
 from .common import finding
 from .outages import Outage, outages
 
-__all__ = ["losses"]
+__all__ = ["incomplete", "losses"]
 
 OUTAGES_LISTED = 5  # outages named one by one; the rest in one more finding
 
 
 def losses(results: Results) -> list[Finding]:
-    """WORKER_LOST, OUTAGE, TARGET_LOST, INCOMPLETE, LOST_WRITES."""
+    """WORKER_LOST, OUTAGE, TARGET_LOST, LOST_WRITES."""
     findings: list[Finding] = []
     clock = results.clock
     for lost in results.workers.get("lost", []):
@@ -45,8 +45,6 @@ def losses(results: Results) -> list[Finding]:
                 "failed without an answer (refused, reset or timed out)",
             )
         )
-    for step in results.incomplete:
-        findings.append(finding(K.INCOMPLETE, f"{step['step']} failed at {clock.at(step['at_s'])}: {step['error']}"))
     integrity = results.integrity
     if integrity.get("lost"):
         findings.append(
@@ -85,3 +83,9 @@ def _outages(results: Results, clock: RunClock) -> list[Finding]:
         rest = spans[OUTAGES_LISTED:]
         findings.append(finding(K.OUTAGE, f"{len(rest)} more outages {clock.span(rest[0][0], rest[-1][1] + 1)}: see the charts"))
     return findings
+
+
+def incomplete(results: Results) -> list[Finding]:
+    """INCOMPLETE: a step after the load that failed (a detector among them: ``assess`` runs this one last)."""
+    clock = results.clock
+    return [finding(K.INCOMPLETE, f"{s['step']} failed at {clock.at(s['at_s'])}: {s['error']}") for s in results.incomplete]
