@@ -109,7 +109,7 @@ def register(environment: Environment) -> StressRun | None:
 def _for_workers(run: StressRun) -> dict[str, Any]:
     """What a worker needs to join: the table and settings, never a secret of the user's. Only the embedded
     Azurite's connection string travels (its key is public); workers of a real account take theirs from their own
-    environment."""
+    environment, or sign in to the master's --account-url (which holds no SAS: refused) with Azure AD of their own."""
     return {
         "run_id": run.run_id,  # the workers' client request ids carry it
         "table": run.table.name,
@@ -126,15 +126,20 @@ def _join_run(environment: Environment, cluster: Cluster, data: dict[str, Any]) 
     """On a worker: the master's table and settings, with this worker's own credentials."""
     own = getattr(environment.parsed_options, "connection_string", "") or os.environ.get(CONNECTION_STRING_ENV, "")
     options = namespace(**{**data["options"], "connection_string": own or data["embedded"]})
-    settings = Settings.from_options(options)
-    if not (settings.connection_string or settings.account_url):
-        log.error(
-            "this worker has no target: set %s or --connection-string (or --account-url on the master)", CONNECTION_STRING_ENV
+    try:  # in Locust's message loop: one line, not a traceback that ends the worker's loop
+        settings = Settings.from_options(options)
+        if not (settings.connection_string or settings.account_url):
+            log.error(
+                "this worker has no target: set %s or --connection-string (or --account-url on the master)",
+                CONNECTION_STRING_ENV,
+            )
+            return
+        target = resolve_target(
+            connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
         )
+    except ToolError as err:
+        log.error("this worker cannot join the run: %s", redact(str(err)))
         return
-    target = resolve_target(
-        connection_string=settings.connection_string, account_url=settings.account_url, timeout=settings.timeout
-    )
     table = TestTable(
         target=target, name=data["table"], seeded=int(data["seeded"]), rows=data.get("rows", ""), seeds=data.get("seeds", "")
     )
@@ -209,6 +214,7 @@ def _on_test_start(run: StressRun, environment: Environment) -> None:
         run.settings = next_settings(
             run.settings, environment.parsed_options, run.table, environment.user_classes, users=run.users
         )
+        run.check_output_dir()  # each test's --out by the first's rule, before it sends anything
     except ToolError as err:
         log.error("not started: %s", err)
         gevent.spawn(environment.runner.stop)

@@ -59,11 +59,19 @@ def new_run_id() -> str:
 def check_out(out: str, *, overwrite: bool = False) -> Path:
     """``--out``: a folder that can be created and written to, not holding an earlier run unless ``overwrite``."""
     path = Path(out)
-    if path.exists() and not path.is_dir():
+    try:  # a NUL (which pathlib calls absent, and mkdir refuses), a name past the file system's length
+        if "\0" in out:
+            raise ValueError("embedded null byte")
+        is_file = path.exists() and not path.is_dir()
+        earlier = (path / RESULTS_FILE).exists()
+        existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    except (OSError, ValueError) as err:
+        why = getattr(err, "strerror", None) or err
+        raise UsageError(f"--out {out!r}: not a folder name this system can write ({why})") from None
+    if is_file:
         raise UsageError(f"--out {out!r}: must be a folder, and it is a file")
-    if (path / RESULTS_FILE).exists() and not overwrite:
+    if earlier and not overwrite:
         raise UsageError(f"--out {out!r}: holds an earlier run ({RESULTS_FILE}); choose another folder or pass --overwrite")
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
     if existing is None or not existing.is_dir():
         raise UsageError(f"--out {out!r}: cannot be created ({existing} is not a folder)")
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from .outputs import SERVER_LOGS_FILE, write_text
 from .results import Results, RunInfo
 
-__all__ = ["FILE", "query", "request_id_prefix", "write"]
+__all__ = ["FILE", "kql_string", "query", "request_id_prefix", "write"]
 
 FILE = SERVER_LOGS_FILE
 #: The logs arrive minutes late and clocks differ: the window around the run that the query reads.
@@ -30,13 +30,25 @@ def request_id_prefix(run_id: str) -> str:
     return f"{run_id}-"
 
 
+#: What a KQL string literal in double quotes escapes with a backslash (Kusto's "string data type" page): its quote,
+#: the backslash itself, and the line breaks and tab, which may not stand in a literal raw.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def kql_string(value: str) -> str:
+    """``value`` as a KQL string literal, whatever it holds: a query embeds text only this way (a run id read from a
+    file is checked as a name, but the query must not depend on that). Other control characters have no escape in
+    Kusto's rules and cannot be in a request id (an HTTP header): each becomes U+FFFD, as Kusto stores invalid text."""
+    return '"' + "".join(_ESCAPES.get(c, c if c.isprintable() else "\ufffd") for c in value) + '"'
+
+
 def query(info: RunInfo) -> str:
     started = datetime.fromisoformat(info.started)
     first, last = started - MARGIN, started + timedelta(seconds=info.duration_s) + MARGIN
-    return f"""// partition-stress run {info.id}: the service's view of its requests, per second and PartitionKey.
+    return f"""// partition-stress run {kql_string(info.id)}: the service's view of its requests, per second and PartitionKey.
 // Run it in the Log Analytics workspace that receives the storage account's diagnostic settings
 // (table service; categories StorageRead, StorageWrite). Logs arrive a few minutes after the run.
-let run = "{request_id_prefix(info.id)}";
+let run = {kql_string(request_id_prefix(info.id))};
 StorageTableLogs
 | where TimeGenerated between (datetime({first.isoformat()}) .. datetime({last.isoformat()}))
 | where ClientRequestId startswith run

@@ -17,7 +17,7 @@ from .in_flight import InFlight
 from .integrity import Ledger
 from .metrics import PartitionMetrics
 from .options.settings import Settings
-from .outputs import new_run_id
+from .outputs import check_out, new_run_id
 from .results import Results
 from .table import TestTable
 from .target import Target
@@ -65,6 +65,15 @@ class StressRun:
         if self.settings.run_id:  # one engine of a shared run: as its upload is laid out
             return Path("reports") / self.run_id / self.settings.engine
         return Path("reports") / self.run_id
+
+    def check_output_dir(self) -> Path:
+        """This test's folder, checked before it sends anything as ``--out`` is before the first
+        (``outputs.check_out``): the web UI's later tests (``X-2``…) and a folder its form changed follow the same
+        rule, or are refused (``UsageError``) while nothing is lost."""
+        out = self.output_dir()
+        if self.settings.out:
+            check_out(str(out), overwrite=self.settings.overwrite)
+        return out
 
 
 def current_run(environment: Environment) -> StressRun:

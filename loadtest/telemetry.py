@@ -27,6 +27,7 @@ from locust.runners import WorkerRunner
 from .buckets import GROUPS, OTHER, UNATTRIBUTED
 from .counts import TOP_K
 from .operations import OpClass
+from .redact import redact
 from .report.live import NOW_WINDOW_S
 
 if TYPE_CHECKING:
@@ -74,14 +75,14 @@ class PartitionTelemetry:
         self.labels: list[str] = []  # partitions with a label of their own, as first seen (heaviest first)
 
     def _label(self, partition: str) -> str:
+        """The partition's label: its own (redacted: every collector and dashboard shows it) while labels last."""
         if partition == OTHER or partition in GROUPS:
             return OTHER_LABEL if partition == OTHER else "unattributed" if partition == UNATTRIBUTED else partition
-        if partition in self.labels:
-            return partition
-        if len(self.labels) < MAX_PARTITIONS:
+        if partition not in self.labels:
+            if len(self.labels) >= MAX_PARTITIONS:
+                return OTHER_LABEL
             self.labels.append(partition)
-            return partition
-        return OTHER_LABEL
+        return redact(partition)
 
     def figures(self) -> dict[tuple[str, str], Figures]:
         """(label, op class) -> figures: the stopped test's results rows, else the seconds folded so far."""
@@ -107,7 +108,7 @@ class PartitionTelemetry:
             ratios: dict[str, float] = {}
             for row in rows:
                 label = self._label(row.partition)
-                if label == row.partition:
+                if row.partition in self.labels:
                     ratios.setdefault(label, row.ratio)
             return ratios
         last = int(metrics.clock()) - 1
@@ -115,11 +116,8 @@ class PartitionTelemetry:
         for (second, partition, _), bucket in list(metrics.buckets.items()):
             if last - NOW_WINDOW_S < second <= last:
                 recent[partition] += bucket.entities
-        return {
-            label: recent[partition] / NOW_WINDOW_S / target
-            for partition in recent
-            if (label := self._label(partition)) == partition
-        }
+        labelled = {partition: self._label(partition) for partition in recent}  # labels given as first seen
+        return {label: recent[p] / NOW_WINDOW_S / target for p, label in labelled.items() if p in self.labels}
 
     def attributes(self) -> dict[str, str | int]:
         settings = self.run.settings

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import logging
+from types import SimpleNamespace
 
 import pytest
-from helpers import WORKLOAD, results_of
+from helpers import WORKLOAD, in_process, results_of
 
+from loadtest import lifecycle
+from loadtest.connection_string import CONNECTION_STRING_ENV
+from loadtest.exit_codes import UsageError
 from loadtest.key_specs import key_strategy
+from loadtest.options.settings import Settings, namespace
+from loadtest.redact import public_url
 from loadtest.table import TestTable
 
 
@@ -113,3 +121,36 @@ def test_users_on_different_workers_draw_different_key_sequences(loadtest, azuri
     assert first[:length] != second[:length]
     if strategy == "guid":
         assert not set(first) & set(second)
+
+
+SAS_URL = "https://acct.table.core.windows.net/?sv=2022-11-02&ss=t&srt=sco&sp=rwdlacu&sig=pl4nt3dS1g%3D"
+
+
+@pytest.mark.parametrize("workers", [[], ["--workers", "2"]], ids=["one process", "workers"])
+def test_a_sas_in_the_account_url_is_refused_before_anything_starts_naming_what_works(monkeypatch, tmp_path, workers):
+    """A SAS in ``--account-url`` was never a credential: every process signs in there with Azure AD, and workers were
+    handed the URL redacted (``sig=***``). Refused in one line, exit 2, nothing written, no secret shown; the line says
+    what works (the URL alone, or the SAS in a connection string that each worker reads from its own environment)."""
+    out = tmp_path / "out"
+    code, stdout, stderr = in_process(monkeypatch, "run", *workers, "--account-url", SAS_URL, "--out", str(out))
+    assert code == 2 and stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert stderr.startswith("loadtest: error: --account-url 'https://acct.table.core.windows.net/") and "pl4nt3d" not in stderr
+    assert "SharedAccessSignature=" in stderr and CONNECTION_STRING_ENV in stderr and "each worker" in stderr
+    assert not out.exists()
+    with pytest.raises(UsageError, match="--account-url"):  # locust -f's and the web form's entry alike
+        Settings.from_options(namespace(account_url=SAS_URL))
+    assert Settings.from_options(namespace(account_url=public_url(SAS_URL))).account_url  # the URL alone: Azure AD
+
+
+def test_a_worker_that_cannot_join_the_masters_run_says_why_in_one_line(caplog):
+    """A worker with a connection string of its own, its master signed in to an --account-url: two targets. The
+    worker said so in a traceback from Locust's message loop; it says it in one line and does not join."""
+    master = Settings.from_options(namespace(account_url="https://acct.table.core.windows.net"))
+    options = {k: v for k, v in master.public().items() if k not in ("connection_string", "upload")}  # as sent
+    worker = SimpleNamespace(parsed_options=argparse.Namespace(connection_string="UseDevelopmentStorage=true"))
+    data = {"run_id": "r1", "table": "t", "seeded": 0, "users": 1, "options": options, "embedded": ""}
+    with caplog.at_level(logging.ERROR, logger="loadtest"):
+        lifecycle._join_run(worker, None, data)  # noqa: SLF001
+    assert [r.getMessage() for r in caplog.records] == [
+        "this worker cannot join the run: --connection-string and --account-url name two targets: give one"
+    ]

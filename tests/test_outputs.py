@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from loadtest.outputs import write_text
+from loadtest.exit_codes import UsageError
+from loadtest.outputs import check_out, write_text
 
 NOBODY = 65534
 
@@ -50,3 +51,19 @@ def test_a_report_written_under_umask_022_is_readable_by_another_user(umask):
         assert read.returncode == 0 and "the report" in read.stdout, read.stderr
     finally:
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize(
+    "given,said",
+    [
+        ("out\x00put", "not a folder name this system can write (embedded null byte)"),
+        ("o" * 5000, "not a folder name this system can write (File name too long)"),
+    ],
+    ids=["a NUL", "5 KB"],
+)
+def test_an_out_no_file_system_takes_is_refused_in_one_line(given, said, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as refused:
+        check_out(given)
+    assert str(refused.value).startswith("--out '") and said in str(refused.value) and "\n" not in str(refused.value)
+    assert not list(tmp_path.iterdir())

@@ -51,3 +51,30 @@ def test_every_attempt_carries_the_runs_client_request_id(every_operation_run, l
     kql = (out / FILE).read_text()
     assert f'let run = "{prefix}";' in kql
     assert json.loads((out / "results.json").read_text())["run"]["id"] in (out / "report.html").read_text()
+
+
+def kql_literal(text: str) -> tuple[str, str]:
+    """The double-quoted KQL string literal ``text`` starts with, decoded by Kusto's rules (backslash escapes), and
+    what follows it."""
+    assert text[0] == '"', text
+    escapes, value, i = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r"}, [], 1
+    while text[i] != '"':
+        if text[i] == "\\":
+            value.append(escapes[text[i + 1]])
+            i += 2
+        else:
+            assert text[i] not in "\n\r", "a line break inside a literal"
+            value.append(text[i])
+            i += 1
+    return "".join(value), text[i + 1 :]
+
+
+@pytest.mark.parametrize("run_id", ['../../esc"; print x //', "a\\", 'x"\nlet y = 1;\n//', "tab\there\r", "é'quote'"])
+def test_the_query_quotes_the_run_id_it_embeds(run_id):
+    """However the id reads, the query is the same query: the id one string literal, the comment naming it one line."""
+    lines, plain = query(info(id=run_id)).splitlines(), query(info()).splitlines()
+    assert len(lines) == len(plain)
+    let = next(i for i, line in enumerate(plain) if line.startswith("let run = "))
+    assert [i for i, (ours, theirs) in enumerate(zip(lines, plain, strict=True)) if ours != theirs] == [0, let]
+    assert kql_literal(lines[let].removeprefix("let run = ")) == (request_id_prefix(run_id), ";")
+    assert kql_literal(lines[0].removeprefix("// partition-stress run "))[0] == run_id

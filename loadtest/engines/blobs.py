@@ -15,6 +15,7 @@ from azure.storage.blob import ContainerClient, ContentSettings
 
 from ..blob_container import failed, open_container
 from ..exit_codes import UsageError
+from ..options.rules import read_name
 from ..outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, TIMESERIES_GZ
 from ..wrapup import OUTPUTS
 
@@ -65,7 +66,7 @@ def results_blobs(container: str, run_id: str, *, connection_string: str, accoun
     client = open_container(container, connection_string=connection_string, account_url=account_url, timeout=timeout, flag=where)
     with client:
         try:
-            return sorted(
+            names = sorted(
                 blob.name
                 for blob in client.list_blobs(name_starts_with=f"{run_id}/")
                 if len(parts := blob.name.split("/")) == 3 and parts[2] == RESULTS_FILE
@@ -74,6 +75,9 @@ def results_blobs(container: str, run_id: str, *, connection_string: str, accoun
             return []  # no container of that name: nothing was uploaded there
         except AzureError as err:
             raise failed(err, where) from None
+    for name in names:  # an engine's folder, as --engine named it: never '..' (its URL would reach another blob)
+        read_name(f"{where}: a blob {container}/{run_id}/<engine>/{RESULTS_FILE} whose <engine> is", name.split("/")[1])
+    return names
 
 
 def download_results(

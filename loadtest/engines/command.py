@@ -25,6 +25,8 @@ def _results_files(sources: list[str]) -> dict[str, Path]:
     """Each engine's results.json, by its source (every path checked before any is read)."""
     found = {}
     for source in sources:
+        if not source.isprintable():  # a newline would break the one line each of its refusals is, a NUL the path
+            raise UsageError(f"{source!r}: a path with a control character (a newline, a NUL); rename it")
         path = Path(source)
         found[source] = path / RESULTS_FILE if path.is_dir() else path
         if not found[source].is_file():

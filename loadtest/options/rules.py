@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 import socket
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ __all__ = [
     "key",
     "log_form",
     "profile",
+    "read_name",
     "retry",
     "run_id",
     "skew",
@@ -72,11 +74,20 @@ def profile(flag: str, value: Any) -> str:
     return str(value)
 
 
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 80
+
+
+def _shown(value: Any) -> str:
+    """A refused value as one line shows it: quoted, escaped (a newline or a NUL is seen, not obeyed), cut short."""
+    return _SHOWN.repr(value)
+
+
 def _name(flag: str, value: Any, pattern: str, rule: str) -> str:
     """A name the service (or a blob path) takes only in one form: ``rule`` says which."""
     name = text(flag, value)
     if name and not re.fullmatch(pattern, name):
-        raise UsageError(f"{flag} {name!r}: {rule}")
+        raise UsageError(f"{flag} {_shown(name)}: {rule}")
     return name
 
 
@@ -113,14 +124,28 @@ def retry(flag: str, value: Any) -> RetryStrategy:
     return parse_retry(str(value))  # names --retry and its forms
 
 
+#: The one rule for a run id and an engine's name, wherever one is read (a flag, results.json, a blob's name): each
+#: becomes a folder (``reports/<run-id>/<engine>``, a blob's ``<run-id>/<engine>/``), a query's text (server-logs.kql)
+#: and, hashed, a RowKey prefix. No separator, no leading dot (so never ``.`` or ``..``), no quote, no control character.
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}"
+NAME_RULE = "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
 def run_id(flag: str, value: Any) -> str:
     """A name engines share: it becomes a blob folder and, hashed, a RowKey prefix."""
-    rule = "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit"
-    return _name(flag, value, r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", rule)
+    return _name(flag, value, NAME_PATTERN, NAME_RULE)
 
 
 def engine(flag: str, value: Any) -> str:
     return run_id(flag, value)  # the same rule: an engine's name is a blob folder too
+
+
+def read_name(where: str, value: Any) -> str:
+    """A run id or an engine's name read from a file or a listing (``where`` names it and its field): by the flags'
+    rule, or a ``UsageError`` that says so; "" is no name, refused too."""
+    if not isinstance(value, str) or not re.fullmatch(NAME_PATTERN, value):
+        raise UsageError(f"{where} {_shown(value)}: not a name: {NAME_RULE}")
+    return value
 
 
 def host_engine() -> str:

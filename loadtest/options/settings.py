@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
+from ..connection_string import CONNECTION_STRING_ENV
 from ..emulator.budgets import Budgets
 from ..entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from ..exit_codes import UsageError
@@ -18,7 +20,7 @@ from ..integrity import user_row_prefix
 from ..key_specs import key_strategy, row_key_maker
 from ..keys import KeyStrategy
 from ..profiles import PROFILES
-from ..redact import redact
+from ..redact import public_url, redact
 from ..results_schema import USER_SETTINGS
 from ..retry import RetryStrategy
 from .limits import MAX_USER_ARRIVAL_RATE
@@ -111,6 +113,8 @@ class Settings:
         v["account_target"] = v["account_target"] or account_default
         if v["connection_string"] and v["account_url"]:
             raise UsageError("--connection-string and --account-url name two targets: give one")
+        if urlsplit(v["account_url"]).query:
+            _refuse_sas_in_account_url(v["account_url"])
         if v["rate"] and v["arrival_rate"]:
             raise UsageError(
                 "--rate (per user, closed loop) and --arrival-rate (the whole run, open loop) both set the offered load: give one"
@@ -179,6 +183,18 @@ def namespace(**overrides: Any) -> argparse.Namespace:
     values = {opt.dest: opt.default for opt in OPTIONS}
     values.update(overrides)
     return argparse.Namespace(**values)
+
+
+def _refuse_sas_in_account_url(url: str) -> NoReturn:
+    """A query in ``--account-url`` (a SAS) is never a credential: the tool signs in there with Azure AD, the master and
+    each worker with its own, and no secret travels to workers (Locust's messages are plain and open to any worker).
+    A SAS goes in a connection string, which each worker reads from its own environment (``--workers`` inherit it)."""
+    raise UsageError(
+        f"--account-url {public_url(url) + '?…'!r}: a query (a SAS) is not used, as --account-url signs in with Azure AD "
+        f"(DefaultAzureCredential) on the master and on each worker; give the URL without its query, or the SAS as a "
+        f"connection string in ${CONNECTION_STRING_ENV} (TableEndpoint={public_url(url).rstrip('/')};"
+        "SharedAccessSignature=<sas>), which each worker reads from its own environment"
+    )
 
 
 def _check_request_log(path: str, emulate_throttling: bool) -> None:

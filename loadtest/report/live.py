@@ -27,6 +27,7 @@ from ..operations import OpClass
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE
 from ..phases import PEAK_WINDOW_S, moving_average_peak
+from ..redact import redact_values
 from ..results import Finding, Results
 from ..summary import demand, per_partition, series
 from . import locust_ui
@@ -235,7 +236,7 @@ def register(environment: Environment, run: LiveRun) -> None:
         finished = run.results if data["report"] and data["state"] == "stopped" else None
         data["findings"] = [_finding(f) for f in finished.findings] if finished else []
         data["badges"] = {kind: badge._asdict() for kind, badge in badge_colours().items()}  # as every page has them
-        return data
+        return redact_values(data)  # keys and messages as the tab, its table and Locust's report show them
 
     locust_ui.with_partitions(lambda: view() if environment.runner is not None else None)
     web_ui = environment.web_ui

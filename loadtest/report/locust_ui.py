@@ -22,6 +22,8 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from jinja2.utils import htmlsafe_json_dumps
 from locust.env import Environment
 
+from ..redact import redact_values
+
 __all__ = ["BUILD", "REPORT_SCRIPT", "built", "report_section", "serve", "with_partitions"]
 
 BUILD = Path(__file__).resolve().parent / "webui"
@@ -47,10 +49,10 @@ def serve(environment: Environment) -> bool:
 
 def report_section(view: dict[str, Any]) -> str:
     """The report's Partitions section: the view as JSON and the panel's script, both inline (the report stands
-    alone); ``</script>`` inside the JSON is escaped."""
+    alone); the view redacted, then ``</script>`` inside the JSON escaped."""
     return (
         '<div id="partition-stress-report"></div>\n'
-        f"<script>window.partitionStress = {htmlsafe_json_dumps(view)}</script>\n"
+        f"<script>window.partitionStress = {htmlsafe_json_dumps(redact_values(view))}</script>\n"
         f"<script>{REPORT_SCRIPT.read_text(encoding='utf-8')}</script>\n"
     )
 
@@ -60,11 +62,15 @@ def with_partitions(view: Callable[[], dict[str, Any] | None]) -> None:
 
     Locust renders its report (``html.get_html_report``: ``--html`` and ``/stats/report``) through
     ``html.render_template_from("report.html", ...)`` with its own arguments and no extension point, so the section
-    goes in there, after Locust's page has rendered it whole. ``view`` answers None when there is nothing to show."""
+    goes in there, after Locust's page has rendered it whole; Locust's own figures and texts (its host, its failures'
+    and exceptions' messages and tracebacks) are redacted before it encodes them. ``view`` answers None when there is
+    nothing to show."""
     original = getattr(locust.html.render_template_from, "__wrapped__", locust.html.render_template_from)
 
     @functools.wraps(original)
     def render(file: str, *args: Any, **kwargs: Any) -> str:
+        if file == "report.html" and "template_args" in kwargs:
+            kwargs["template_args"] = redact_values(kwargs["template_args"])
         page = original(file, *args, **kwargs)
         data = view() if file == "report.html" and built() else None
         if data is None or "</body>" not in page:

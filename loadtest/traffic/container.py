@@ -20,7 +20,7 @@ from azure.core.exceptions import AzureError
 from ..blob_container import failed, open_container
 from ..exit_codes import UsageError
 
-__all__ = ["LogBlobs", "hour_of", "of_tables"]
+__all__ = ["LogBlobs", "hour_of", "of_tables", "plain_name"]
 
 _HOURS = (
     re.compile(r"/y=(\d{4})/m=(\d\d)/d=(\d\d)/h=(\d\d)/"),  # a diagnostic archive's PT1H.json
@@ -46,6 +46,13 @@ def of_tables(name: str) -> bool:
     """Whether a log blob may hold the table service's records (a diagnostic setting on the blob service, or $logs,
     keeps the other services' beside them)."""
     return not (any(part in name for part in _OTHER_SERVICES) or name.startswith(_OTHER_CLASSIC))
+
+
+def plain_name(name: str) -> bool:
+    """Whether a listed blob's name is fetched as itself: a ``.`` or ``..`` segment is resolved away in its URL
+    (``table/../../other/x`` fetches blob ``x`` of container ``other``), and a control character breaks the one line
+    that names it. No archive's name has either."""
+    return name.isprintable() and not {".", ".."} & set(name.split("/"))
 
 
 class _Download(io.RawIOBase):
@@ -89,6 +96,9 @@ class LogBlobs:
         self.passed: Counter[str] = Counter()
 
     def _wanted(self, name: str) -> bool:
+        if not plain_name(name):
+            self.passed["named with a '.' or '..' segment or a control character (no archive's name)"] += 1
+            return False
         if not of_tables(name):
             self.passed["of another service"] += 1
             return False

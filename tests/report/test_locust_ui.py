@@ -18,11 +18,15 @@ from loadtest.child_process import free_port
 from loadtest.redact import AZURITE_KEY
 from loadtest.report import locust_ui
 
+#: What each PartitionKey holds after its p0…p3: markup that sets ``window.__pwned`` wherever a page takes a key as
+#: HTML (an ECharts formatter's string, innerHTML), valid in Azure (no / \ # ? or control characters); ``&amp;`` shows
+#: the key is not decoded either. Every page shows it as typed, as text.
+PAYLOAD = '"><img src=x onerror=window.__pwned=1>&amp;<script>window.__pwned=2<'
 #: four partitions, 70 % of the operations on one of them (hotspot:70,25: 70 % on a quarter of the keys), each one
 #: entity, in an open loop of 60 operations/s: about 42 entities/s on the hot key against a target of 20, about 6/s on
 #: each other one
 WORKLOAD = {
-    "keyStrategy": "set:4",
+    "keyStrategy": "template:{p:4}" + PAYLOAD,
     "skew": "hotspot:70,25",
     "mix": "read=70,upsert=30",
     "partitionTarget": "20",
@@ -86,6 +90,41 @@ def _heat_seconds(page) -> int:
     return int(re.search(r"by (\d+) seconds", _label(page, "heatmap")).group(1))
 
 
+def _tooltip(page, chart: str, x: float, y: float) -> str:
+    """The text of the tooltip ``chart`` shows with the mouse at (x, y) (hovered again while a poll redraws it)."""
+    for _ in range(10):
+        page.mouse.move(x, y - 2)
+        page.mouse.move(x, y)
+        text = page.evaluate(
+            "chart => [...document.querySelectorAll(`#partition-stress-${chart} div`)]"
+            ".filter(d => d.style.display === 'block').map(d => d.innerText).join('\\n')",
+            chart,
+        )
+        if PAYLOAD in text:
+            return text
+        page.wait_for_timeout(200)
+    pwned = page.evaluate("() => window.__pwned")
+    raise AssertionError(f"no tooltip with a key as typed on the {chart} chart: {text!r} (window.__pwned: {pwned})")
+
+
+def _hover_charts(page) -> None:
+    """Hover each row of the heat map and the load chart, as a user reads their tooltips: each shows its keys as typed,
+    and nothing in a key runs (``window.__pwned`` stays unset)."""
+    page.locator("#partition-stress-heatmap").scroll_into_view_if_needed()
+    box = page.locator("#partition-stress-heatmap").bounding_box()
+    rows = box["height"] - 120  # the grid's rows (40 px above, 80 below)
+    shown = set()
+    for row in range(4):
+        y = box["y"] + 40 + rows * (row + 0.5) / 4
+        shown.add(_tooltip(page, "heatmap", box["x"] + box["width"] - 40, y).split("\n")[0])  # its key, then its figure
+    assert shown == {f"p{i}{PAYLOAD}" for i in range(4)}, shown
+    page.locator("#partition-stress-load").scroll_into_view_if_needed()
+    box = page.locator("#partition-stress-load").bounding_box()
+    lines = _tooltip(page, "load", box["x"] + box["width"] / 2, box["y"] + box["height"] / 2).split("\n")
+    assert all(any(line.startswith(f"p{i}{PAYLOAD}") for line in lines) for i in range(4)), lines  # a line each
+    assert page.evaluate("() => window.__pwned") is None
+
+
 def _check_tab(page) -> tuple[str, list[str]]:
     """The tab as a user reads it: four rows, the hot one HOT and the others COOL, a line per partition and the
     target line, and a heat map that grows as seconds pass. Answers the hot partition and the chart's lines."""
@@ -126,6 +165,8 @@ def test_loadtest_run_web_shows_four_partitions_one_hot_in_the_partitions_tab_li
             page.click("[role=tab]:has-text('Partitions')", timeout=30_000)
             hot, _ = _check_tab(page)
             assert page.locator("#partition-stress-findings").count() == 0  # a running test's are its rows'
+            assert hot.endswith(PAYLOAD)  # a key as typed, in the table
+            _hover_charts(page)
             page.screenshot(path=str(artifacts / "partitions-tab-light.png"), full_page=True)
 
             # Locust's own tabs still work beside it
@@ -174,7 +215,13 @@ def test_locusts_html_report_carries_the_partitions_panel(azurite, tmp_path, art
             "#partition-stress-table tbody tr", "rows => rows.map(r => [r.cells[0].innerText, r.dataset.finding])"
         )
         assert len(rows) == 4 and {p for p, f in rows if f == "HOT"} == hot, (rows, hot)
+        assert sorted(p for p, _ in rows) == [f"p{i}{PAYLOAD}" for i in range(4)]  # as typed
         assert "target 20/s" in _label(page, "load") and _heat_seconds(page) >= 3
         assert page.locator("text=Response Time Statistics").count() >= 1  # Locust's own report is still whole
+        _hover_charts(page)
         page.locator("#partition-stress-report").screenshot(path=str(artifacts / "html-report-partitions.png"))
+    with chromium_page(1300, 1100) as page:  # the tool's own report of the same run
+        page.goto((tmp_path / "out" / "report.html").as_uri())
+        shown = page.inner_text("#partitions-table")
+        assert all(f"p{i}{PAYLOAD}" in shown for i in range(4)) and page.evaluate("() => window.__pwned") is None
     assert AZURITE_KEY not in html.read_text()

@@ -4,9 +4,11 @@ read from Azurite's blob service in ``test_traffic``)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
 
+from loadtest.traffic import container
 from loadtest.traffic.container import hour_of, of_tables
 
 ACCOUNT = "resourceId=/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/acct"
@@ -40,3 +42,18 @@ def test_a_blobs_hour_is_read_from_its_archived_name(name, hour):
 )
 def test_the_other_services_logs_beside_the_tables_are_passed_by(name, tables):
     assert of_tables(name) is tables
+
+
+def test_a_log_blob_named_with_a_dot_segment_is_passed_by_not_fetched_as_another(monkeypatch):
+    """``table/../../other/x.log`` in the logs' container: its URL resolves to container ``other``, blob ``x.log``
+    (urllib3 removes dot segments), a blob outside what was named; a name with a control character is no archive's
+    either. Each is passed by and counted, not read."""
+    good = "table/2026/11/24/1400/000000.log"
+    listed = [good, "table/../../other/x.log", "table/2026/11/24/1400/./000001.log", "table/2026/11/24/1400/a\nb.log"]
+    client = SimpleNamespace(
+        exists=lambda: True, list_blobs=lambda name_starts_with: [SimpleNamespace(name=n, size=9) for n in listed]
+    )
+    monkeypatch.setattr(container, "open_container", lambda *args, **kwargs: client)
+    blobs = container.LogBlobs(["logs"], prefix="", since=None, until=None, connection_string="", account_url="", timeout=5)
+    assert blobs.names() == [f"logs/{good}"]
+    assert blobs.passed == {"named with a '.' or '..' segment or a control character (no archive's name)": 3}

@@ -1,6 +1,8 @@
 // What the Partitions tab and the HTML report's Partitions section draw from one live view (live_view in
 // loadtest/report/live.py): entities/s per partition against the target, demand beside it in an open loop, throttled
 // attempts, a key heat map of the recent seconds and the table of findings. ECharts, as Locust's own Charts tab.
+// Keys and messages are anyone's text (production logs, traffic profiles): React and ECharts' canvas draw them as text;
+// a tooltip formatter's string is HTML to ECharts, so what it holds is encoded (encodeHTML).
 import { useEffect, useRef } from "react";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
@@ -32,6 +34,7 @@ echarts.use([
   CanvasRenderer,
 ]);
 
+const { encodeHTML } = echarts.format;
 const HEAT_SECONDS = 60;
 // a partition's colour, its demand's too; no red, which is the target's
 const PALETTE = ["#5470c6", "#91cc75", "#fac858", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc", "#1e88e5", "#8d6e63", "#78909c"];
@@ -132,7 +135,9 @@ function heatOption(data) {
   return {
     title: { text: `Key heat map, the last ${HEAT_SECONDS} s (the middle of the scale is the target)`, left: "center", textStyle: { fontSize: 14 } },
     tooltip: {
-      formatter: ({ value: [column, row, v] }) => `${names[row]}<br/>${seconds[column]} s: ${v.toLocaleString()} entities/s`,
+      // ECharts takes a formatter's string as HTML: the key (anyone's text) is encoded, as its default tooltips do
+      formatter: ({ value: [column, row, v] }) =>
+        `${encodeHTML(names[row])}<br/>${encodeHTML(String(seconds[column]))} s: ${encodeHTML(v.toLocaleString())} entities/s`,
     },
     grid: { left: 140, right: 30, top: 40, bottom: 80 },
     xAxis: { type: "category", data: seconds.map(String), name: "s since start", nameLocation: "middle", nameGap: 25 },
