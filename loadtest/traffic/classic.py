@@ -13,9 +13,9 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..log_forms import parse_time
-from .records import LogRecord, Unreadable
+from .records import LogRecord, Unreadable, logged_number, logged_status
 
-__all__ = ["DUPLICATE", "FIELDS", "HourSeen", "classic_records", "duplicate", "hour_of"]
+__all__ = ["DUPLICATE", "FIELDS", "SIZES", "HourSeen", "classic_records", "duplicate", "hour_of"]
 
 #: Version 1.0's fields, in order (``<version>;<request-start-time>;…``).
 FIELDS = (
@@ -28,6 +28,8 @@ FIELDS = (
 )  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 DUPLICATE = "a duplicate record (the same request id and operation count)"
+#: The sizes a record is read for, in bytes: its request's body, its response's packet and headers.
+SIZES = ("request-content-length", "response-packet-size", "response-header-size")
 _SPREAD = 1_000_003  # a request id's hash times this, plus its operation count (wrapping at 64 bits)
 
 
@@ -37,7 +39,12 @@ def _field(row: list[str], name: str) -> str:
 
 
 def _number(text: str) -> float | None:
-    return float(text) if text else None
+    return logged_number(float(text)) if text else None
+
+
+def _whole(text: str) -> int:
+    """A size or count as logged (none is 0), within a record's bounds: a 20-digit count is no record's."""
+    return int(logged_number(int(text))) if text else 0
 
 
 class HourSeen:
@@ -51,9 +58,9 @@ class HourSeen:
         self.hour: Hashable = None
         self._runs: list[np.ndarray] = []  # sorted hashes, each run at most half the one before it
 
-    def repeat(self, hour: Hashable, request_id: str, operation_count: str) -> bool:
+    def repeat(self, hour: Hashable, request_id: str, operation_count: int) -> bool:
         """Whether the record was read already within ``hour`` (its start time's: the same label for the same hour)."""
-        return bool(self.repeated([hour], [request_id], [operation_count]))
+        return bool(self.repeated([hour], [request_id], np.array([operation_count], dtype=np.int64)))
 
     def repeated(self, hours: Sequence[Hashable], ids: Sequence[str], counts: Sequence[str] | np.ndarray) -> list[int]:
         """Which of these records, in their order, were read already within their hour (the first of two in them
@@ -103,32 +110,40 @@ def classic_records(lines: Iterable[str], seen: HourSeen | None = None) -> Itera
     for line in lines:
         if not line.strip():
             continue
-        row = next(csv.reader((line,), delimiter=";", quotechar='"'), [])
-        if row[0] not in ("1.0", "2.0") or len(row) < len(FIELDS):
+        try:
+            row = next(csv.reader((line,), delimiter=";", quotechar='"'), [])
+        except csv.Error:  # a field over the reader's limit
+            row = []
+        if not row or row[0] not in ("1.0", "2.0") or len(row) < len(FIELDS):
             yield Unreadable(f"not a version 1.0 or 2.0 record of {len(FIELDS)} fields", line)
             continue
         try:
             started = _field(row, "request-start-time")
             when = parse_time(started)
             key = (row[_AT["request-id-header"]], row[_AT["operation-count"]])
-            if seen.repeat(hour_of(when), *key):
+            count = _whole(key[1])
+            sizes = [_whole(row[_AT[name]]) for name in SIZES]
+            status = row[_AT["http-status-code"]]
+            status_code = logged_status(int(status)) if status.isascii() and status.isdigit() else None
+            duration_ms = _number(row[_AT["end-to-end-latency-in-ms"]])
+            server_latency_ms = _number(row[_AT["server-latency-in-ms"]])
+            if seen.repeat(hour_of(when), key[0], count):
                 yield duplicate(*key)
                 continue
-            status = row[_AT["http-status-code"]]
             yield LogRecord(
                 time=when,
                 operation=row[_AT["operation-type"]],
-                status=int(status) if status.isdigit() else None,
+                status=status_code,
                 status_text=row[_AT["request-status"]],
                 uri=_field(row, "request-url"),
                 object_key=_field(row, "requested-object-key"),
-                duration_ms=_number(row[_AT["end-to-end-latency-in-ms"]]),
-                server_latency_ms=_number(row[_AT["server-latency-in-ms"]]),
-                request_body=int(row[_AT["request-content-length"]] or 0),
-                response_body=int(row[_AT["response-packet-size"]] or 0) - int(row[_AT["response-header-size"]] or 0),
+                duration_ms=duration_ms,
+                server_latency_ms=server_latency_ms,
+                request_body=sizes[0],
+                response_body=sizes[1] - sizes[2],
                 client_request_id=_field(row, "client-request-id"),
                 request_id=key[0],
-                operation_count=int(key[1] or 0),
+                operation_count=count,
             )
-        except ValueError:
+        except (ValueError, OverflowError):
             yield Unreadable("a classic record with a value that does not parse", line)

@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .classic import FIELDS, HourSeen, duplicate
-from .records import LogRecord, Unreadable
+from .classic import FIELDS, SIZES, HourSeen, duplicate
+from .records import MOST, STATUS_MOST, LogRecord, Unreadable
 
 __all__ = ["COLUMNS", "NOT_FAST", "classic_block", "diagnostic_block", "from_records"]
 
@@ -54,6 +54,19 @@ def _epoch(times: pa.ChunkedArray | pa.Array) -> pa.Array:
     """ISO 8601 times in UTC as epoch seconds (ArrowInvalid for any other form: that block is read a line at a time)."""
     stamps = pc.cast(times, pa.timestamp("ns", tz="UTC"))
     return pc.divide(pc.cast(pc.cast(stamps, pa.int64()), pa.float64(), safe=False), 1e9)
+
+
+def _bounded(*checked: tuple[pa.ChunkedArray | pa.Array, int]) -> None:
+    """ValueError (``NOT_FAST``) where a number is outside a record's bounds (``records.MOST``, an HTTP status's): the
+    line reader then counts that line unreadable, as it would wherever the blocks were cut."""
+    for column, most in checked:
+        if column.null_count == len(column):
+            continue
+        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+            raise ValueError("a number that is NaN")
+        low, high = (value.as_py() for value in pc.min_max(column).values())
+        if low < 0 or high > most:
+            raise ValueError(f"a number outside 0 to {most}")
 
 
 def _given(first: pa.ChunkedArray, second: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -115,8 +128,9 @@ def diagnostic_block(block: bytes | memoryview) -> pa.Table:
     """Whole lines of the diagnostic archive's JSON as columns; ``NOT_FAST`` when any line is not a JSON record or
     has no time or operation (the line reader then says which). DuckDB parses them (``from_json``): a third of the
     CPU Arrow's JSON reader took (bench/traffic_read.py). A number logged as text reads as the line reader reads it
-    (``"Unknown"`` and ``""`` as none, ``"200"`` as 200); text that is no number at all reads as none here, where the
-    line reader would count its line unreadable."""
+    (``"Unknown"`` and ``""`` as none, ``"200"`` as 200); text that is no number at all, or one past int64, reads as
+    none here, where the line reader would count its line unreadable. A number outside a record's bounds
+    (``records.MOST``, NaN, an HTTP status past 999) is ``NOT_FAST``: its line is counted unreadable."""
     connection = _duckdb()
     connection.register("block_lines", _lines(block))
     try:
@@ -126,6 +140,8 @@ def diagnostic_block(block: bytes | memoryview) -> pa.Table:
     if read["time"].null_count or read["operationName"].null_count:
         raise ValueError("a record without its time or operation")  # the line reader names which
     properties, identity = read["properties"], read["identity"]
+    request_body, response_body = pc.struct_field(properties, "requestBodySize"), pc.struct_field(properties, "responseBodySize")
+    _bounded((read["statusCode"], STATUS_MOST), (read["durationMs"], MOST), (request_body, MOST), (response_body, MOST))
     return pa.table(
         {
             "time": _epoch(read["time"]),
@@ -135,8 +151,8 @@ def diagnostic_block(block: bytes | memoryview) -> pa.Table:
             "uri": pc.fill_null(read["uri"], ""),
             "object_key": _given(pc.struct_field(properties, "objectKey"), pc.struct_field(identity, "objectKey")),
             "duration_ms": read["durationMs"],
-            "request_body": pc.struct_field(properties, "requestBodySize"),
-            "response_body": pc.struct_field(properties, "responseBodySize"),
+            "request_body": request_body,
+            "response_body": response_body,
             "client_request_id": pc.fill_null(pc.struct_field(properties, "clientRequestId"), ""),
             "response_type": _given(
                 pc.struct_field(properties, "metricResponseType"), pc.struct_field(identity, "metricResponseType")
@@ -186,20 +202,23 @@ def classic_block(block: bytes | memoryview, seen: HourSeen) -> tuple[pa.Table, 
         raise ValueError("not all version 1.0 records")
     started = _unescaped(read["request-start-time"])
     status = read["http-status-code"]
+    code = pc.cast(pc.if_else(pc.ascii_is_decimal(status), status, None), pa.int64())
+    duration = _number(read["end-to-end-latency-in-ms"], pa.float64())
+    sizes = {name: pc.fill_null(_number(read[name], pa.int64()), 0) for name in SIZES}
+    logged = read["operation-count"]
+    counts = pc.cast(pc.if_else(pc.equal(logged, ""), "0", logged), pa.int64())
+    _bounded((code, STATUS_MOST), (duration, MOST), (counts, MOST), *((size, MOST) for size in sizes.values()))
     table = pa.table(
         {
             "time": _epoch(started),
             "operation": read["operation-type"],
-            "status": pc.cast(pc.if_else(pc.ascii_is_decimal(status), status, None), pa.int64()),
+            "status": code,
             "status_text": read["request-status"],
             "uri": _unescaped(read["request-url"]),
             "object_key": _unescaped(read["requested-object-key"]),
-            "duration_ms": _number(read["end-to-end-latency-in-ms"], pa.float64()),
-            "request_body": pc.fill_null(_number(read["request-content-length"], pa.int64()), 0),
-            "response_body": pc.subtract(
-                pc.fill_null(_number(read["response-packet-size"], pa.int64()), 0),
-                pc.fill_null(_number(read["response-header-size"], pa.int64()), 0),
-            ),
+            "duration_ms": duration,
+            "request_body": sizes["request-content-length"],
+            "response_body": pc.subtract(sizes["response-packet-size"], sizes["response-header-size"]),
             "client_request_id": _unescaped(read["client-request-id"]),
             "response_type": pa.nulls(read.num_rows, pa.string()).fill_null(""),
         },
@@ -207,9 +226,7 @@ def classic_block(block: bytes | memoryview, seen: HourSeen) -> tuple[pa.Table, 
     )
     hours = np.floor_divide(table["time"].to_numpy(), 3600).astype(np.int64)  # classic.hour_of, a block at a time
     ids = read["request-id-header"].to_pylist()
-    logged = read["operation-count"]
-    counts = pc.cast(pc.if_else(pc.equal(logged, ""), "0", logged), pa.int64()).to_numpy(zero_copy_only=False)
-    repeated = seen.repeated(hours, ids, counts)
+    repeated = seen.repeated(hours, ids, counts.to_numpy(zero_copy_only=False))
     if not repeated:
         return table, []
     dropped = [duplicate(ids[i], logged[i].as_py()) for i in repeated]

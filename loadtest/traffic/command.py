@@ -5,26 +5,31 @@ report.html) from the same summary, verdict and report, ``run.target_kind: "logs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .. import junit, summary, wrapup
-from ..exit_codes import UsageError
+from ..exit_codes import ToolError, UsageError
 from ..findings.assess import checks_for, exit_code
+from ..log_forms import utc_text
 from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
+from ..serverlogs import kql_string
 from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
-from .reader import paths, read
+from .reader import paths, read, shown
 from .tally import Tally
 from .workload import LEAVES_OUT as WORKLOAD_LEAVES_OUT
 
 __all__ = ["LEAVES_OUT", "kql", "traffic_command"]
+
+_NAMED = 5  # sources a message names, the rest counted
 
 LEAVES_OUT = (
     "the partition of an insert or a batch (its keys are in the request's body, which no log keeps); a query's "
@@ -34,20 +39,22 @@ LEAVES_OUT = (
 )
 
 
-def _utc(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+def _at(epoch: float) -> str:
+    """A time as the query compares it: a Kusto string literal read as a ``datetime``."""
+    return f"todatetime({kql_string(utc_text(epoch))})"
 
 
 def kql(since: float | None, until: float | None) -> str:
-    """The Log Analytics query that exports the columns ``loadtest traffic`` reads, for a window (the last day)."""
+    """The Log Analytics query that exports the columns ``loadtest traffic`` reads, for a window (the last day); what
+    it embeds, quoted as Kusto string literals."""
     if since is None and until is None:
         window = "TimeGenerated > ago(1d)"
     elif until is None:
-        window = f"TimeGenerated >= datetime({_utc(since)})"  # type: ignore[arg-type]
+        window = f"TimeGenerated >= {_at(since)}"  # type: ignore[arg-type]
     elif since is None:
-        window = f"TimeGenerated < datetime({_utc(until)})"
+        window = f"TimeGenerated < {_at(until)}"
     else:
-        window = f"TimeGenerated >= datetime({_utc(since)}) and TimeGenerated < datetime({_utc(until)})"
+        window = f"TimeGenerated >= {_at(since)} and TimeGenerated < {_at(until)}"
     return (
         "// partition-stress: the table requests `loadtest traffic` reads. Run it in the workspace that receives the\n"
         "// account's diagnostic settings (table: StorageRead, StorageWrite, StorageDelete); export the result as CSV.\n"
@@ -56,12 +63,43 @@ def kql(since: float | None, until: float | None) -> str:
     )
 
 
+def _named(names: list[str]) -> str:
+    """The sources a message names: the first few, each shown on one line, the rest counted."""
+    more = f" and {len(names) - _NAMED:,} more" if len(names) > _NAMED else ""
+    return ", ".join(map(shown, names[:_NAMED])) + more
+
+
+def _read_logs(given: dict[str, Any], names: list[str], tally: Tally, forms: Counter[str]) -> tuple[list[str], list[str]]:
+    """Every source's records into ``tally``: the files named, or the blobs of ``--from-container``; the sources read
+    and the console's line on the blobs."""
+    containers = given["from_container"]
+    if not containers:
+        for name in names:
+            read(name, given["format"], tally, forms)
+        return names, []
+    with LogBlobs(
+        containers,
+        prefix=given["prefix"],
+        since=given["since"],
+        until=given["until"],
+        connection_string=given["connection_string"],
+        account_url=given["account_url"],
+        timeout=given["timeout"],
+    ) as blobs:
+        names = blobs.names()
+        for name in names:
+            with blobs.open(name) as stream:
+                read(name, given["format"], tally, forms, stream)
+    passed = "".join(f"; passed by {n:,} {why}" for why, n in blobs.passed.items())
+    return names, [f"Read {len(names):,} log blobs from {', '.join(containers)}{passed}."]
+
+
 def traffic_command(ns: argparse.Namespace) -> int:
     """Read, count, write the outputs, print the findings; the exit code ``--fail-on`` asks for."""
     given = {opt.dest: opt.value(ns) for opt in TRAFFIC_OPTIONS}
     since, until = given["since"], given["until"]
     if since is not None and until is not None and until <= since:
-        raise UsageError(f"--until {_utc(until)} is not after --since {_utc(since)}")
+        raise UsageError(f"--until {utc_text(until)} is not after --since {utc_text(since)}")
     if given["kql"]:
         print(kql(since, until), end="", flush=True)
         return 0
@@ -75,7 +113,9 @@ def traffic_command(ns: argparse.Namespace) -> int:
     names = [] if containers else paths(given["sources"])
     if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
         raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
-    out = check_out(given["out"] or str(Path("reports") / new_run_id()), overwrite=given["overwrite"])
+    wanted = Path(given["out"] or str(Path("reports") / new_run_id()))
+    made = [folder for folder in (wanted, *wanted.parents) if not folder.exists()]  # what check_out makes
+    out = check_out(str(wanted), overwrite=given["overwrite"])
     tally = Tally(
         entity_bytes=given["entity_bytes"],
         client_request_id=given["client_request_id"],
@@ -86,35 +126,23 @@ def traffic_command(ns: argparse.Namespace) -> int:
     )
     forms: Counter[str] = Counter()
     began = time.perf_counter()
-    if containers:
-        with LogBlobs(
-            containers,
-            prefix=given["prefix"],
-            since=since,
-            until=until,
-            connection_string=given["connection_string"],
-            account_url=given["account_url"],
-            timeout=given["timeout"],
-        ) as blobs:
-            names = blobs.names()
-            for name in names:
-                with blobs.open(name) as stream:
-                    read(name, given["format"], tally, forms, stream)
-        passed = "".join(f"; passed by {n:,} {why}" for why, n in blobs.passed.items())
-        blobs_read = [f"Read {len(names):,} log blobs from {', '.join(containers)}{passed}."]
-    else:
-        blobs_read = []
-        for name in names:
-            read(name, given["format"], tally, forms)
-    counts = tally.finish()
-    if tally.first is None or tally.last is None:
-        said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + tally.table_operations).items())
-        raise UsageError(f"traffic: no entity operation counted in {', '.join(names)}" + (f" ({said})" if said else ""))
+    try:
+        names, blobs_read = _read_logs(given, names, tally, forms)
+        counts = tally.finish()
+        if tally.first is None or tally.last is None:
+            operations = {shown(name): n for name, n in tally.table_operations.items()}  # names the logs wrote
+            said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + Counter(operations)).items())
+            raise UsageError(f"traffic: no entity operation counted in {_named(names)}" + (f" ({said})" if said else ""))
+    except ToolError:
+        for folder in made:  # refused: nothing written, the folders made for the outputs (still empty) let go of
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     partition_default, account_default = PROFILES[given["profile"]]
     first = int(tally.first)
     info = RunInfo(
         id=new_run_id(),
-        started=_utc(first),
+        started=utc_text(first),
         duration_s=float(int(tally.last) + 1 - first),
         target_kind="logs",
         table="",
@@ -130,7 +158,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
     results.logs = {
         "sources": names,
         "forms": dict(forms),
-        "span": [_utc(tally.first), _utc(tally.last)],
+        "span": [utc_text(tally.first), utc_text(tally.last)],
         "client_request_id": given["client_request_id"],
         "hashed_keys": given["hash_keys"],
         **tally.account(results),

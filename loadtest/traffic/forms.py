@@ -20,7 +20,7 @@ from typing import Any
 
 from ..log_forms import FORMS, parse_time
 from .classic import HourSeen, classic_records
-from .records import LogRecord, Unreadable
+from .records import LogRecord, Unreadable, logged_number, logged_status
 
 __all__ = ["ANALYTICS_COLUMNS", "FORMS", "detect", "records"]
 
@@ -35,8 +35,8 @@ def detect(first: str) -> str | None:
     if line.startswith("{"):
         try:
             record = json.loads(line)
-        except ValueError:
-            return "analytics-json"  # an array's first object over several lines, or a pretty-printed record
+        except (ValueError, RecursionError):  # a record over several lines, one cut short, one nested too deep
+            record = {key: None for key in ("operationName", "properties") if f'"{key}"' in line}
         return "diagnostic" if "operationName" in record or "properties" in record else "analytics-json"
     if "TimeGenerated" in line and "OperationName" in line:
         return "analytics-csv"
@@ -49,23 +49,29 @@ def records(form: str, lines: Iterable[str], seen: HourSeen | None = None) -> It
     if form == "classic":
         return classic_records(lines, seen)
     if form == "analytics-csv":
-        return _analytics(csv.DictReader(lines), "a CSV row")
+        return _analytics(_csv_rows(lines), "a CSV row")
     if form == "analytics-json":
         return _analytics(_json_objects(lines), "a JSON record")
     return _diagnostic(lines)
 
 
+#: What a line that is not a record raises as it is read: a value of a wrong type or none, one that does not parse or
+#: is outside a record's bounds (``records.MOST``), JSON nested deeper than Python reads.
+NOT_A_RECORD = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
+
+
 def _number(value: Any) -> float | None:
+    """A number as logged, within a record's bounds: a number, a numeric string, or none (``Unknown``, ``""``)."""
     if value in (None, "", "Unknown"):
         return None
-    return float(value)
+    return logged_number(float(value))
 
 
 def _status(value: Any) -> int | None:
     """A status code as logged: a number, a numeric string, or ``Unknown``."""
     if value in (None, "", "Unknown"):
         return None
-    return int(float(value))
+    return logged_status(float(value))
 
 
 def _diagnostic(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
@@ -77,7 +83,7 @@ def _diagnostic(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
             properties, identity = row.get("properties") or {}, row.get("identity") or {}
             yield LogRecord(
                 time=parse_time(row["time"]),
-                operation=row["operationName"],
+                operation=_operation(row["operationName"]),
                 status=_status(row.get("statusCode")),
                 status_text=str(row.get("statusText") or ""),
                 uri=str(row.get("uri") or ""),
@@ -91,8 +97,15 @@ def _diagnostic(lines: Iterable[str]) -> Iterator[LogRecord | Unreadable]:
                 operation_count=_int(properties.get("operationCount")) or 0,
                 response_type=str(properties.get("metricResponseType") or identity.get("metricResponseType") or ""),
             )
-        except (ValueError, KeyError, TypeError, AttributeError) as err:
+        except NOT_A_RECORD as err:
             yield Unreadable(_why(err, "a diagnostic log record"), line)
+
+
+def _operation(value: Any) -> str:
+    """An operation's name as logged, as the block reader takes it: text, a number as its digits; none is no record."""
+    if value is None:
+        raise KeyError("operationName")
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _int(value: Any) -> int | None:
@@ -132,12 +145,44 @@ def _analytics(rows: Iterable[Any], what: str) -> Iterator[LogRecord | Unreadabl
             values = {field: row[ANALYTICS_COLUMNS[field]] for field in _REQUIRED}
             values |= {field: row.get(column) for field, column in ANALYTICS_COLUMNS.items() if field not in _REQUIRED}
             yield LogRecord(**{field: _READ.get(field, _text)(value) for field, value in values.items()})
-        except (ValueError, KeyError, TypeError, AttributeError) as err:
-            yield Unreadable(_why(err, what), json.dumps(row) if isinstance(row, dict) else str(row))
+        except NOT_A_RECORD as err:
+            yield Unreadable(_why(err, what), _shown(row))
 
 
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
+
+
+def _shown(row: Any) -> str:
+    """A row that is no record, as its example (JSON nested too deep to write again is said so)."""
+    try:
+        return json.dumps(row)[:300] if isinstance(row, dict) else str(row)[:300]
+    except (ValueError, RecursionError):
+        return "(nested too deep to show)"
+
+
+def _csv_rows(lines: Iterable[str]) -> Iterator[dict[str, str] | Unreadable]:
+    """The rows of a CSV export by its header's names (as ``csv.DictReader`` gives them), a row the reader cannot
+    take (a field over ``csv.field_size_limit()``) as ``Unreadable``, the rows after it read on."""
+    rows, header = csv.reader(lines), None
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            limit = csv.field_size_limit()
+            long = "larger than field limit" in str(err)
+            yield Unreadable(f"a CSV row with a field over {limit:,} characters" if long else "not a CSV row", str(err))
+            if header is None:
+                return  # no header: no row after it has names
+            continue
+        if not row:
+            continue
+        if header is None:
+            header = row
+            continue
+        yield dict(zip(header, row, strict=False))
 
 
 def _json_objects(lines: Iterable[str]) -> Iterator[Any]:
@@ -153,6 +198,10 @@ def _json_objects(lines: Iterable[str]) -> Iterator[Any]:
                 break
             try:
                 found, position = decoder.raw_decode(buffer, position)
+            except RecursionError:  # nested deeper than Python reads: what is held of it is let go
+                yield Unreadable("a JSON record nested too deep to read", buffer[position : position + 200])
+                position = len(buffer)
+                break
             except ValueError:
                 if len(buffer) - position > 1 << 20:  # a megabyte without a whole object: not one
                     yield Unreadable("not JSON", buffer[position : position + 200])

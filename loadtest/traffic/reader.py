@@ -1,15 +1,18 @@
 """The sources ``loadtest traffic`` reads (files, folders, globs, ``-``), each into a ``Tally``: its form given or told
 by its first line; the forms written in bulk a block of whole lines at a time (``columns``), the rest a line at a time
-(``forms``). Memory holds a few blocks, never a whole source.
+(``forms``). A source compressed with gzip (told by its first bytes: users gzip the archive Azure writes plain) is read
+as it is decompressed. Memory holds a few blocks, never a whole source, nor a line longer than ``LONGEST_LINE``.
 """
 
 from __future__ import annotations
 
 import glob
+import gzip
 import io
 import sys
+import zlib
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
@@ -22,15 +25,26 @@ from .attribution import attribute
 from .classic import HourSeen
 from .columns import NOT_FAST, classic_block, diagnostic_block
 from .forms import detect, records
-from .records import LogRecord, Unreadable
+from .records import LONGEST_LINE, LogRecord, Unreadable
 from .tally import Tally
 
-__all__ = ["BLOCK_BYTES", "NO_FORM", "paths", "read"]
+__all__ = ["BLOCK_BYTES", "LONGEST_LINE", "NO_FORM", "paths", "read", "shown"]
 
 BLOCK_BYTES = 1 << 24  # whole lines read together by the bulk forms' readers
 NO_FORM = "a source in no form the tool reads"
-_SUFFIXES = (".json", ".jsonl", ".log", ".csv")
+_SUFFIXES = (".json", ".jsonl", ".log", ".csv")  # a folder's log files, each gzip-compressed too (.json.gz)
 _BOM = b"\xef\xbb\xbf"
+_GZIP = b"\x1f\x8b"  # the first bytes of a gzip stream
+_CUT_SHORT = (gzip.BadGzipFile, EOFError, zlib.error)  # what reading a gzip stream cut short or corrupt raises
+
+
+def shown(name: str) -> str:
+    """A source's name as a message shows it: quoted and escaped, one line whatever it holds (a newline, a quote)."""
+    return repr(name)
+
+
+def _log_file(path: Path) -> bool:
+    return path.is_file() and path.name.lower().removesuffix(".gz").endswith(_SUFFIXES)
 
 
 def paths(sources: list[str]) -> list[str]:
@@ -38,24 +52,99 @@ def paths(sources: list[str]) -> list[str]:
     found: list[str] = []
     for source in sources:
         path = Path(source)
-        if source == "-":
-            found.append(source)
-        elif path.is_dir():
-            found += sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
-        elif path.is_file():
-            found.append(source)
-        elif any(c in source for c in "*?["):
-            found += sorted(p for p in glob.glob(source, recursive=True) if Path(p).is_file())
-        else:
-            raise UsageError(f"{source}: no such file or folder, and no glob; give log files, folders, globs or -")
+        try:
+            if source == "-":
+                found.append(source)
+            elif path.is_dir():
+                found += sorted(str(p) for p in path.rglob("*") if _log_file(p))
+            elif path.is_file():
+                found.append(source)
+            elif any(c in source for c in "*?["):
+                found += sorted(p for p in glob.glob(source, recursive=True) if Path(p).is_file())
+            else:
+                raise UsageError(f"{shown(source)}: no such file or folder, and no glob; give log files, folders, globs or -")
+        except OSError as err:  # a name too long, a folder that cannot be listed
+            raise UsageError(f"{shown(source)}: cannot be read ({err.strerror or err})") from None
     if not found:
-        raise UsageError(f"{' '.join(sources)}: no log files there (*.json, *.jsonl, *.log, *.csv)")
+        names = " ".join(map(shown, sources))
+        raise UsageError(f"{names}: no log files there ({', '.join('*' + s for s in _SUFFIXES)}, each also as .gz)")
     return found
+
+
+class _BoundedLines(io.RawIOBase):
+    """A binary stream's bytes with each line longer than ``LONGEST_LINE`` bytes left out, said to ``skipped`` (its
+    first bytes) as it goes by: no reader after this holds one whole, nor recopies it block after block."""
+
+    def __init__(self, source: BinaryIO, skipped: Callable[[bytes], None]) -> None:
+        self._source, self._skipped = source, skipped
+        self._ready, self._at = memoryview(b""), 0  # whole lines to hand on, and how far they were
+        self._line = bytearray()  # the line being read, its end not read yet
+        self._skipping = False  # within a long line, to its end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while self._at == len(self._ready):
+            chunk = self._source.read(min(LONGEST_LINE, 1 << 20))  # a line within one is short enough
+            if not chunk:  # the end: the last line, without its newline
+                self._ready, self._at, self._line = memoryview(bytes(self._line)), 0, bytearray()
+                if not self._ready:
+                    return 0
+                break
+            self._ready, self._at = memoryview(self._take(chunk)), 0
+        size = min(len(buffer), len(self._ready) - self._at)
+        buffer[:size] = self._ready[self._at : self._at + size]
+        self._at += size
+        return size
+
+    def _take(self, chunk: bytes) -> bytes | memoryview:
+        """The whole lines a chunk ends, the line it leaves open held (or, longer than the bound, skipped)."""
+        start = 0
+        if self._skipping:
+            start = chunk.find(b"\n") + 1
+            if not start:
+                return b""
+            self._skipping = False
+        last = chunk.rfind(b"\n", start) + 1
+        if not last:
+            self._line += chunk[start:]
+            self._hold()
+            return b""
+        first = chunk.find(b"\n", start) + 1
+        if len(self._line) + first - start > LONGEST_LINE:  # the open line, ended here, is too long
+            self._skipped(bytes(self._line[:200]))
+            whole: bytes | memoryview = memoryview(chunk)[first:last]
+        else:
+            whole = bytes(self._line) + chunk[start:last] if self._line else memoryview(chunk)[start:last]
+        self._line = bytearray(chunk[last:])
+        self._hold()
+        return whole
+
+    def _hold(self) -> None:
+        if len(self._line) > LONGEST_LINE:
+            self._skipped(bytes(self._line[:200]))
+            self._line, self._skipping = bytearray(), True
+
+
+def _opened(stream: BinaryIO, tally: Tally) -> tuple[BinaryIO, bool]:
+    """``stream`` as its lines are read: decompressed where it is gzip's (told by its first bytes), each line longer
+    than ``LONGEST_LINE`` left out and counted; and whether it was compressed."""
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+    packed = stream.peek(2)[:2] == _GZIP  # type: ignore[attr-defined]
+    source: BinaryIO = gzip.GzipFile(fileobj=stream, mode="rb") if packed else stream  # type: ignore[assignment]
+    long = f"a line longer than {LONGEST_LINE:,} bytes"
+
+    def skipped(start: bytes) -> None:
+        tally.add(Unreadable(long, start.decode("utf-8", errors="replace")))
+
+    return io.BufferedReader(_BoundedLines(source, skipped), buffer_size=1 << 20), packed  # type: ignore[return-value]
 
 
 def _blocks(stream: BinaryIO, head: bytes) -> Iterator[memoryview]:
     """The stream's whole lines, ``BLOCK_BYTES`` or so at a time, ``head`` first: each read once into a buffer of its
-    own (the copy from the file is the only one), a block's last part line carried into the next."""
+    own, a block's last part line (at most ``LONGEST_LINE``: the stream's lines are bounded) carried into the next."""
     rest = head
     while True:
         buffer = bytearray(len(rest) + BLOCK_BYTES)
@@ -78,22 +167,31 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: Binary
     ``stream`` when the source is not a file (a blob being downloaded): the caller closes it."""
     own = stream is None and name != "-"
     if stream is None:
-        stream = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 -- closed below
+        try:
+            stream = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 -- closed below
+        except OSError as err:
+            raise UsageError(f"{shown(name)}: cannot be read ({err.strerror or err})") from None
+    packed = False
     try:
-        first = next((line for line in stream if line.strip()), b"")
+        lines, packed = _opened(stream, tally)
+        first = next((line for line in lines if line.strip()), b"")
         if not first:
             return
         first = first.removeprefix(_BOM)
         text = first.decode("utf-8", errors="replace")
         chosen = detect(text) if form == "auto" else form
         if chosen is None:
-            tally.add(Unreadable(NO_FORM, f"{name}: {text}"))
+            tally.add(Unreadable(NO_FORM, f"{shown(name)}: {text}"))
             return
         if chosen in ("diagnostic", "classic"):
-            _bulk(_blocks(stream, first), chosen, tally, forms)
+            _bulk(_blocks(lines, first), chosen, tally, forms)
             return
-        lines = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
-        _lines(chain((text,), lines), chosen, None, tally, forms)
+        decoded = io.TextIOWrapper(lines, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
+        _lines(chain((text,), decoded), chosen, None, tally, forms)
+    except _CUT_SHORT as err:
+        if not packed:
+            raise
+        raise UsageError(f"{shown(name)}: a gzip file cut short or corrupt ({err}); give it whole, or decompressed") from None
     finally:
         if own:
             stream.close()

@@ -1,12 +1,33 @@
 """One logged request, whichever of Azure's log forms it came from: the fields the tool reads, and a line that does not
-parse, with why.
+parse, with why; the bounds of what a record may say, declared once for every form and both readers (a line at a time,
+a block at a time).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LogRecord", "Unreadable"]
+__all__ = ["LONGEST_LINE", "MOST", "STATUS_MOST", "LogRecord", "Unreadable", "logged_number", "logged_status"]
+
+#: No record's line is longer (a diagnostic record is some 2 KB): a longer one is no record, never held whole.
+LONGEST_LINE = 1 << 20
+#: The most a duration (ms), a size (bytes) or a count of operations may say: far above any request's, and exact in
+#: int64 and float64 alike. A record saying more, less than 0, or not a finite number is not one.
+MOST = 2**53
+#: An HTTP status has three digits.
+STATUS_MOST = 999
+
+
+def logged_number(value: float, most: float = MOST) -> float:
+    """``value`` where a record may say it (a finite number from 0 to ``most``); ValueError else."""
+    if not 0 <= value <= most:  # NaN is not, and a whole number of any size compares
+        raise ValueError(f"not a number from 0 to {most}")
+    return value
+
+
+def logged_status(value: float) -> int:
+    """An HTTP status as a record logs it (a whole number, 0 to ``STATUS_MOST``); ValueError else."""
+    return int(logged_number(value, STATUS_MOST))
 
 
 @dataclass(slots=True)

@@ -22,6 +22,8 @@ import pyarrow.compute as pc
 
 from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
+from ..exit_codes import UsageError
+from ..log_forms import utc_text
 from ..operations import OpClass
 from ..redact import redact
 from ..results import Results
@@ -33,11 +35,14 @@ from .recent_ids import RecentIds
 from .records import LogRecord, Unreadable
 from .workload import LoggedWorkload
 
-__all__ = ["EXAMPLES", "RETRY_WINDOW_S", "Tally", "hashed"]
+__all__ = ["EXAMPLES", "LONGEST_SPAN_S", "RETRY_WINDOW_S", "Tally", "hashed"]
 
 EXAMPLES = 3  # unreadable lines shown per reason (redacted, cut short)
 RETRY_WINDOW_S = 300  # an operation's retries come within this: its id is forgotten after (memory stays bounded)
 BLOCK = 65_536  # records read a line at a time, counted together
+#: The longest span of records one run's outputs hold: they are counted, summed and drawn second by second (a week of
+#: two records took 52 s and 711 MB, a year exhausted memory). Longer logs are read a window at a time.
+LONGEST_SPAN_S = 7 * 86_400
 OUTSIDE = "outside --since/--until"
 OTHER_CLIENTS = "another client's (--client-request-id)"
 _KEY = ["second", "partition", "op_class"]
@@ -133,8 +138,15 @@ class Tally:
 
     def _count(self, records: pa.Table, said: pa.Table) -> None:
         times = records["time"].to_numpy()
-        self.first = min(float(times.min()), self.first if self.first is not None else np.inf)
-        self.last = max(float(times.max()), self.last if self.last is not None else -np.inf)
+        first = min(float(times.min()), self.first if self.first is not None else np.inf)
+        last = max(float(times.max()), self.last if self.last is not None else -np.inf)
+        if last - first > LONGEST_SPAN_S:
+            days = LONGEST_SPAN_S // 86_400
+            raise UsageError(
+                f"traffic: the records counted span {utc_text(first)} to {utc_text(last)}, more than {days} days, the most "
+                f"one run's outputs hold second by second; give --since/--until a window of at most {days} days"
+            )
+        self.first, self.last = first, last
         self.counted += records.num_rows
         partition = said["partition"]
         if self.hash_keys:

@@ -208,7 +208,7 @@ def test_hashed_keys_leave_no_logged_key_and_no_signature_in_any_output(logged, 
 
 def test_the_query_that_exports_what_it_reads(monkeypatch):
     code, stdout, _ = in_process(monkeypatch, "traffic", "--kql", "--since", "2026-11-24T14:00:00Z")
-    assert code == 0 and stdout.count("\n") == 6 and "TimeGenerated >= datetime(2026-11-24T14:00:00Z)" in stdout
+    assert code == 0 and stdout.count("\n") == 6 and 'TimeGenerated >= todatetime("2026-11-24T14:00:00Z")' in stdout
     assert "| project TimeGenerated, OperationName, StatusCode" in stdout and "MetricResponseType" in stdout
     code, _, err = in_process(monkeypatch, "traffic", "--since", "yesterday", "x.json")
     assert code == 2 and err.count("\n") == 1 and "--since 'yesterday'" in err, err
