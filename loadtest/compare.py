@@ -24,7 +24,7 @@ from .key_specs import key_strategy
 from .options import rules
 from .options.commands import REAL_RUN_ONLY
 from .options.stress import OPTION_BY_DEST
-from .outputs import COMPARISON_FILE, RESULTS_FILE
+from .outputs import COMPARISON_FILE, RESULTS_FILE, write_text
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "split_designs", "summarise"]
@@ -69,7 +69,7 @@ class Comparison:
     simulated: bool = False  # ``compare --simulate``: the partition layer's model ran each strategy, nothing was sent
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2)
+        return json.dumps(asdict(self), indent=2, allow_nan=False)  # strict: its figures come from results read so
 
 
 def _slug(spec: str) -> str:
@@ -188,7 +188,7 @@ def compare(
     )
     comparison.ranking, comparison.recommendation = rank(outcomes)
     out.mkdir(parents=True, exist_ok=True)
-    (out / COMPARISON_FILE).write_text(comparison.to_json(), encoding="utf-8")
+    write_text(out / COMPARISON_FILE, comparison.to_json())
     if junit_file:
         junit.write(junit_file, [_suite(outcome, index) for index, outcome in enumerate(outcomes)])
     return comparison
