@@ -73,10 +73,8 @@ def _locust_argv(ns: argparse.Namespace, extra: list[str]) -> list[str]:
         value = getattr(ns, opt.dest)
         if opt.secret or value is None:
             continue
-        if opt.is_switch:
-            argv += [opt.flags[0]] if value else []
-        elif value != "" or opt.blank:
-            argv += [opt.flags[0], str(value)]
+        if opt.is_switch or value != "" or opt.blank:
+            argv += opt.argv(value)  # --flag=value: a value beginning with - stays a value
     return argv + extra
 
 

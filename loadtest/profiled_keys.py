@@ -16,6 +16,7 @@ import bisect
 import uuid
 from functools import lru_cache
 from itertools import accumulate
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,8 @@ from .entities import validate_key
 from .exit_codes import UsageError
 from .keys import KeyStrategy, _by_key
 from .operations import OpClass
-from .traffic.profile import load_profile
+from .options.limits import MAX_SEED_ENTITIES
+from .traffic.profile import load_profile, traffic_flag
 
 __all__ = ["ProfiledKeys", "UNATTRIBUTED_MODES", "profiled_keys"]
 
@@ -32,14 +34,31 @@ UNATTRIBUTED_MODES = ("spread", "apart")
 TAIL_KEY = "~tail{least}-{n:06d}"  # after every logged key of letters and digits in key order, as the tail's place
 
 
-@lru_cache(maxsize=8)
 def _layout(path: str) -> tuple[list[str], dict[OpClass, list[float]]]:
     """The profile's keys (the named ones, then each tail group's) and each one's requests per op class: read once a
-    process, shared by every user."""
+    process for each version of the file (its place, size and time), shared by every user."""
+    try:
+        found = Path(path).stat()
+        version: tuple[str, int, int] = (str(Path(path).resolve()), found.st_size, found.st_mtime_ns)
+    except (OSError, ValueError):  # no such file (load_profile says so), a NUL in the name
+        version = (path, 0, 0)
+    return _read_layout(path, version)
+
+
+@lru_cache(maxsize=8)
+def _read_layout(path: str, version: tuple[str, int, int]) -> tuple[list[str], dict[OpClass, list[float]]]:
+    """``_layout``, read: a run seeds an entity under each key (``MAX_SEED_ENTITIES`` at most), so a profile with more
+    is refused before a key is made."""
     try:
         profile = load_profile(path)
     except UsageError as err:  # load_profile's line names --traffic; here the key strategy
-        raise UsageError(str(err).removeprefix(f"--traffic {path}: ")) from None
+        raise UsageError(str(err).removeprefix(f"{traffic_flag(path)}: ")) from None
+    count = len(profile["partitions"]) + sum(group["keys"] for group in profile["tail"])
+    if count > MAX_SEED_ENTITIES:
+        raise UsageError(
+            f"the profile's {count:,} partitions (named and in its tail) are over the {MAX_SEED_ENTITIES:,} a run seeds, "
+            "an entity under each; simulate --traffic replays any number (its tail in groups)"
+        )
     keys: list[str] = []
     asked: dict[OpClass, list[float]] = {OpClass.GET: [], OpClass.PUT: []}
     for row in profile["partitions"]:

@@ -316,3 +316,19 @@ def test_workers_get_a_master_of_their_own_on_loopback_at_a_free_port_unless_the
     (tmp_path / "locust.conf").write_text("master-bind-port = 6002\n")  # Locust's config file
     assert "--master-bind-port" not in _locust_argv(ns, [])
     assert "--master-bind-port" not in _locust_argv(_parser().parse_args(["run"]), [])
+
+
+def test_option_values_beginning_with_a_dash_reach_locust_as_values(monkeypatch, tmp_path):
+    """``--partition-key=-hot``, ``--out=-x`` are handed to Locust one argument each: as two, Locust's parser took the
+    value for a flag and refused the run in its multi-line usage error, after --out had been made."""
+    from locust.argument_parser import parse_options
+
+    import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
+    from loadtest.options.settings import Settings
+
+    monkeypatch.chdir(tmp_path)
+    code, _, stderr = in_process(monkeypatch, "run", "--partition-key=-hot", "--out=-x", "--table=", "--skip-verify")
+    assert code == "launched", stderr
+    settings = Settings.from_options(parse_options(sys.argv[1:]))  # what Locust's parser makes of what it was handed
+    assert (settings.partition_key, settings.out, settings.skip_verify) == ("-hot", "-x", True)
+    assert "--partition-key=-hot" in sys.argv and "--skip-verify" in sys.argv

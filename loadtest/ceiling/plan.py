@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..exit_codes import UsageError
+from ..options.limits import MAX_DURATION_S
 from ..options.stress import CEILING_OPTIONS
 
 __all__ = ["MAX_STEPS", "MAX_USER_RATE", "SETTLE_S", "Plan", "StepWindow"]
@@ -45,6 +46,12 @@ class Plan:
             raise UsageError(
                 f"--ceiling-start {plan.start} to --ceiling-max {plan.maximum} by --ceiling-step {plan.step} makes "
                 f"{plan.steps:,} steps; at most {MAX_STEPS:,}: take larger steps"
+            )
+        if plan.steps * plan.step_s > MAX_DURATION_S:  # a search is a run: no longer than the longest
+            raise UsageError(
+                f"--step-time {plan.step_s:,} s x {plan.steps:,} steps (--ceiling-start {plan.start} to --ceiling-max "
+                f"{plan.maximum} by --ceiling-step {plan.step}) runs {plan.steps * plan.step_s / 3600:,.0f}h; a search "
+                f"runs at most {MAX_DURATION_S // 3600}h: take shorter or fewer steps"
             )
         return plan
 

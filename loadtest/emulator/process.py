@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..child_process import ChildProcess
+from ..exit_codes import RunError, UsageError
+from ..options.emulator import upstream as checked_upstream
 from .budgets import Budgets
 
 __all__ = ["EmulatorProcess"]
@@ -22,6 +24,10 @@ class EmulatorProcess(ChildProcess):
 
     def __init__(self, *, upstream: str, budgets: Budgets, request_log: str = "") -> None:
         super().__init__()
+        try:  # the child's own rule, judged here: a service it cannot relay (Azurite over https) fails the run in one line
+            upstream = checked_upstream("--upstream", upstream)
+        except UsageError as err:
+            raise RunError(f"--emulate-throttling in front of {upstream[:200]!r}: {str(err).split(': ', 1)[-1]}") from None
         self.upstream, self.budgets, self.request_log = upstream, budgets, request_log
         descriptor, name = tempfile.mkstemp(prefix="emulator-splits-", suffix=".jsonl")
         os.close(descriptor)

@@ -13,15 +13,18 @@ monkey-patching the interpreter.
 
 from __future__ import annotations
 
+import errno
 import socket as stdlib_socket
 import time
 from collections import Counter
 from pathlib import Path
 from typing import BinaryIO
+from urllib.parse import urlsplit
 
 from gevent import socket  # cooperative sockets, used as they are: the emulator patches nothing
 from gevent.server import StreamServer
 
+from ..exit_codes import UsageError
 from .budgets import Budgets
 from .queries import Query, continuation, listed, returned, rows_of
 from .request_log import RequestLog
@@ -161,9 +164,8 @@ class Relay:
     """One client connection at a time per greenlet (StreamServer's handler), relayed to ``upstream``."""
 
     def __init__(self, upstream: str, throttle: Throttle, log: RequestLog | None = None) -> None:
-        host_port = upstream.split("://", 1)[-1].split("/", 1)[0]
-        host, _, port = host_port.rpartition(":")
-        self.upstream = (host.strip("[]") or "127.0.0.1", int(port or 80))
+        parts = urlsplit(upstream if "://" in upstream else f"http://{upstream}")  # checked: ``options.emulator.upstream``
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.throttle = throttle
         self.log = log  # every request and its answer, as Azure's logs record them (``--request-log``)
 
@@ -262,6 +264,25 @@ def _caller(address: tuple[str, int] | object) -> str:
     return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
 
 
+def _listener(host: str, port: int) -> socket.socket:
+    """The emulator's listening socket (IPv4, as the tool's runs reach it), or one line naming ``--host`` or ``--port``
+    and why it cannot be bound (no such address on this machine, a port in use)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+        listener.listen(1024)
+    except (OSError, UnicodeError, ValueError) as err:  # unresolvable, not this machine's, in use; a NUL, a long label
+        listener.close()
+        flag = f"--port {port}" if getattr(err, "errno", None) in (errno.EADDRINUSE, errno.EACCES) else f"--host {host[:200]!r}"
+        why = " ".join(str(getattr(err, "strerror", None) or err).split())
+        raise UsageError(
+            f"{flag}: cannot listen on {host[:200]!r} port {port} ({why}); valid: an IPv4 address or name of this machine "
+            "(127.0.0.1; 0.0.0.0 for every interface) and a free port"
+        ) from None
+    return listener
+
+
 def serve(
     upstream: str,
     host: str,
@@ -273,12 +294,9 @@ def serve(
 ) -> None:
     """Run the emulator until killed (``loadtest emulator``); each range split appended to ``splits_file``, each
     request and its answer to ``request_log``."""
+    listener = _listener(host, port)  # first: an address it cannot take is refused before anything is made
     log = RequestLog(request_log, host=host, port=port) if request_log is not None else None
     relay = Relay(upstream, Throttle(budgets, splits_file=splits_file), log)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((host, port))
-    listener.listen(1024)
     print(
         f"emulator: http://{host}:{port} -> {upstream} "
         f"(partition {budgets.partition_rate:g}/s, account {budgets.account_rate:g}/s)",

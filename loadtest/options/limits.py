@@ -17,6 +17,8 @@ __all__ = [
     "MAX_USERS",
     "MAX_USER_ARRIVAL_RATE",
     "MAX_WORKERS",
+    "MIN_RATE",
+    "MIN_RATE_SAID",
     "MIN_STEP_S",
 ]
 
@@ -25,6 +27,11 @@ MAX_USERS = 10_000
 MAX_WORKERS = 64  # Locust's --processes forks them all on this machine
 #: The longest run: a week of per-second buckets is already a soak test, and Locust overflows on far longer spans.
 MAX_DURATION_S = 7 * 24 * 3600
+#: The slowest offered load (``--rate`` per user, ``--arrival-rate``, a replay's): an operation in the longest run.
+#: Slower, a user sleeps past any run's end and sends nothing to measure (``--rate 1e-300`` slept 10^300 s).
+MIN_RATE = 1 / MAX_DURATION_S
+#: What ``MIN_RATE`` is, in words, for the lines that name it.
+MIN_RATE_SAID = f"{MIN_RATE:.3g} (an operation a week, the longest run)"
 MAX_TIMEOUT_S = 3600  # --timeout: an attempt waiting longer is no stress test (and sockets overflow near 1e9 s)
 MAX_SEED_ENTITIES = 1_000_000
 #: A scan is one operation, counted in the second it ends: 100,000 rows are 100 full pages and 50 s of a partition's

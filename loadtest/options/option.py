@@ -62,6 +62,13 @@ class Option:
         """Locust's convention: ``--partition-target`` is also ``LOCUST_PARTITION_TARGET``."""
         return f"LOCUST_{self.dest.upper()}"
 
+    def argv(self, value: Any) -> list[str]:
+        """This option given ``value`` on the command line the tool hands Locust: ``--flag=value``, one argument, so a
+        value that begins with ``-`` (``--partition-key=-hot``) stays a value; a switch alone when on."""
+        if self.is_switch:
+            return [self.flag] if value else []
+        return [f"{self.flag}={value}"]
+
     def value(self, options: argparse.Namespace, *, environment: bool = True) -> Any:
         """This option's parsed value: given, else ``LOCUST_<OPTION>``, else its own variable, else its default
         (Locust's parser has applied its environment and config files already; ``loadtest run``'s has not).

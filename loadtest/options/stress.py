@@ -29,10 +29,12 @@ from .limits import (
     MAX_SIMULATED_RATE,
     MAX_TIMEOUT_S,
     MAX_USER_ARRIVAL_RATE,
+    MIN_RATE,
+    MIN_RATE_SAID,
     MIN_STEP_S,
 )
 from .option import REAL_RUN, STRESS_TEST, Option, only
-from .values import duration, mix, non_negative, number, optional, positive, property_names, show_mix, switch, whole
+from .values import duration, mix, number, optional, positive, property_names, show_mix, switch, whole
 
 __all__ = [
     "CEILING_OPTIONS",
@@ -256,7 +258,7 @@ OPTIONS: tuple[Option, ...] = (
         ("--rate",),
         "operations/s per user, a fixed offered load (0 = closed loop, as fast as answered)",
         0.0,
-        non_negative,
+        number(f"0 (a closed loop) or operations/s of at least {MIN_RATE_SAID}", lambda n: n == 0 or n >= MIN_RATE),
         commands=REAL_RUN,
     ),
     Option(
@@ -265,7 +267,10 @@ OPTIONS: tuple[Option, ...] = (
         f"pace; late ones are timed from when they were due, overdue ones dropped and counted (0 = off; at most "
         f"{MAX_USER_ARRIVAL_RATE:,} per user)",
         0.0,
-        number(f"operations/s, 0 or more and at most {MAX_SIMULATED_RATE:,}", lambda n: 0 <= n <= MAX_SIMULATED_RATE),
+        number(
+            f"operations/s, 0 or more and at most {MAX_SIMULATED_RATE:,} (0: off; else at least {MIN_RATE_SAID})",
+            lambda n: n == 0 or MIN_RATE <= n <= MAX_SIMULATED_RATE,
+        ),
     ),
     Option(("--arrivals",), f"how --arrival-rate's operations arrive: {', '.join(ARRIVALS)}", "constant", rules.arrivals),
     Option(

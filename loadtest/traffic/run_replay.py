@@ -20,11 +20,11 @@ from typing import Any
 
 from ..exit_codes import UsageError
 from ..options.commands import REPLAY_OPTIONS, RUN_OPTIONS
-from ..options.limits import MAX_DURATION_S, MAX_SEED_ENTITIES, MAX_USER_ARRIVAL_RATE
+from ..options.limits import MAX_DURATION_S, MAX_SIMULATED_RATE, MAX_USER_ARRIVAL_RATE, MIN_RATE, MIN_RATE_SAID
 from ..options.option import Option
 from ..profiled_keys import ProfiledKeys
 from ..results_schema import USER_SETTINGS
-from .profile import load_profile
+from .profile import load_profile, traffic_flag
 
 __all__ = ["LOGGED_MIX", "REPLAYED", "replay_path", "replayed"]
 
@@ -88,10 +88,10 @@ def replayed(ns: argparse.Namespace) -> None:
     mix: dict[str, float] = {}
     for row in profile["operations"]:
         name = LOGGED_MIX.get(row["operation"])
-        if name is not None:
+        if name is not None and row["requests"]:
             mix[name] = mix.get(name, 0.0) + row["requests"]
     if not mix:
-        raise UsageError(f"--traffic {path}: the profile logged no entity operation a run can replay")
+        raise UsageError(f"{traffic_flag(path)}: the profile logged no entity operation a run can replay")
     total = sum(mix.values())
     ns.mix = ",".join(f"{name}={max(1, round(MIX_RESOLUTION * n / total))}" for name, n in mix.items())
     if (size := _per_request(profile, "EntityGroupTransaction", 100)) is not None:
@@ -99,14 +99,20 @@ def replayed(ns: argparse.Namespace) -> None:
     if (rows := _per_request(profile, "QueryEntities", 1000)) is not None:
         ns.scan_size = rows
     ns.key_strategy = f"traffic:{path}:{unattributed}"
-    keys = len(ProfiledKeys(ns.key_strategy, path, unattributed).keys())
-    if not keys:
-        raise UsageError(f"--traffic {path}: the profile names no partition; its logs named none a run can address")
-    ns.seed_entities = str(min(keys, MAX_SEED_ENTITIES))  # an entity under every key a read may draw
+    try:
+        keys = len(ProfiledKeys(ns.key_strategy, path, unattributed).keys())  # at least one: load_profile's rule
+    except UsageError as err:  # the profile's keys (one a service refuses, more than a run seeds)
+        raise UsageError(f"{traffic_flag(path)}: {err}") from None
+    ns.seed_entities = str(keys)  # an entity under every key a read may draw
     bins = profile["rate"]
     peak = max(bins["requests"]) / bins["bin_s"]
     if getattr(ns, "arrival_rate", None) in (None, ""):
-        ns.arrival_rate = f"{peak * scale:.3f}"
+        if not MIN_RATE <= peak * scale <= MAX_SIMULATED_RATE:
+            raise UsageError(
+                f"--scale {scale:g}: the profile's peak of {peak:,.6g} operations/s becomes {peak * scale:,.6g}/s; a run "
+                f"offers from {MIN_RATE_SAID} to {MAX_SIMULATED_RATE:,}: give a scale between"
+            )
+        ns.arrival_rate = repr(peak * scale)  # every digit: a low peak is no 0.000 (a closed loop)
     if getattr(ns, "duration", None) in (None, ""):
         ns.duration = f"{min(int(profile['span']['seconds']), MAX_DURATION_S)}s"
     need = math.ceil(float(ns.arrival_rate) / MAX_USER_ARRIVAL_RATE)
@@ -115,7 +121,7 @@ def replayed(ns: argparse.Namespace) -> None:
         ns.users = str(max(USERS.default, need))
     elif int(users) < need:
         raise UsageError(
-            f"-u {users}: --traffic {path} replayed at {float(ns.arrival_rate):,.1f} operations/s (its busiest "
+            f"-u {users}: {traffic_flag(path)} replayed at {float(ns.arrival_rate):,.1f} operations/s (its busiest "
             f"{bins['bin_s']} s at {peak:,.1f}/s) needs -u {need} or more (a user starts at most "
             f"{MAX_USER_ARRIVAL_RATE:,} operations a second)"
         )

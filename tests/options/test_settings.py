@@ -60,6 +60,8 @@ def test_legacy_profile_is_500_and_5000():
         ({"retry": "exponential:nan,1,2,3"}, "--retry 'exponential:nan,1,2,3': valid forms"),
         ({"partition_target": "0"}, "at least 1"),
         ({"scan_size": "abc"}, "whole number"),
+        ({"rate": "1e-300"}, "--rate '1e-300': must be 0 (a closed loop) or operations/s of at least 1.65e-06 (an operation"),
+        ({"arrival_rate": "1e-300"}, "--arrival-rate '1e-300': must be operations/s, 0 or more and at most 10,000,000 (0: off"),
     ],
 )
 def test_bad_settings_are_refused_naming_the_rule(overrides, rule):

@@ -3,6 +3,8 @@ drawn by their share of each op class, and every option that cannot go with it r
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -12,6 +14,7 @@ from helpers import in_process
 
 from loadtest.buckets import UNATTRIBUTED
 from loadtest.key_specs import key_strategy
+from loadtest.options.limits import MAX_SEED_ENTITIES
 from loadtest.traffic.profile import ProfileCounts
 
 START = 1_795_500_000
@@ -38,7 +41,7 @@ def handed(monkeypatch, *args: str) -> dict[str, str]:
     """Locust's options as ``loadtest run`` hands them over (validated: nothing sent)."""
     code, out, err = in_process(monkeypatch, "run", *args)
     assert code == "launched", out + err
-    argv = sys.argv[3:]
+    argv = [part for arg in sys.argv[3:] for part in arg.split("=", 1)]  # --flag=value as --flag value
     return {flag: value for flag, value in zip(argv, [*argv[1:], ""], strict=True) if flag.startswith("-")}
 
 
@@ -100,3 +103,86 @@ def test_the_keys_are_drawn_by_their_share_of_the_op_class_about_to_run(profile)
 def test_what_cannot_be_replayed_is_refused_in_one_line_before_anything_starts(monkeypatch, profile, args, said):
     code, out, err = in_process(monkeypatch, "run", *(a.format(profile=profile) for a in args))
     assert code == 2 and said in err and err.count("\n") == 1 and "Traceback" not in out + err, err
+
+
+def rewritten(profile: Path, tmp_path: Path, change) -> Path:
+    """A copy of the profile with ``change`` made to its JSON (NaN and Infinity written as Python's json writes them)."""
+    data = json.loads(profile.read_text())
+    change(data)
+    path = tmp_path / f"changed-{len(list(tmp_path.glob('changed-*')))}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _all_unattributed(profile: dict) -> dict:
+    """The profile's demand as if no record had named its partition."""
+    return {"PUT": {"requests": profile["requests"], "entities": profile["requests"]}}
+
+
+def _busier(profile: dict, factor: int) -> None:
+    """Every request of the profile ``factor`` times over (the profile's parts still add up)."""
+    for name, value in profile.items():
+        if name == "requests":
+            profile[name] = [n * factor for n in value] if isinstance(value, list) else value * factor
+        elif isinstance(value, dict):
+            _busier(value, factor)
+        elif isinstance(value, list):
+            for item in (item for item in value if isinstance(item, dict)):
+                _busier(item, factor)
+
+
+#: Each malformed profile issue 53 reports: the change, what the one line says (the field, or the profile's fault).
+MALFORMED = {
+    "no operations": (lambda p: p.pop("operations"), "profile.operations: missing"),
+    "requests Infinity": (lambda p: p.update(requests=math.inf), "profile.requests: a whole number"),
+    "requests a string": (lambda p: p.update(requests="5"), "profile.requests: a whole number"),
+    "tail keys a string": (lambda p: p["tail"][0].update(keys="3"), "profile.tail[0].keys: a whole number"),
+    "all bins zero": (lambda p: p["rate"].update(requests=[0] * len(p["rate"]["requests"])), "profile.rate.requests"),
+    "bins past the span": (lambda p: p["rate"]["requests"].extend([1] * 10), "profile.rate.requests: 70 bins of 1 s"),
+    "no partition": (lambda p: p.update(partitions=[], tail=[], unattributed=_all_unattributed(p)), "named no partition"),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "simulate", "advise"])
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_malformed_profile_is_refused_in_one_line_by_every_command_that_replays_it(
+    monkeypatch, tmp_path, profile, command, case
+):
+    change, said = MALFORMED[case]
+    path = rewritten(profile, tmp_path, change)
+    rate = ["--arrival-rate", "10"] if case == "all bins zero" else []  # a peak of 0: its scale was a division by 0
+    code, out, err = in_process(monkeypatch, command, "--traffic", str(path), *rate, "--out", str(tmp_path / "o"))
+    assert code == 2 and err.count("\n") == 1 and said in err and "Traceback" not in out + err, (code, err)
+    assert f"--traffic {path}: " in err and "--seed-entities" not in err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("keys", [MAX_SEED_ENTITIES, 10**9])
+def test_a_tail_past_what_a_run_can_seed_is_refused_before_a_key_is_made(monkeypatch, tmp_path, profile, keys):
+    """A run seeds an entity under every key it may draw: a profile with more is refused, naming the bound, before
+    its keys are made (10^9 of them were a billion strings); a simulation replays the tail in groups."""
+    path = rewritten(profile, tmp_path, lambda p: p["tail"][0].update(keys=keys))
+    code, out, err = in_process(monkeypatch, "run", "--traffic", str(path), "--out", str(tmp_path / "o"))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in out + err, err
+    assert f"over the {MAX_SEED_ENTITIES:,} a run seeds" in err and "simulate --traffic" in err
+
+
+def test_a_replays_rate_is_kept_whole_and_past_the_bounds_refused_naming_the_scale(monkeypatch, tmp_path, profile):
+    """The scale's rate is the run's: under the slowest schedule or over the most a run offers, refused naming --scale
+    (not an --arrival-rate the user never gave); a low peak keeps its digits (0.000 was a closed loop)."""
+    busy = rewritten(profile, tmp_path, lambda p: _busier(p, 10_000))  # its peak 1,040,000/s
+    for path, scale in ((profile, "1e-9"), (busy, "10")):
+        code, _, err = in_process(monkeypatch, "run", "--traffic", str(path), "--scale", scale)
+        assert code == 2 and f"--scale {float(scale):g}: the profile's peak" in err and err.count("\n") == 1, err
+        assert "--arrival-rate" not in err
+    one_a_day = {"span": {"start": START, "seconds": 2 * 86_400}, "rate": {"bin_s": 86_400, "requests": [6240, 0]}}
+    path = rewritten(profile, tmp_path, lambda p: p.update(one_a_day))
+    assert float(handed(monkeypatch, "--traffic", str(path), "--scale", "0.001")["--arrival-rate"]) == pytest.approx(
+        6.24 / 86_400
+    )
+
+
+def test_a_profile_whose_operations_asked_nothing_is_refused_as_having_no_mix(monkeypatch, tmp_path, profile):
+    """Every logged operation at 0 requests: their shares of the mix were a division by 0."""
+    path = rewritten(profile, tmp_path, lambda p: [row.update(requests=0) for row in p["operations"]])
+    code, out, err = in_process(monkeypatch, "run", "--traffic", str(path))
+    assert code == 2 and "the profile logged no entity operation a run can replay" in err and err.count("\n") == 1, err
