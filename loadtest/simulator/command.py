@@ -19,7 +19,7 @@ from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..operations import OPERATIONS
 from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, refuse_extra
-from ..options.limits import MAX_SIMULATED_RATE
+from ..options.limits import MAX_DURATION_S, MAX_SIMULATED_RATE
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..results import Results, RunInfo
@@ -117,7 +117,7 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
         replayed = _replay(ns, settings)
         start, span = replayed["start"], replayed["seconds"]
         if getattr(ns, "duration", None) in (None, ""):
-            seconds = span
+            seconds = min(span, MAX_DURATION_S)  # as a replaying run's (``run_replay``): its first week at most
         elif seconds > span:
             raise UsageError(f"-t {seconds}s: longer than the profile's span ({span:,} s); give -t {span}s or less")
         demand, shape = replayed.pop("demand"), replayed.pop("shape")[:seconds]

@@ -186,3 +186,13 @@ def test_a_profile_whose_operations_asked_nothing_is_refused_as_having_no_mix(mo
     path = rewritten(profile, tmp_path, lambda p: [row.update(requests=0) for row in p["operations"]])
     code, out, err = in_process(monkeypatch, "run", "--traffic", str(path))
     assert code == 2 and "the profile logged no entity operation a run can replay" in err and err.count("\n") == 1, err
+
+
+def test_a_simulation_replays_no_more_of_a_profile_than_a_run_would(monkeypatch, tmp_path, profile):
+    """A profile longer than the longest run (a year of logs): simulate replays its first week, as ``run`` does (it
+    replayed the whole span, a float a second, and ran for hours); here the bound is 20 s of the profile's 60."""
+    monkeypatch.setattr("loadtest.simulator.command.MAX_DURATION_S", 20)
+    monkeypatch.setattr("loadtest.report.render", lambda results, out: None)  # the page is not the point
+    code, out, err = in_process(monkeypatch, "simulate", "--traffic", str(profile), "--out", str(tmp_path / "o"))
+    assert code == 0, out + err
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["run"]["duration_s"] == 20
