@@ -24,8 +24,8 @@ ERROR_PREFIX = "loadtest: error: "
 
 
 def error_line(message: str) -> str:
-    """The one line a user sees for an error."""
-    return f"{ERROR_PREFIX}{message}"
+    """The one line a user sees for an error: a line break inside it (a name read from input) is shown, not obeyed."""
+    return ERROR_PREFIX + message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 class ToolError(Exception):

@@ -17,6 +17,7 @@ from helpers import ROOT, SHORT, in_process, results_of, series_of, tables
 
 from loadtest.cli import _locust_argv, _parser
 from loadtest.entities import EntityShape
+from loadtest.exit_codes import error_line
 from loadtest.key_specs import key_strategy
 from loadtest.redact import AZURITE_KEY
 from loadtest.table import TestTable
@@ -332,3 +333,8 @@ def test_option_values_beginning_with_a_dash_reach_locust_as_values(monkeypatch,
     settings = Settings.from_options(parse_options(sys.argv[1:]))  # what Locust's parser makes of what it was handed
     assert (settings.partition_key, settings.out, settings.skip_verify) == ("-hot", "-x", True)
     assert "--partition-key=-hot" in sys.argv and "--skip-verify" in sys.argv
+
+
+def test_an_error_line_stays_one_line_whatever_it_quotes():
+    """A name read from input with a line break in it (a file's, a key's) is shown, not obeyed: one line each."""
+    assert error_line("--traffic 'a\nb.json': no such file\r") == "loadtest: error: --traffic 'a\\nb.json': no such file\\r"
