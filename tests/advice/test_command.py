@@ -42,7 +42,7 @@ def empty_profile(path) -> str:
         ([], "--arrival-rate: advise needs the workload's peak"),
         (["--from", "{tmp}/report.html"], "not a partition-stress results.json"),
         (["--from", "{tmp}/missing.json"], "no such file"),
-        (["--traffic", "{profile}", "--arrival-rate", "100"], "the profile names no partition"),
+        (["--traffic", "{profile}", "--arrival-rate", "100"], "the logs named no partition"),
         (["--traffic", "{profile}", "--key-strategy", "guid"], "--key-strategy: with --traffic the profile's partitions"),
         (["--scale", "2", "--arrival-rate", "100"], "--scale: only with --traffic FILE"),
         (["--arrival-rate", "400", "--connection-string", "UseDevelopmentStorage=true"], "--connection-string: advise sends"),
