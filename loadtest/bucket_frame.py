@@ -21,12 +21,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .buckets import COUNTERS, Bucket, BucketKey
+from .column_checkers import INT
 from .outputs import write_whole
 
 __all__ = [
     "COLUMNS",
     "KEYS",
     "TALLIES",
+    "column_of",
     "decode",
     "encode",
     "frame_of",
@@ -35,6 +37,7 @@ __all__ = [
     "span_sums",
     "summed",
     "tallied",
+    "tally_of",
     "tally_text",
     "to_buckets",
 ]
@@ -110,6 +113,43 @@ def read_table(source: Path | bytes) -> pa.Table:
     if missing:
         raise ValueError(f"no column {missing[0]!r} (the buckets have {', '.join(COLUMNS)})")
     return table.select(list(COLUMNS))
+
+
+#: What a column read from Parquet must hold (``column_of``), in a refusal's words, and the Arrow type it is read as.
+_HOLDS = {
+    "whole": ("whole numbers", pa.int64(), pa.types.is_integer),
+    "number": ("numbers", pa.float64(), lambda kind: pa.types.is_integer(kind) or pa.types.is_floating(kind)),
+    "text": ("text", pa.string(), lambda kind: pa.types.is_string(kind) or pa.types.is_large_string(kind)),
+}
+
+
+def column_of(table: pa.Table, name: str, holds: str, *, gaps: bool = False) -> pa.ChunkedArray:
+    """A column of a Parquet file another made (``holds``: whole numbers, numbers or text, Parquet's dictionary of text
+    kept as it is), without nulls unless ``gaps``; whole numbers and numbers as 64-bit ones. Else a ``ValueError``:
+    ``column 'users' holds string, not whole numbers``."""
+    column = table.column(name)
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    what, wanted, fits = _HOLDS[holds]
+    if not fits(kind) or column.null_count and not gaps:
+        raise ValueError(f"column {name!r} holds {column.type}{' with gaps' if column.null_count else ''}, not {what}")
+    if holds == "text" or column.type == wanted:
+        return column
+    try:
+        return column.cast(wanted)  # safe: a value the type does not hold is refused, not wrapped
+    except pa.ArrowInvalid:
+        raise ValueError(f"column {name!r} holds {column.type} past what {wanted} holds (from -2^63 to 2^63 - 1)") from None
+
+
+def tally_of(name: str, text: object) -> dict[str, int]:
+    """A row's ``errors`` or ``throttled_by`` as another wrote it: an object of whole numbers by code or reason, as
+    JSON text; else a ``ValueError`` naming the column."""
+    try:
+        tally = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        tally = None
+    if not isinstance(tally, dict) or not INT.test(list(tally.values())):
+        raise ValueError(f"column {name!r}: {str(text)[:40]!r} is not an object of whole numbers by code, as JSON")
+    return tally
 
 
 def tallied(texts: Iterable[str]) -> dict[str, int]:

@@ -27,6 +27,7 @@ __all__ = [
     "OBJECT",
     "STR",
     "Checker",
+    "WHOLE_RANGE",
     "Wrong",
     "at_key",
     "dict_of",
@@ -62,13 +63,16 @@ def at_key(name: Any) -> str:
 
 
 def shown(value: Any) -> str:
-    """A value as a message quotes it: its JSON, cut to 40 characters."""
+    """A value as a message quotes it: its JSON, cut to 40 characters (one line: JSON escapes line breaks); a value
+    JSON cannot say briefly (a whole number of thousands of digits, nesting past Python's stack) by its kind."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"a whole number of {value.bit_length():,} bits"
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = "[...]" if isinstance(value, list) else "{...}" if isinstance(value, dict) else type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -94,19 +98,33 @@ def guarded(test: Callable[[list], bool]) -> Callable[[list], bool]:
     return guarded
 
 
+#: The whole numbers read (in a field of whole numbers or of numbers): a 64-bit integer's, as the columns they go into
+#: (numpy's, pandas', Arrow's) hold them.
+WHOLE_RANGE = (-(2**63), 2**63 - 1)
+
+
 def scalar(types: frozenset, what: str, finite: bool = False) -> Checker:
     """Values of these Python types (a JSON document's own: ``test`` asks for exactly them, ``check`` takes their
-    subclasses too, a ``StrEnum`` for a string; ``bool`` is never a number); numbers finite where ``finite``."""
+    subclasses too, a ``StrEnum`` for a string; ``bool`` is never a number); numbers finite where ``finite``; whole
+    numbers within ``WHOLE_RANGE``."""
     subclasses = tuple(types)
+    low, high = WHOLE_RANGE
+    whole = int in types
+    within = f"{what} from -2^63 to 2^63 - 1" if float not in types else f"{what} (whole ones from -2^63 to 2^63 - 1)"
 
     def test(column: list) -> bool:
-        if not set(map(type, column)) <= types:
+        kinds = set(map(type, column))
+        if not kinds <= types:
             return False
+        if whole and int in kinds and (min(column) < low or max(column) > high):
+            return False  # (or a float past them beside it: the slower check, which tells them apart)
         return not finite or all(map(math.isfinite, column))
 
     def check(value: Any) -> Any:
         if not isinstance(value, subclasses) or isinstance(value, bool) and bool not in types:
             raise Wrong(f"{what}, not {shown(value)}")
+        if whole and isinstance(value, int) and not low <= value <= high:
+            raise Wrong(f"{within}, not {shown(value)}")
         if finite and isinstance(value, float) and not math.isfinite(value):
             raise Wrong(f"{what}, not {shown(value)}")
         return value
@@ -205,7 +223,8 @@ def dict_of(key: Checker, item: Checker) -> Checker:
 
 
 def union_of(options: tuple[Checker, ...]) -> Checker:
-    """The first option that fits; none: the complaint of the first option of the value's JSON type, or of all."""
+    """The first option that fits; none: the complaint of the option of the value's JSON type that it went furthest
+    in (objects of two forms: the one whose fields it has), or of all."""
     optional = [o for o in options if o is not NONE]
     what = " or ".join(o.what for o in options)
 
@@ -218,9 +237,15 @@ def union_of(options: tuple[Checker, ...]) -> Checker:
         for option in options:
             if option.test([value]):
                 return option.check(value) if option.converts else value
+        complaints = []
         for option in options:
             if isinstance(value, tuple(option.kinds)):
-                return option.check(value)  # raises: the option the value meant to be says what is wrong
+                try:
+                    return option.check(value)
+                except Wrong as wrong:
+                    complaints.append(wrong)
+        if complaints:  # the option the value meant to be says what is wrong: the one it went furthest in (the first)
+            raise max(complaints, key=lambda wrong: len(wrong.path))
         raise Wrong(f"{what}, not {shown(value)}")
 
     return Checker(guarded(test), check, what, frozenset().union(*(o.kinds for o in options)), any(o.converts for o in options))
@@ -239,8 +264,8 @@ def ruled(base: Checker, holds: Callable[[Any], bool], what: str, at: Callable[[
             ok = holds(value)
         except Exception:  # noqa: BLE001 -- a rule that cannot read the value: the value is not what it asks for
             ok = False
-        if not ok:
-            wrong = Wrong(f"{what}, not {shown(value)}")
+        if not ok:  # a rule over several fields names the one at fault, not the whole value
+            wrong = Wrong(what if at else f"{what}, not {shown(value)}")
             for step in reversed(at(value) if at else []):
                 wrong.at(step)
             raise wrong

@@ -24,7 +24,7 @@ from .column_checkers import at_key
 from .operations import OpClass
 from .outputs import BUCKETS_FILE
 from .results_schema import Epoch, NameCounts
-from .series_schema import Counts, Sample
+from .series_schema import LATE_S, MAX_SPAN_S, Counts, Sample
 from .typed_reader import Check
 
 if TYPE_CHECKING:
@@ -70,6 +70,16 @@ class Clock(TypedDict):
     stopped: Epoch
 
 
+#: An engine's clock as the merge reads it: its seconds become arrays a second long (``engines.bucket_sum``).
+SpannedClock = Annotated[
+    Clock,
+    Check(
+        lambda clock: 0 <= clock["stopped"] - clock["started"] <= MAX_SPAN_S,
+        f"a clock that stops 0 to {MAX_SPAN_S:,} s after it starts (the most the tool reads of one run)",
+    ),
+]
+
+
 class BucketsFile(TypedDict):
     """Where an engine's buckets are: a file beside results.json (``bucket_frame``'s columns), and its rows."""
 
@@ -91,7 +101,26 @@ class MetricsSnapshot(TypedDict):
     heavy: Annotated[str, Check(_frequent_items, "a frequent-items sketch of strings (DataSketches), in base64")]
     distinct: Annotated[str, Check(_hll, "an HLL sketch (DataSketches), in base64")]
     ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
-    clock: Clock
+    clock: SpannedClock
+
+
+def _out_of_clock(metrics: MetricsSnapshot) -> list[int]:
+    """The key ranges whose second lies outside the clock by more than ``LATE_S`` (the merged run's key ranges are
+    per-second arrays from its start)."""
+    clock = metrics["clock"]
+    low, high = clock["started"] - LATE_S, clock["stopped"] + LATE_S
+    return [i for i, (second, _, _) in enumerate(metrics["ranges"]) if not low <= second <= high]
+
+
+#: An engine's metrics as the merge reads them.
+Counted = Annotated[
+    MetricsSnapshot,
+    Check(
+        lambda metrics: not _out_of_clock(metrics),
+        f"a second within {LATE_S} s of the clock's start and stop (metrics.clock)",
+        lambda metrics: [".ranges", f"[{_out_of_clock(metrics)[0]}]", "[0]"],
+    ),
+]
 
 
 #: The samples' figures kept as one column each, and those kept as columns by name (a process's CPU, an in-flight figure).
@@ -158,7 +187,7 @@ class Mergeable(TypedDict):
     run_id: str
     engine: str
     host: str
-    metrics: MetricsSnapshot
+    metrics: Counted
     workload: ProfileSnapshot
     #: as columns; before them, (wall-clock second, its sample) pairs
     samples: (

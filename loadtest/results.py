@@ -37,12 +37,13 @@ from .results_schema import (
     Logs,
     RangeSplit,
     Retry,
+    SeriesFiles,
     Simulation,
     Workers,
     Workload,
 )
 from .series_schema import KeyRange, LoadSample, TimeseriesRow
-from .typed_reader import read
+from .typed_reader import loads, read
 from .wall_clock import RunClock
 
 __all__ = [
@@ -202,22 +203,28 @@ class Results:
         (``load_file`` reads it); a results.json written before that file holds its rows, checked as they are read
         (``results.timeseries[3].requests: missing``)."""
         results = read(cls, data, "results")
+        if "series" in data:
+            read(SeriesFiles, data["series"], "results.series")
         if data.get("timeseries"):
             results.timeseries = series_frame.of_rows(read(BESIDE["older"], data["timeseries"], "results.timeseries"))
+            try:
+                series_frame.check_span(results.timeseries)
+            except ValueError as err:
+                raise ValueError(f"results.timeseries: {err}") from None
         return results
 
     @classmethod
     def from_json(cls, text: str) -> Results:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(loads(text))
 
     @classmethod
     def load_file(cls, path: Path) -> Results:
         """A results.json and the series beside it: a ``ValueError`` names the first field that is wrong, a
         ``SeriesMissing`` the series' file when results.json names one that is not there (copied alone) or unreadable."""
         path = Path(path)
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
         results = cls.from_dict(data)
-        series = data.get("series") if isinstance(data.get("series"), dict) else {}
+        series = data.get("series", {})  # checked: its file's name and rows
         if series.get("rows"):
             beside = path.parent / SERIES_FILE
             if not beside.is_file():

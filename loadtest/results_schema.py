@@ -11,13 +11,17 @@ declared here are read past, a section left empty is the section's absence.
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time.
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from .operations import OpClass
+from .outputs import SERIES_FILE
+from .series_schema import RunSecond
 from .typed_reader import Check
 
 __all__ = [
     "Arrivals",
+    "EPOCH_END",
+    "EPOCH_WHAT",
     "EngineShare",
     "Epoch",
     "IncompleteStep",
@@ -29,6 +33,7 @@ __all__ = [
     "RangeSplit",
     "Retry",
     "RunSettings",
+    "SeriesFiles",
     "Simulation",
     "USER_SETTINGS",
     "UserClass",
@@ -37,8 +42,20 @@ __all__ = [
 ]
 
 
+#: The first second a ``datetime`` cannot hold: the year 10000.
+EPOCH_END = 253_402_300_800
+EPOCH_WHAT = "a time in seconds since 1970, before the year 10000"
 #: Seconds since 1970, as ``time.time()`` gives them: a date a ``datetime`` can hold.
-Epoch = Annotated[float, Check(lambda t: 0 <= t < 253_402_300_800, "a time in seconds since 1970, before the year 10000")]
+Epoch = Annotated[float, Check(lambda t: 0 <= t < EPOCH_END, EPOCH_WHAT)]
+
+
+class SeriesFiles(TypedDict):
+    """Where the per-second series is (``series`` beside the form's fields): its file beside results.json, its rows,
+    and the spreadsheet's copy."""
+
+    file: Literal[SERIES_FILE]
+    rows: Annotated[int, Check(lambda rows: rows >= 0, "a count of rows")]
+    csv: NotRequired[str]
 
 
 # --- the sections kept as JSON objects ------------------------------------------------------------------------------
@@ -46,8 +63,8 @@ Epoch = Annotated[float, Check(lambda t: 0 <= t < 253_402_300_800, "a time in se
 
 class LostWorker(TypedDict):
     worker: str
-    lost_at_s: float
-    last_report_s: float | None  # none: it never reported
+    lost_at_s: RunSecond
+    last_report_s: RunSecond | None  # none: it never reported
     index: NotRequired[int | None]  # its users' RowKeys carry it
 
 
@@ -106,7 +123,7 @@ class IncompleteStep(TypedDict):
 
     step: str
     error: str
-    at_s: float
+    at_s: RunSecond
 
 
 class NameCounts(TypedDict):
@@ -253,9 +270,9 @@ class EngineShare(TypedDict):
 class RangeSplit(TypedDict):
     """A range cut in two and both halves moved (seconds from the run's start)."""
 
-    t: float
+    t: RunSecond
     key: str
-    offline_until_t: float
+    offline_until_t: RunSecond
     low: NotRequired[str]
     high: NotRequired[str]
 

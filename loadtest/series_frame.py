@@ -26,11 +26,28 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import csv
 
-from .bucket_frame import TALLIES, tally_text
+from .bucket_frame import TALLIES, column_of, tally_of, tally_text
 from .buckets import COUNTERS
+from .column_checkers import shown
+from .operations import OpClass
 from .outputs import TIMESERIES_FILE, TIMESERIES_GZ, write_whole
+from .results_schema import EPOCH_END, EPOCH_WHAT
+from .series_schema import MAX_SPAN_S
 
-__all__ = ["COLUMNS", "LATENCY", "empty", "of_frame", "of_rows", "read", "records", "tally", "write", "write_csv"]
+__all__ = [
+    "COLUMNS",
+    "FORMULA_STARTS",
+    "LATENCY",
+    "check_span",
+    "empty",
+    "of_frame",
+    "of_rows",
+    "read",
+    "records",
+    "tally",
+    "write",
+    "write_csv",
+]
 
 LATENCY = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
 COLUMNS = ("t", "second", "partition", "op_class", *COUNTERS, "longest_ms", *TALLIES, *LATENCY, "users")
@@ -39,6 +56,10 @@ COLUMNS = ("t", "second", "partition", "op_class", *COUNTERS, "longest_ms", *TAL
 PLAIN_CSV_ROWS = 200_000
 _TEXT = ("partition", "op_class", *TALLIES)
 _WHOLE = ("t", "second", *COUNTERS, "longest_ms")
+_KIND = {name: "text" if name in _TEXT else "number" if name in LATENCY else "whole" for name in COLUMNS}  # column_of's
+#: What a cell of timeseries.csv must not begin with, or a spreadsheet reads it as a formula (OWASP's CSV injection:
+#: ``=``, ``+``, ``-``, ``@``, tab and carriage return); such a cell begins with a single quote, as spreadsheets advise.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _SCHEMA = pa.schema(
     [(name, pa.int64()) for name in ("t", "second")]
     + [(name, pa.string()) for name in ("partition", "op_class")]
@@ -115,16 +136,55 @@ def write(frame: pd.DataFrame, path: Path) -> None:
 
 
 def read(path: Path) -> pd.DataFrame:
-    """series.parquet's frame; a ``ValueError`` naming the file if it is not the series' (``loadtest report`` says it
-    in one line)."""
+    """series.parquet's frame, each column checked as ``TimeseriesRow`` declares a row's (nulls only in ``users``, op
+    classes by name, the tallies JSON objects of whole numbers, the seconds within ``check_span``); a ``ValueError``
+    naming the file and the column if it is not the series' (``loadtest report`` says it in one line)."""
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as err:
-        raise ValueError(f"{path.name}: not a readable Parquet file ({err})") from None
+        raise ValueError(f"{path.name}: not a readable Parquet file ({str(err).splitlines()[0]})") from None
     missing = [name for name in COLUMNS if name not in table.column_names]
     if missing:
         raise ValueError(f"{path.name}: no column {missing[0]!r} (the per-second series has {', '.join(COLUMNS)})")
-    return of_frame(table.select(list(COLUMNS)).to_pandas())
+    try:
+        columns = {name: column_of(table, name, _KIND[name], gaps=name == "users") for name in COLUMNS}
+        frame = pa.table({name: columns[name] for name in COLUMNS if name != "users"}).to_pandas()
+        frame["users"] = columns["users"].to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)  # no float between
+        frame = of_frame(frame)
+        _check_text(frame)
+        check_span(frame)
+    except ValueError as err:
+        raise ValueError(f"{path.name}: {err}") from None
+    return frame
+
+
+def _check_text(frame: pd.DataFrame) -> None:
+    """The op classes by name, and each tally an object of whole numbers by code (the rows' own rules)."""
+    op_classes = [str(op) for op in OpClass]
+    wrong = set(frame["op_class"].unique()) - set(op_classes)
+    if wrong:
+        raise ValueError(f"column 'op_class': {shown(min(map(str, wrong)))} is not one of {', '.join(op_classes)}")
+    for name in TALLIES:
+        for text in frame[name].unique():
+            if text:
+                tally_of(name, text)
+
+
+def check_span(frame: pd.DataFrame) -> None:
+    """A ``ValueError`` where the series' seconds span more than ``MAX_SPAN_S`` (from second 0, or its first before it,
+    to its last: every chart and finding is an array that long) or its wall-clock seconds are no dates."""
+    if frame.empty:
+        return
+    low, high = min(0, int(frame["t"].min())), max(0, int(frame["t"].max()))
+    if high - low > MAX_SPAN_S:
+        raise ValueError(
+            f"column 't': seconds from {low:,} to {high:,}, a span of more than {MAX_SPAN_S:,} s (the most the tool "
+            f"reads of one run)"
+        )
+    seconds = frame["second"]
+    if int(seconds.min()) < 0 or int(seconds.max()) >= EPOCH_END:
+        wrong = int(seconds.min()) if int(seconds.min()) < 0 else int(seconds.max())
+        raise ValueError(f"column 'second': {EPOCH_WHAT}, not {wrong:,}")
 
 
 def csv_name(rows: int) -> str:
@@ -138,9 +198,21 @@ def write_csv(frame: pd.DataFrame, out: Path) -> Path:
     table = frame.copy(deep=False)
     for name in TALLIES:  # the counters sorted by code, as the rows' keys were; none counted: an empty cell
         table[name] = [";".join(f"{k}:{n}" for k, n in sorted(json.loads(t).items())) if t else None for t in frame[name]]
+    for name in _TEXT:  # no cell a formula
+        table[name] = _no_formulas(table[name])
     name = csv_name(len(frame))
     (out / ({TIMESERIES_FILE, TIMESERIES_GZ} - {name}).pop()).unlink(missing_ok=True)
     return write_whole(out / name, lambda file: _csv(table, file, compressed=name == TIMESERIES_GZ))
+
+
+def _no_formulas(column: pd.Series) -> pd.Series | np.ndarray:
+    """A text column with each cell that begins as a formula (``FORMULA_STARTS``) after a single quote; each distinct
+    text looked at once (a run's keys are few, its rows many)."""
+    codes, texts = pd.factorize(column, use_na_sentinel=True)
+    said = [f"'{text}" if text.startswith(FORMULA_STARTS) else text for text in texts]
+    if said == list(texts):
+        return column
+    return np.asarray([*said, None], dtype=object)[codes]  # a code of -1 (no text): the last, None
 
 
 def _csv(table: pd.DataFrame, file: BinaryIO, *, compressed: bool) -> None:

@@ -5,12 +5,27 @@ bucket of an engine's ``mergeable`` count), one second's load sample, one second
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time.
 
-from typing import NotRequired, Required, TypedDict
+from typing import Annotated, NotRequired, Required, TypedDict
 
 from .buckets import COUNTERS
 from .operations import OpClass
+from .options.limits import MAX_DURATION_S
+from .typed_reader import Check
 
-__all__ = ["Counts", "KeyRange", "LoadSample", "Sample", "TimeseriesRow"]
+__all__ = ["LATE_S", "MAX_SPAN_S", "Counts", "KeyRange", "LoadSample", "RunSecond", "Sample", "TimeseriesRow"]
+
+#: The most seconds the tool reads a run's per-second figures over (a series from second 0 to its last, an engine's
+#: clock, engines' clocks together): the longest run (``MAX_DURATION_S``, a week) and a day beside it (engines started
+#: apart, a late stop). Each figure is an array a second long, so a small file that said more would ask for gigabytes
+#: (a week of one key's series took the report 0.8 GB: a year would take some 40).
+MAX_SPAN_S = MAX_DURATION_S + 86_400
+#: Seconds an engine's count may lie before its clock's start or after its stop (a report counted late); one further
+#: out is not of its run.
+LATE_S = 60
+_WITHIN = Check(lambda t: -MAX_SPAN_S <= t <= MAX_SPAN_S, f"a second of the run, within {MAX_SPAN_S:,} s of its start")
+#: A second of the run, from its start (a row's, a worker lost, a step that failed): an index of its per-second arrays.
+RunSecond = Annotated[float, _WITHIN]
+_Second = Annotated[int, _WITHIN]
 
 
 #: The counters every second of a partition and op class has had since timeseries rows were written; the rest of
@@ -33,7 +48,7 @@ Counts = TypedDict(
 class TimeseriesRow(Counts):
     """One second of one partition and op class (timeseries.csv's row)."""
 
-    t: int  # seconds from the run's start
+    t: _Second  # seconds from the run's start
     second: int  # the wall clock's
     partition: str
     op_class: OpClass
@@ -67,12 +82,12 @@ class Sample(TypedDict, total=False):
 
 
 class LoadSample(Sample):
-    t: Required[int]  # seconds from the run's start
+    t: Required[_Second]  # seconds from the run's start
 
 
 class KeyRange(TypedDict):
     """One second's entities of untracked keys starting with ``range``."""
 
-    t: int
+    t: _Second
     range: str
     entities: int

@@ -10,8 +10,10 @@ The rules:
   once declared in its ``TypedDict``, ``NotRequired`` since results.json written before it lack it);
 - a section left at its default (an empty object) is the section's absence (a run without workers, a results.json
   written before the section);
-- a number is finite; a whole number is neither a fraction nor true/false; ``Literal`` and ``StrEnum`` types name the
-  values allowed; ``Annotated[T, Check(...)]`` adds a rule (a time since the epoch, a histogram's encoding).
+- a number is finite; a whole number is neither a fraction nor true/false, and a 64-bit integer (as a number too: the
+  columns it goes into hold no more); ``Literal`` and ``StrEnum`` types name the values allowed; ``Annotated[T,
+  Check(...)]`` adds a rule (a time since the epoch, a second of the run, a histogram's encoding);
+- JSON nested past Python's parser is text that is not JSON (``loads``).
 
 Reading is compiled: each declared type becomes a checker (``column_checkers``), made once, that tests a whole column
 of values at a time and, only when that test fails, walks the values one by one to name the first wrong field. A
@@ -20,6 +22,7 @@ timeseries of 100,000 rows is checked in a fraction of the time ``json.loads`` t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from enum import Enum
@@ -50,7 +53,7 @@ from .column_checkers import (
     union_of,
 )
 
-__all__ = ["Check", "read"]
+__all__ = ["Check", "loads", "read"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,15 @@ class Check:
     test: Callable[[Any], bool]
     what: str
     at: Callable[[Any], list[str]] | None = None
+
+
+def loads(text: str) -> Any:
+    """JSON's value, as ``json.loads`` reads it; nesting deeper than its parser follows (Python's stack, some 1,000
+    levels) a ``ValueError`` like any other text that is not JSON, not a ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested deeper than Python's parser reads (results.json nests a few levels)") from None
 
 
 def read(kind: Any, value: Any, where: str) -> Any:

@@ -47,7 +47,10 @@ class RunClock:
 
     def utc(self, t: float) -> str:
         assert self.first is not None
-        return datetime.fromtimestamp(self.first + t, UTC).strftime("%H:%M:%S")
+        try:
+            return datetime.fromtimestamp(self.first + t, UTC).strftime("%H:%M:%S")
+        except (ValueError, OverflowError, OSError):  # a clock read from a file, near the last date a datetime holds
+            return "after 9999"
 
     def at(self, t: float, form: str = "{:,}") -> str:
         """``412 s``; a long run's ``3,612 s (14:02:12 UTC)``."""

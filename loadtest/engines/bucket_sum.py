@@ -10,7 +10,6 @@ first) and the groups. A partition outside them is added into ``OTHER`` as it is
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 
@@ -19,22 +18,29 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..bucket_frame import KEYS, TALLIES, tally_text
+from ..bucket_frame import KEYS, TALLIES, column_of, tally_of, tally_text
 from ..buckets import COUNTERS, GROUPS, OTHER
+from ..exit_codes import UsageError
 from ..operations import OpClass
+from ..series_schema import LATE_S, MAX_SPAN_S
 
 __all__ = ["BucketSum"]
 
 _ADDED = (*COUNTERS, "longest_ms")
 #: Seconds a bucket may lie before the engines' first start or after their last stop (a report counted late); one
 #: further out is not of this run (and would grow the arrays without bound).
-SLACK_S = 60
+SLACK_S = LATE_S
 
 
 class BucketSum:
     """The engines' buckets so far, over the seconds ``first`` to ``last`` (grown if a bucket lies outside)."""
 
     def __init__(self, keep: Iterable[str], first: int, last: int) -> None:
+        if last - first + 1 > MAX_SPAN_S:  # an array cell a second: each engine's clock is in bounds, not together
+            raise UsageError(
+                f"the engines' clocks span {last - first + 1:,} s, from {first:,} to {last:,} (seconds since 1970): more"
+                f" than {MAX_SPAN_S:,} s, the most the tool reads of one run; merge one run's engines"
+            )
         self.partitions = sorted(set(keep) | GROUPS)
         self._code = {partition: i for i, partition in enumerate(self.partitions)}
         self.op_classes = [str(op) for op in OpClass]
@@ -74,7 +80,7 @@ class BucketSum:
         self._held[cell] = True
         for name in TALLIES:  # rare: only the rows that hold one are read, each text once
             codes, texts = _coded(table, name)
-            tallies = [_tally(name, text) if text else None for text in texts]
+            tallies = [tally_of(name, text) if text else None for text in texts]
             for i in np.flatnonzero(np.array([bool(text) for text in texts], dtype=bool)[codes]):
                 self._tallies.setdefault(int(cell[i]), {}).setdefault(name, Counter()).update(tallies[codes[i]])
 
@@ -129,34 +135,13 @@ class BucketSum:
         return frame.sort_values(list(KEYS), kind="stable", ignore_index=True)
 
 
-def _tally(name: str, text: object) -> dict[str, int]:
-    """A row's ``errors`` or ``throttled_by``: an object of whole numbers by code or reason, as JSON text."""
-    try:
-        tally = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        tally = None
-    if not isinstance(tally, dict) or not all(type(n) is int for n in tally.values()):
-        raise ValueError(f"column {name!r}: {str(text)[:40]!r} is not an object of whole numbers by code, as JSON")
-    return tally
-
-
-def _is_text(kind: pa.DataType) -> bool:
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
-
-
 def _integers(table: pa.Table, name: str) -> np.ndarray:
-    column = table.column(name)
-    if not pa.types.is_integer(column.type) or column.null_count:
-        raise ValueError(f"column {name!r} holds {column.type}{' with gaps' if column.null_count else ''}, not whole numbers")
-    return column.to_numpy().astype(np.int64, copy=False)
+    return column_of(table, name, "whole").to_numpy()
 
 
 def _coded(table: pa.Table, name: str) -> tuple[np.ndarray, list[str]]:
     """A column of text as (codes, the texts they index): Parquet's dictionary as it was read, else one made."""
-    column = table.column(name)
-    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
-    if column.null_count or not _is_text(kind):
-        raise ValueError(f"column {name!r} holds {column.type}{' with gaps' if column.null_count else ''}, not text")
+    column = column_of(table, name, "text")
     array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     if not pa.types.is_dictionary(array.type):
         array = pc.dictionary_encode(array)

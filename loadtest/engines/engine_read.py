@@ -5,7 +5,6 @@ engine is refused in the same words either way."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,10 @@ import pyarrow as pa
 from .. import bucket_frame
 from ..counts import HISTOGRAMS
 from ..exit_codes import UsageError
+from ..options.rules import read_name
 from ..outputs import BUCKETS_FILE
 from ..results import Results
+from ..typed_reader import loads
 from .bucket_sum import BucketSum
 
 __all__ = ["add_buckets", "read_buckets", "read_results", "read_results_apart", "undecoded"]
@@ -41,7 +42,7 @@ def read_results_apart(source: str, given: str | Path) -> tuple[Results, dict[st
     headers on read as well was a third of reading an engine-hour. Such a reader calls ``read_results`` for the line
     that names what is wrong where an add fails; a count of another form is read whole, its histograms in it."""
     try:
-        data = json.loads(_text(given))
+        data = loads(_text(given))  # nesting past Python's stack: a ValueError, read whole for its line
         metrics = data["mergeable"]["metrics"]
         histograms = {name: metrics[name] for name in HISTOGRAMS if isinstance(metrics.get(name), list)}
         metrics.update(dict.fromkeys(histograms, []))
@@ -52,6 +53,10 @@ def read_results_apart(source: str, given: str | Path) -> tuple[Results, dict[st
 
 
 def _beside(source: str, given: str | Path, results: Results) -> Results:
+    where = str(given) if isinstance(given, Path) else source
+    read_name(f"{where}: run.id", results.run.id)  # the merge's folder and server-logs.kql: a name, never a path
+    if "engine" in results.mergeable:
+        read_name(f"{where}: mergeable.engine", results.mergeable["engine"])
     named = isinstance(results.mergeable.get("metrics", {}).get("buckets"), dict)
     if isinstance(given, Path) and named and not (given.parent / BUCKETS_FILE).is_file():
         raise UsageError(f"{source}: its buckets ({BUCKETS_FILE}) are not beside its results.json; copy its folder whole")

@@ -15,9 +15,15 @@ from matplotlib.figure import Figure
 
 from .time_axis import first_epoch, utc_axis
 
-__all__ = ["COLORS", "figure", "legend_beside", "per_second", "png", "time_axes"]
+__all__ = ["COLORS", "figure", "legend_beside", "per_second", "png", "text", "time_axes"]
 
 COLORS = {"GET": "#1f77b4", "PUT": "#ff7f0e", "ALL": "#555555"}
+
+
+def text(value: object) -> str:
+    """A string from input (a key, a strategy, a family) as matplotlib draws it: as typed. Each ``$`` escaped, so that
+    mathtext never reads it as math: ``$^^$`` is a PartitionKey Azure takes, and mathtext cannot parse it."""
+    return str(value).replace("$", r"\$")
 
 
 def figure(figsize: tuple[float, float]) -> tuple[Figure, Axes]:

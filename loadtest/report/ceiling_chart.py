@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..results import Results
-from .canvas import COLORS, figure, png
+from .canvas import COLORS, figure, png, text
 
 __all__ = ["ceiling_steps"]
 
@@ -41,7 +41,7 @@ def ceiling_steps(results: Results) -> str:
             "X",
             color="#c62828",
             markersize=12,
-            label=f"gave way: {search['limited_by']}",
+            label=text(f"gave way: {search['limited_by']}"),
         )
     ax.set_xlabel("offered operations/s (each step)")
     ax.set_ylabel("per second")

@@ -17,7 +17,7 @@ from ..findings.outages import outages
 from ..phases import PEAK_WINDOW_S, peak_words
 from ..results import Results
 from .badges import colour
-from .canvas import COLORS, figure, legend_beside, per_second, png, time_axes
+from .canvas import COLORS, figure, legend_beside, per_second, png, text, time_axes
 from .ceiling_chart import ceiling_steps
 from .designs_chart import designs_chart
 from .heat_map import heat_map
@@ -76,7 +76,7 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
 def partition_peaks(results: Results) -> str:
     rows = [r for r in results.hottest_rows() if r.partition not in GROUPS]
     fig, ax = figure((9, max(2.0, 0.45 * len(rows) + 1.2)))
-    labels = [f"{r.partition} {r.op_class}" for r in rows]
+    labels = [text(f"{r.partition} {r.op_class}") for r in rows]
     if results.open_loop:  # the demand's peak, which the finding judges, behind what was served
         ax.barh(labels, [r.offered_peak_eps for r in rows], color="#dddddd", label="demand peak")
     ax.barh(labels, [r.peak_eps for r in rows], color=[COLORS.get(r.op_class, "#888") for r in rows])
@@ -127,7 +127,7 @@ def strategy_peaks(comparison: Comparison) -> str:
     outcomes = sorted(comparison.strategies, key=lambda o: order.get(o.strategy, len(order)))
     fig, ax = figure((9, max(2.0, 0.5 * len(outcomes) + 1.2)))
     colors = [colour(level(o.ratio)) for o in outcomes]  # each bar its level's badge colour
-    ax.barh([o.strategy for o in outcomes], [o.hottest_peak_eps for o in outcomes], color=colors)
+    ax.barh([text(o.strategy) for o in outcomes], [o.hottest_peak_eps for o in outcomes], color=colors)
     ax.axvline(comparison.partition_target, color="red", linestyle="--", label=f"target {comparison.partition_target:,}/s")
     for i, o in enumerate(outcomes):
         label = f" {o.hottest_peak_eps:,.0f}/s ({o.ratio:.0%}), {o.partitions:,} keys"

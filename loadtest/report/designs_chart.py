@@ -6,7 +6,7 @@ from typing import Any
 
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from .canvas import figure, legend_beside, png
+from .canvas import figure, legend_beside, png, text
 
 __all__ = ["designs_chart"]
 
@@ -39,7 +39,7 @@ def designs_chart(advice: dict[str, Any]) -> str:
             markersize=6 if chosen else 11,  # the others hollow and larger: a family that matches it stays visible
             markerfacecolor=None if chosen else "none",
             zorder=3 if chosen else 2,
-            label=f"{design['family']}{chosen}",
+            label=text(f"{design['family']}{chosen}"),
         )
     ax.set_xscale("log")
     ns = sorted({max(1, n) for d in advice["designs"] if d["family"] != "accounts" for n, _ in d.get("curve") or []})

@@ -103,10 +103,11 @@ def _ceiling(results: Results) -> str:
 
 
 def _clock(results: Results, t: int) -> str:
-    """A second of the run on the UTC clock (``HH:MM:SS``; its second since the start where the start is unreadable)."""
+    """A second of the run on the UTC clock (``HH:MM:SS``; its second since the start where the start is unreadable, or
+    the time is past the dates a ``datetime`` holds)."""
     try:
         return f"{datetime.fromisoformat(results.run.started.replace('Z', '+00:00')) + timedelta(seconds=t):%H:%M:%S}"
-    except ValueError:
+    except (ValueError, OverflowError):  # no date, or one past the year 9999
         return f"{t} s"
 
 

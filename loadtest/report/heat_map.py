@@ -9,7 +9,7 @@ from matplotlib.colors import Normalize
 
 from ..buckets import GROUPS
 from ..results import Results
-from .canvas import figure, per_second, png
+from .canvas import figure, per_second, png, text
 from .time_axis import binned, first_epoch, utc_axis
 
 __all__ = ["heat_map"]
@@ -48,7 +48,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         # coloured here, one byte a channel: matplotlib scales an RGBA image to the page as it is, where a map of
         # figures went through floating-point images of the page's size (35 MB for ten minutes' map)
         ax.imshow(scale.to_rgba(shares, bytes=True), aspect="auto", interpolation="nearest", extent=extent)
-        ax.set_yticks(range(len(table.columns)), [str(c)[:34] for c in table.columns], fontsize=7)
+        ax.set_yticks(range(len(table.columns)), [text(str(c)[:34]) for c in table.columns], fontsize=7)
         bar = fig.colorbar(scale, ax=ax)
         bar.set_label("× target", fontsize=8)  # short: it stands beside a map that may be one row tall
         utc_axis(ax, first_epoch(frame), table.index[-1] + size)

@@ -22,8 +22,17 @@ HEAT_MAP_COLUMNS = 600  # at most this many columns across: a column is at least
 
 
 def _clock(first: float, span_s: float) -> FuncFormatter:
+    """Each tick's time in UTC; none for a tick past the dates a ``datetime`` holds (a run read from a file whose
+    clock ends near the year 10000)."""
     form = clock_form(span_s)
-    return FuncFormatter(lambda t, _: datetime.fromtimestamp(first + t, UTC).strftime(form))
+
+    def said(t: float, _: object) -> str:
+        try:
+            return datetime.fromtimestamp(first + t, UTC).strftime(form)
+        except (ValueError, OverflowError, OSError):
+            return ""
+
+    return FuncFormatter(said)
 
 
 def utc_axis(ax: Axes, first: float | None, span_s: float) -> None:
