@@ -86,6 +86,9 @@ class Checker:
     what: str  # what a value must be, in words
     kinds: frozenset  # the Python types a JSON value of it has (a union asks the option of the value's type)
     converts: bool = False  # ``check`` makes a new value: a container of it must be rebuilt
+    #: an object's fields of one value or a few, and those values (``TypedDict``'s ``Literal`` fields): a union's
+    #: object that holds them is of this form
+    tags: tuple[tuple[str, frozenset], ...] = ()
 
 
 def guarded(test: Callable[[list], bool]) -> Callable[[list], bool]:
@@ -243,12 +246,23 @@ def union_of(options: tuple[Checker, ...]) -> Checker:
                 try:
                     return option.check(value)
                 except Wrong as wrong:
-                    complaints.append(wrong)
-        if complaints:  # the option the value meant to be says what is wrong: the one it went furthest in (the first)
-            raise max(complaints, key=lambda wrong: len(wrong.path))
+                    complaints.append((_tagged(option, value), len(wrong.path), wrong))
+        if complaints:  # the option the value meant to be says what is wrong: the form its tags name, else the one it
+            # went furthest in (the first)
+            raise max(complaints, key=lambda complaint: complaint[:2])[2]
         raise Wrong(f"{what}, not {shown(value)}")
 
     return Checker(guarded(test), check, what, frozenset().union(*(o.kinds for o in options)), any(o.converts for o in options))
+
+
+def _tagged(option: Checker, value: Any) -> bool:
+    """``value`` is an object holding ``option``'s tags (``"fits": true`` for a form declaring ``fits: Literal[True]``)."""
+    if not option.tags or not isinstance(value, dict):
+        return False
+    return all(any(type(v) is type(t) and v == t for t in tag) for n, tag in option.tags for v in [value.get(n, _NO_TAG)])
+
+
+_NO_TAG = object()
 
 
 def ruled(base: Checker, holds: Callable[[Any], bool], what: str, at: Callable[[Any], list[str]] | None = None) -> Checker:

@@ -140,7 +140,10 @@ def _typed_dict(kind: type) -> Checker:
                 raise wrong.at(at_key(name)) from None
         return value
 
-    return Checker(guarded(test), check, "an object", OBJECT)
+    # its fields of one value or a few (``fits: Literal[True]``): in a union of forms, an object holding them is the
+    # form it meant to be, and that form's complaint is the one said
+    tags = tuple((name, frozenset(get_args(hint))) for name, hint in hints.items() if get_origin(_unwrapped(hint)) is Literal)
+    return Checker(guarded(test), check, "an object", OBJECT, tags=tags)
 
 
 def _dataclass(kind: type) -> Checker:
