@@ -486,7 +486,7 @@ COMMANDS = st.sampled_from(["report", "merge"])
 LENGTHS = st.sampled_from(["", "long "])  # a run of 5 s, or past 600 s (its findings and charts say UTC too)
 
 
-@settings(max_examples=24, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=10, deadline=None, suppress_health_check=HEALTH)
 @given(data=st.data(), command=COMMANDS, length=LENGTHS)
 def test_results_json_with_any_field_mutated_is_reported_or_refused_in_one_line(
     tmp_path_factory, monkeypatch, data, command, length
@@ -545,7 +545,7 @@ def column_mutations(table: pa.Table) -> st.SearchStrategy[tuple[str, str, pa.Ar
     return mutation()
 
 
-@settings(max_examples=16, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=6, deadline=None, suppress_health_check=HEALTH)
 @given(data=st.data(), command=COMMANDS, length=LENGTHS)
 def test_a_parquet_sidecar_with_any_column_mutated_is_reported_or_refused_in_one_line(
     tmp_path_factory, monkeypatch, data, command, length

@@ -383,7 +383,7 @@ def no_drawing(monkeypatch):
 
 @pytest.mark.parametrize(
     "logs,examples",
-    [(diagnostic_logs(), 25), (analytics_json_logs(), 25), (analytics_csv_logs(), 25), (classic_logs(), 25)],
+    [(diagnostic_logs(), 15), (analytics_json_logs(), 15), (analytics_csv_logs(), 15), (classic_logs(), 15)],
     ids=["diagnostic", "analytics-json", "analytics-csv", "classic"],
 )
 def test_each_form_at_its_edges_is_read_or_refused_in_one_line(logs, examples, no_drawing, tmp_path, monkeypatch):

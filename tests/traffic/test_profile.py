@@ -272,7 +272,7 @@ def _no_charts(results: object) -> dict[str, str]:
     return dict.fromkeys(("entities", "heat", "peaks", "latency", "errors"), "")
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, suppress_health_check=list(HealthCheck))
 @given(mutations=st.lists(MUTATION, min_size=1, max_size=3), command=st.sampled_from(["simulate", "run"]))
 def test_fuzz_a_mutated_profile_is_replayed_or_refused_in_one_line_and_nothing_is_written_beside_the_output(mutations, command):
     import loadtest.report.charts  # loads matplotlib: only when the fuzz runs
