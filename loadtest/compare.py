@@ -7,7 +7,6 @@ reads only the runs' results.json files.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -24,7 +23,7 @@ from .key_specs import key_strategy
 from .options import rules
 from .options.commands import REAL_RUN_ONLY
 from .options.stress import OPTION_BY_DEST
-from .outputs import COMPARISON_FILE, RESULTS_FILE, write_text
+from .outputs import COMPARISON_FILE, RESULTS_FILE, strict_json, write_text
 from .results import Results
 
 __all__ = ["Comparison", "StrategyOutcome", "compare", "split_designs", "summarise"]
@@ -69,7 +68,7 @@ class Comparison:
     simulated: bool = False  # ``compare --simulate``: the partition layer's model ran each strategy, nothing was sent
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, allow_nan=False)  # strict: its figures come from results read so
+        return strict_json(asdict(self), root="comparison")[0]  # its figures come from results read strictly
 
 
 def _slug(spec: str) -> str:

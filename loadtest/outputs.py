@@ -8,13 +8,15 @@ umask gives a new file (not the temporary file's 0600).
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import secrets
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .exit_codes import UsageError
 
@@ -111,3 +113,25 @@ def _new_file_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def strict_json(value: Any, *, root: str, default: Callable[[Any], Any] | None = None) -> tuple[str, list[str]]:
+    """``value`` as JSON text (indent 2) that strict parsers read: a number that is none (NaN, ±Infinity) written as
+    null; and where each was (``results.retry.backoff_s: nan``). The usual case, every number finite, is one pass."""
+    try:
+        return json.dumps(value, default=default, indent=2, allow_nan=False), []
+    except ValueError:  # not a number somewhere: found and nulled on the plain form (the rare, slow path)
+        where: list[str] = []
+
+        def walk(item: Any, at: str) -> Any:
+            if isinstance(item, float) and not math.isfinite(item):
+                where.append(f"{at}: {item}")
+                return None
+            if isinstance(item, dict):
+                return {k: walk(v, f"{at}.{k}") for k, v in item.items()}
+            if isinstance(item, list):
+                return [walk(v, f"{at}[{i}]") for i, v in enumerate(item)]
+            return item
+
+        plain = walk(json.loads(json.dumps(value, default=default)), root)
+        return json.dumps(plain, indent=2, allow_nan=False), where

@@ -8,8 +8,6 @@ only reads.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ from .ceiling_schema import Ceiling
 from .finding_names import FindingKind
 from .mergeable import Mergeable, OtherVersion
 from .operations import OpClass
-from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, write_text
+from .outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, strict_json, write_text
 from .phases import PEAK_WINDOW_S
 from .results_rows import AccountRow, Finding, PartitionRow, RunInfo
 from .results_schema import (
@@ -112,27 +110,6 @@ class NotANumber(ValueError):
     """Figures that were not numbers (NaN, ±Infinity), written as null: strict JSON has no such value."""
 
 
-def _strict(value: Any) -> tuple[Any, list[str]]:
-    """``value`` (plain JSON objects) with every non-finite number replaced by ``None``, and where each was."""
-    where: list[str] = []
-
-    def walk(item: Any, at: str) -> Any:
-        if isinstance(item, float) and not math.isfinite(item):
-            where.append(f"{at}: {item}")
-            return None
-        if isinstance(item, dict):
-            return {k: walk(v, f"{at}.{k}") for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v, f"{at}[{i}]") for i, v in enumerate(item)]
-        return item
-
-    return walk(value, "results"), where
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=_fields, indent=2, sort_keys=False, allow_nan=False)
-
-
 @dataclass(kw_only=True)
 class Results:
     run: RunInfo
@@ -184,16 +161,12 @@ class Results:
     def to_json(self, *, series_inline: bool = False) -> str:
         """results.json's text: the sections read where they lie (``asdict``'s deep copy of every row took most of a
         long run's writing time); the series is not in it, only its file's name and rows (``write`` writes both), or,
-        ``series_inline``, its rows (its file could not be written). Strict JSON: a figure that is not a number is
-        written as null, and ``NotANumber`` says which once the text is whole (``text`` on the error)."""
-        value: Any = _SeriesInline(self) if series_inline else self
-        try:
-            return _dumps(value)
-        except ValueError:  # NaN or ±Infinity somewhere: found and nulled on the plain form (the rare, slow path)
-            plain, where = _strict(json.loads(json.dumps(value, default=_fields)))
-            error = NotANumber(f"{len(where)} figure(s) not a number, written as null: {', '.join(where[:3])}")
-            error.text = _dumps(plain)  # type: ignore[attr-defined]
-            raise error from None
+        ``series_inline``, its rows (its file could not be written). Strict JSON (``outputs.strict_json``)."""
+        return self._json(series_inline)[0]
+
+    def _json(self, series_inline: bool) -> tuple[str, list[str]]:
+        """results.json's text, and each figure in it that was not a number (written as null)."""
+        return strict_json(_SeriesInline(self) if series_inline else self, root="results", default=_fields)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
@@ -259,11 +232,10 @@ class Results:
     def write_json(self, out: Path, attempt: Attempt = _unguarded, *, series_inline: bool = False) -> None:
         """results.json alone, whole (strict JSON; a figure that was not a number is null, and ``attempt`` is told
         which under the step "results.json's figures"). An ``OSError`` (a full disk, a folder gone) is raised."""
-        try:
-            text = self.to_json(series_inline=series_inline)
-        except NotANumber as err:
-            text = err.text  # type: ignore[attr-defined]
-            attempt(f"{RESULTS_FILE}'s figures", lambda error=err: _raise(error))
+        text, nulled = self._json(series_inline)
+        if nulled:
+            error = NotANumber(f"{len(nulled)} figure(s) not a number, written as null: {', '.join(nulled[:3])}")
+            attempt(f"{RESULTS_FILE}'s figures", lambda: _raise(error))
         write_text(out / RESULTS_FILE, text)
 
     def let_go_of_buckets(self) -> None:

@@ -76,12 +76,12 @@ def finish(
                 results.incomplete.append({"step": step, "error": error, "at_s": round(time.time() - started, 1)})
             return False
 
-    def write_json() -> bool:
-        """results.json (again: its findings now say what is missing); False, said, if it cannot be written."""
+    def landed(write: Callable[[], object]) -> bool:
+        """results.json written by ``write``; False, said in one line (where and why), if it cannot be."""
         try:
-            results.write_json(out, attempt, series_inline=series_inline)
+            write()
             return True
-        except Exception as err:  # noqa: BLE001 -- the one file that must land: where and why, in one line
+        except Exception as err:  # noqa: BLE001 -- the one file that must land
             log.error("the results could not be written to %s: %s", out / RESULTS_FILE, _why(err))
             return False
 
@@ -89,10 +89,8 @@ def finish(
         attempt("the read-back of acknowledged writes", lambda: setattr(results, "integrity", read_back()))
     assess(results, attempt)
     assessed = len(results.incomplete)
-    try:
-        series_inline = results.write(out, attempt)
-    except Exception as err:  # noqa: BLE001
-        log.error("the results could not be written to %s: %s", out / RESULTS_FILE, _why(err))
+    written: list[bool] = []  # whether the series' rows went inside results.json (``Results.write``)
+    if not landed(lambda: written.append(results.write(out, attempt))):
         return False
     if BUCKETS_FILE not in {s["step"] for s in results.incomplete}:
         results.let_go_of_buckets()
@@ -102,7 +100,7 @@ def finish(
         attempt(upload[0], lambda: upload[1](out))
     if len(results.incomplete) > assessed:
         assess(results, attempt)
-        return write_json()  # now with what is missing among its findings
+        return landed(lambda: results.write_json(out, attempt, series_inline=written[0]))  # with what is missing
     return True
 
 
