@@ -1,7 +1,7 @@
 """Storage Analytics logging, the classic form (``$logs/table/YYYY/MM/DD/hh00/NNNNNN.log``): a record a line, fields
 separated by ``;``; a field that may hold ``;``, quotes or newlines is quoted and HTML-encoded. Version 1.0's fields in
-their documented order (2.0 appends identity fields after them). The service may write a record twice within an hour:
-the second of a request id and operation count is skipped, and counted as a duplicate.
+their documented order (2.0 appends identity fields after them). The service may write a record twice within an hour, in
+any of that hour's files: the second of a request id and operation count is skipped, and counted as a duplicate.
 """
 
 from __future__ import annotations
@@ -48,15 +48,20 @@ def _whole(text: str) -> int:
 
 
 class HourSeen:
-    """The records of the hour being read, by request id and operation count: the service may write one twice within
-    its hour (one reader's state across the blocks of its sources). Each is held as a 64-bit hash of the two, in
-    sorted runs that merge as they grow, some 8 bytes a record: held as strings, an hour at 3,000 records a second
-    was 2 GB. Two records of one hour taken for one another need 64 equal bits: among ten million, about one chance in
-    300,000."""
+    """The records of the hours being read, by request id and operation count: the service may write one twice within
+    its hour, in the same file or in another of that hour's (a busy hour is several ``NNNNNN.log``), and a request
+    that began in one hour may be logged in the next hour's folder. One per command, across its sources and their
+    blocks: the ``HOURS`` hours read most recently are held, so an hour's files are matched whatever order they come
+    in while their hour is among them (``reader.paths`` gives a folder's and a glob's files in their hours' order).
+    Each record is held as a 64-bit hash of the two, in sorted runs that merge as they grow, some 8 bytes a record:
+    held as strings, an hour at 3,000 records a second was 2 GB. Two records of one hour taken for one another need
+    64 equal bits: among ten million, about one chance in 300,000."""
+
+    #: Hours held: the one being read, the one before it (requests it began), and one more for files out of order.
+    HOURS = 3
 
     def __init__(self) -> None:
-        self.hour: Hashable = None
-        self._runs: list[np.ndarray] = []  # sorted hashes, each run at most half the one before it
+        self._hours: dict[Hashable, list[np.ndarray]] = {}  # by hour, the most recently read last: sorted runs of hashes
 
     def repeat(self, hour: Hashable, request_id: str, operation_count: int) -> bool:
         """Whether the record was read already within ``hour`` (its start time's: the same label for the same hour)."""
@@ -69,28 +74,35 @@ class HourSeen:
         counted = counts if isinstance(counts, np.ndarray) else np.array([int(c or 0) for c in counts], dtype=np.int64)
         # an id's hash and its count in one number: the same two, the same key
         keys = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)) * _SPREAD + counted.astype(np.int64)
-        edges = [0, *(np.flatnonzero(named[1:] != named[:-1]) + 1).tolist(), len(hours)]  # where the hour changes
-        found = []
+        if not len(keys):
+            return []
+        order = np.argsort(named, kind="stable")  # each hour's records together, in their order
+        ranked = named[order]
+        edges = [0, *(np.flatnonzero(ranked[1:] != ranked[:-1]) + 1).tolist(), len(keys)]
+        found: list[int] = []
         for start, end in zip(edges, edges[1:], strict=False):
-            found += [start + i for i in self._within(hours[start], keys[start:end])]
-        return found
+            at = order[start:end]
+            found += at[self._within(ranked[start].item(), keys[at])].tolist()
+        return sorted(found)
 
-    def _within(self, hour: Hashable, keys: np.ndarray) -> list[int]:
-        if hour != self.hour:
-            self.hour, self._runs = hour, []
+    def _within(self, hour: Hashable, keys: np.ndarray) -> np.ndarray:
+        """The positions of ``keys`` read already within ``hour``; the rest held as read."""
+        runs = self._hours.pop(hour, [])
         order = np.argsort(keys, kind="stable")
         ranked = keys[order]  # sorted: each run searched for sorted needles stays in cache
         again = np.zeros(len(keys), dtype=bool)
         again[order[1:][ranked[1:] == ranked[:-1]]] = True  # a later copy within these
-        for run in self._runs:
+        for run in runs:
             at = np.minimum(np.searchsorted(run, ranked), len(run) - 1)
             again[order[run[at] == ranked]] = True
         fresh = np.sort(keys[~again])  # none twice, none in a run: the runs never share a hash
-        runs = [*self._runs, fresh] if len(fresh) else self._runs
+        runs = [*runs, fresh] if len(fresh) else runs
         while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
             runs[-2:] = [np.sort(np.concatenate(runs[-2:]), kind="stable")]
-        self._runs = runs
-        return np.flatnonzero(again).tolist()
+        self._hours[hour] = runs  # the most recently read, last
+        while len(self._hours) > self.HOURS:
+            del self._hours[next(iter(self._hours))]
+        return np.flatnonzero(again)
 
 
 def hour_of(time: float) -> int:

@@ -20,6 +20,7 @@ from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..results import RunInfo
 from ..serverlogs import kql_string
+from .classic import HourSeen
 from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
@@ -72,10 +73,10 @@ def _named(names: list[str]) -> str:
 def _read_logs(given: dict[str, Any], names: list[str], tally: Tally, forms: Counter[str]) -> tuple[list[str], list[str]]:
     """Every source's records into ``tally``: the files named, or the blobs of ``--from-container``; the sources read
     and the console's line on the blobs."""
-    containers = given["from_container"]
+    containers, seen = given["from_container"], HourSeen()  # one for every source: a duplicate may be in another file
     if not containers:
         for name in names:
-            read(name, given["format"], tally, forms)
+            read(name, given["format"], tally, forms, seen=seen)
         return names, []
     with LogBlobs(
         containers,
@@ -89,7 +90,7 @@ def _read_logs(given: dict[str, Any], names: list[str], tally: Tally, forms: Cou
         names = blobs.names()
         for name in names:
             with blobs.open(name) as stream:
-                read(name, given["format"], tally, forms, stream)
+                read(name, given["format"], tally, forms, stream, seen)
     passed = "".join(f"; passed by {n:,} {why}" for why, n in blobs.passed.items())
     return names, [f"Read {len(names):,} log blobs from {', '.join(containers)}{passed}."]
 

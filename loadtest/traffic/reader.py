@@ -48,7 +48,10 @@ def _log_file(path: Path) -> bool:
 
 
 def paths(sources: list[str]) -> list[str]:
-    """Each source as files to read, in order: a folder's log files (every level), a glob's matches, ``-``."""
+    """Each source as files to read: a folder's log files (every level), a glob's matches, ``-``. In their names'
+    order (without ``-``): the logs' own names (``…/2026/11/24/1300/000001.log``, ``…/h=13/m=00/PT1H.json``) sort
+    by their hours, so an hour's files are read together, each hour after the one before, whatever order they were
+    given in (``classic.HourSeen`` matches a duplicate in another of its hour's files)."""
     found: list[str] = []
     for source in sources:
         path = Path(source)
@@ -65,6 +68,8 @@ def paths(sources: list[str]) -> list[str]:
                 raise UsageError(f"{shown(source)}: no such file or folder, and no glob; give log files, folders, globs or -")
         except OSError as err:  # a name too long, a folder that cannot be listed
             raise UsageError(f"{shown(source)}: cannot be read ({err.strerror or err})") from None
+    if "-" not in found:
+        found = sorted(dict.fromkeys(found))  # a file named twice is read once
     if not found:
         names = " ".join(map(shown, sources))
         raise UsageError(f"{names}: no log files there ({', '.join('*' + s for s in _SUFFIXES)}, each also as .gz)")
@@ -162,9 +167,13 @@ def _blocks(stream: BinaryIO, head: bytes) -> Iterator[memoryview]:
         rest = buffer[cut:filled]
 
 
-def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: BinaryIO | None = None) -> None:
+def read(
+    name: str, form: str, tally: Tally, forms: Counter[str], stream: BinaryIO | None = None, seen: HourSeen | None = None
+) -> None:
     """One source's records into ``tally`` (``forms`` counts them by form): its form given, or told by its first line.
-    ``stream`` when the source is not a file (a blob being downloaded): the caller closes it."""
+    ``stream`` when the source is not a file (a blob being downloaded): the caller closes it. ``seen``: the classic
+    records of the hours read so far, the command's across its sources (a duplicate may be in another of its hour's
+    files)."""
     own = stream is None and name != "-"
     if stream is None:
         try:
@@ -184,7 +193,7 @@ def read(name: str, form: str, tally: Tally, forms: Counter[str], stream: Binary
             tally.add(Unreadable(NO_FORM, f"{shown(name)}: {text}"))
             return
         if chosen in ("diagnostic", "classic"):
-            _bulk(_blocks(lines, first), chosen, tally, forms)
+            _bulk(_blocks(lines, first), chosen, tally, forms, HourSeen() if seen is None else seen)
             return
         decoded = io.TextIOWrapper(lines, encoding="utf-8", errors="replace", newline="")  # type: ignore[arg-type]
         _lines(chain((text,), decoded), chosen, None, tally, forms)
@@ -202,12 +211,11 @@ Attributed = tuple[pa.Table | None, pa.Table | None, list[LogRecord | Unreadable
 AHEAD = 2  # blocks read and attributed before the one being counted: the three stages keep both cores busy
 
 
-def _bulk(blocks: Iterator[memoryview], form: str, tally: Tally, forms: Counter[str]) -> None:
-    """Blocks as columns: each one read by a thread (in their order, one at a time: the hour's records it has seen,
-    ``HourSeen``, are its own), attributed by another, and counted here, the three at once on different blocks
-    (Arrow's, DuckDB's and numpy's work lets go of the interpreter). A block where a line is not a clean record is
-    read a line at a time (each one counted)."""
-    seen = HourSeen()
+def _bulk(blocks: Iterator[memoryview], form: str, tally: Tally, forms: Counter[str], seen: HourSeen) -> None:
+    """Blocks as columns: each one read by a thread (in their order, one at a time: the hours' records it has seen,
+    ``seen``, are its alone while it reads), attributed by another, and counted here, the three at once on different
+    blocks (Arrow's, DuckDB's and numpy's work lets go of the interpreter). A block where a line is not a clean record
+    is read a line at a time (each one counted)."""
 
     def read(block: memoryview) -> Read:
         try:

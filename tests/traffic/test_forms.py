@@ -26,8 +26,11 @@ def record(**given) -> LogRecord:
     return LogRecord(**{**values, **given})
 
 
-def classic_line(*, status="200", text="Success", url=ENTITY, request_id="id-1", count="0", agent="sdk", client="c-1"):
-    fields = ["1.0", "2026-11-24T13:04:05.2500000Z", "QueryEntity", text, status, "5", "3", "authenticated", "acct",
+def classic_line(
+    *, status="200", text="Success", url=ENTITY, request_id="id-1", count="0", agent="sdk", client="c-1",
+    time="2026-11-24T13:04:05.2500000Z",
+):  # fmt: skip
+    fields = ["1.0", time, "QueryEntity", text, status, "5", "3", "authenticated", "acct",
               "acct", "table", f'"{url}"', '"/acct/orders"', request_id, count, "10.0.0.1:5000", "2019-02-02", "500",
               "0", "300", "1324", "0", "", "", '""', "", "", f'"{agent}"', "", client]  # fmt: skip
     return ";".join(fields) + "\n"
