@@ -3,7 +3,9 @@
 - ``diagnostic``: Azure Monitor's resource logs as a diagnostic setting archives them to a storage account
   (``insights-logs-storageread`` …, ``PT1H.json``): one JSON record a line, ``properties`` and ``identity`` nested.
 - ``analytics-csv`` and ``analytics-json``: the ``StorageTableLogs`` table exported from Log Analytics (the portal's
-  CSV, or JSON: an array or a record a line), its columns as the table names them.
+  CSV, or JSON: an array or a record a line; ``az monitor log-analytics query``'s JSON), its columns as the table
+  names them, in any order, any that are not read left out. The portal's export names a time column with its zone
+  (``TimeGenerated [UTC]``) and writes its times as the portal shows them (``11/23/2026, 7:59:59.875 PM``).
 - ``classic``: Storage Analytics logging (``$logs/table/…/NNNNNN.log``), ``classic.records``.
 
 Built from the documented fields; no public sample of the Table service's logs exists to check them against (the
@@ -15,9 +17,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..exit_codes import UsageError
 from ..log_forms import FORMS, parse_time
 from .classic import HourSeen, classic_records
 from .records import LogRecord, Unreadable, logged_number, logged_status
@@ -48,10 +52,11 @@ def records(form: str, lines: Iterable[str], seen: HourSeen | None = None) -> It
     classic records read so far, across a reader's blocks)."""
     if form == "classic":
         return classic_records(lines, seen)
+    zones: dict[str, float] = {}  # the time columns' zones: a CSV's from its header, a JSON record's from its keys
     if form == "analytics-csv":
-        return _analytics(_csv_rows(lines), "a CSV row")
+        return _analytics(_csv_rows(lines, zones), "a CSV row", zones)
     if form == "analytics-json":
-        return _analytics(_json_objects(lines), "a JSON record")
+        return _analytics(_named(_json_objects(lines), zones), "a JSON record", zones)
     return _diagnostic(lines)
 
 
@@ -136,7 +141,9 @@ _READ |= {name: _int for name in ("request_body", "response_body")}
 _READ["operation_count"] = lambda value: _int(value) or 0
 
 
-def _analytics(rows: Iterable[Any], what: str) -> Iterator[LogRecord | Unreadable]:
+def _analytics(rows: Iterable[Any], what: str, zones: dict[str, float] | None = None) -> Iterator[LogRecord | Unreadable]:
+    """Records of rows named by the table's columns; ``zones``: each time column's offset east of UTC in seconds,
+    as its header named it (the portal's ``TimeGenerated [UTC]``)."""
     for row in rows:
         if isinstance(row, Unreadable):
             yield row
@@ -144,9 +151,51 @@ def _analytics(rows: Iterable[Any], what: str) -> Iterator[LogRecord | Unreadabl
         try:
             values = {field: row[ANALYTICS_COLUMNS[field]] for field in _REQUIRED}
             values |= {field: row.get(column) for field, column in ANALYTICS_COLUMNS.items() if field not in _REQUIRED}
-            yield LogRecord(**{field: _READ.get(field, _text)(value) for field, value in values.items()})
+            read = {field: _READ.get(field, _text)(value) for field, value in values.items()}
+            if zones and (east := zones.get(ANALYTICS_COLUMNS["time"])):
+                read["time"] -= east
+            yield LogRecord(**read)
         except NOT_A_RECORD as err:
             yield Unreadable(_why(err, what), _shown(row))
+
+
+_COLUMN_NAMES = frozenset(ANALYTICS_COLUMNS.values())
+#: A column as the portal's export names it: the table's name, then the zone its times are shown in.
+_ZONED = re.compile(r"\s*(?P<name>[^\[\]]*?)\s*\[(?P<zone>[^\[\]]*)\]\s*")
+_UTC = re.compile(r"(?i)(?:UTC|GMT)(?:\s*(?P<sign>[+-])(?P<hours>[0-9]{1,2})(?::?(?P<minutes>[0-9]{2}))?)?")
+
+
+def column_zone(header: str) -> tuple[str, float | None]:
+    """A column's name and the offset east of UTC its times are in, in seconds (None: the header names no zone):
+    ``TimeGenerated [UTC]`` is ``("TimeGenerated", 0)``, ``TimeGenerated [UTC+01:00]`` 3,600 s. A zone given by
+    no offset (``[Local Time]``) is a ``UsageError``: its times cannot be read as UTC."""
+    found = _ZONED.fullmatch(header)
+    if found is None or found["name"] not in _COLUMN_NAMES:
+        return header.strip(), None  # a column the tool does not read, as it is
+    name, zone = found["name"], found["zone"].strip()
+    if name != ANALYTICS_COLUMNS["time"]:
+        return name, None  # the one time column read is TimeGenerated
+    utc = _UTC.fullmatch(zone)
+    if utc is None or (utc["hours"] and int(utc["hours"]) > 14):
+        raise UsageError(
+            f"the column {header[:80]!r} shows its times in {zone[:40]!r}, not as an offset from UTC: export it again "
+            "with the portal's display time zone set to UTC (the results' time zone setting), or as JSON"
+        )
+    east = int(utc["hours"] or 0) * 3600 + int(utc["minutes"] or 0) * 60
+    return name, float(-east if utc["sign"] == "-" else east)
+
+
+def _named(objects: Iterable[Any], zones: dict[str, float]) -> Iterator[Any]:
+    """JSON records with their keys as the table names its columns: a key the portal gave its zone (``TimeGenerated
+    [UTC]``) by its name, the zone's offset into ``zones`` as each record is given (``_analytics`` reads it then)."""
+    for found in objects:
+        zones.clear()
+        if not isinstance(found, dict) or not any("[" in key for key in found):
+            yield found
+            continue
+        named = {key: column_zone(key) for key in found}
+        zones.update({name: east for name, east in named.values() if east})
+        yield {name: found[key] for key, (name, _) in named.items()}
 
 
 def _text(value: Any) -> str:
@@ -161,9 +210,10 @@ def _shown(row: Any) -> str:
         return "(nested too deep to show)"
 
 
-def _csv_rows(lines: Iterable[str]) -> Iterator[dict[str, str] | Unreadable]:
-    """The rows of a CSV export by its header's names (as ``csv.DictReader`` gives them), a row the reader cannot
-    take (a field over ``csv.field_size_limit()``) as ``Unreadable``, the rows after it read on."""
+def _csv_rows(lines: Iterable[str], zones: dict[str, float]) -> Iterator[dict[str, str] | Unreadable]:
+    """The rows of a CSV export by its header's names (as ``csv.DictReader`` gives them; a name the portal gave its
+    zone by its name, the zone's offset into ``zones``), a row the reader cannot take (a field over
+    ``csv.field_size_limit()``) as ``Unreadable``, the rows after it read on."""
     rows, header = csv.reader(lines), None
     while True:
         try:
@@ -180,7 +230,9 @@ def _csv_rows(lines: Iterable[str]) -> Iterator[dict[str, str] | Unreadable]:
         if not row:
             continue
         if header is None:
-            header = row
+            named = [column_zone(name.lstrip("\ufeff")) for name in row]
+            header = [name for name, _ in named]
+            zones.update({name: east for name, east in named if east})
             continue
         yield dict(zip(header, row, strict=False))
 

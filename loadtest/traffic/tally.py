@@ -112,6 +112,10 @@ class Tally:
         self._block(records, said)
 
     def _block(self, records: pa.Table, said: pa.Table | None = None) -> None:
+        stamps = records["time"].to_numpy()
+        if (np.diff(stamps) < 0).any():  # newest first (the portal's export), or shuffled: counted in their order
+            order = pa.array(np.argsort(stamps, kind="stable"))
+            records, said = records.take(order), None if said is None else said.take(order)
         keep = np.ones(records.num_rows, bool)
         if self.prefix:
             ours = pc.starts_with(records["client_request_id"], self.prefix).to_numpy(zero_copy_only=False)

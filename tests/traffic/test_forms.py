@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import in_process
 
 from loadtest.buckets import UNATTRIBUTED
 from loadtest.log_forms import parse_time
@@ -147,3 +148,30 @@ def test_retries_of_one_operation_are_one_request_and_each_an_attempt():
     (bucket,) = tally.finish().buckets.values()
     assert (bucket.requests, bucket.attempts, bucket.throttled, bucket.entities) == (2, 4, 2, 2)
     assert dict(bucket.throttled_by) == {"partition": 2} and bucket.failures == 0
+
+
+@pytest.mark.parametrize(
+    "column,shown,epoch",
+    [
+        ("TimeGenerated [UTC]", "11/24/2026, 1:04:05.250 PM", 1_795_525_445.25),
+        ("TimeGenerated [UTC+01:00]", "11/24/2026, 2:04:05.250 PM", 1_795_525_445.25),
+        ("TimeGenerated [UTC-05:00]", "11/24/2026, 8:04:05.250 AM", 1_795_525_445.25),
+        ("TimeGenerated", "2026-11-24T13:04:05.25Z", 1_795_525_445.25),
+    ],
+)
+def test_the_portals_export_names_its_time_column_with_its_zone_and_its_times_are_read_in_utc(column, shown, epoch):
+    header = f"\ufeff{column},OperationName,Uri,TenantId\r\n"  # a BOM, CRLF, a column the tool does not read
+    row = f'"{shown}",QueryEntity,"{ENTITY}",0000\r\n'
+    (record,) = records("analytics-csv", [header, row])
+    assert record.time == pytest.approx(epoch) and record.operation == "QueryEntity"
+    as_json = json.dumps([{column: shown, "OperationName": "QueryEntity", "Uri": ENTITY}], indent=2)
+    (record,) = records("analytics-json", as_json.splitlines(True))
+    assert record.time == pytest.approx(epoch)
+
+
+def test_times_in_a_zone_the_export_does_not_state_are_refused_in_one_line_and_nothing_written(tmp_path, monkeypatch):
+    export = tmp_path / "StorageTableLogs.csv"
+    export.write_text(f'TimeGenerated [Local Time],OperationName,Uri\n"11/24/2026, 1:04:05.250 PM",QueryEntity,"{ENTITY}"\n')
+    code, _, err = in_process(monkeypatch, "traffic", str(export), "--out", str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and "'TimeGenerated [Local Time]'" in err and "UTC" in err, err
+    assert not (tmp_path / "out").exists()

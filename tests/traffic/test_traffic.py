@@ -9,6 +9,7 @@ import csv
 import json
 import re
 import textwrap
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -154,9 +155,26 @@ def _classic_line(record: dict) -> str:
     return ";".join(values.get(name, "") for name in FIELDS) + "\n"
 
 
+def _portal_time(logged: str) -> str:
+    """A logged time as the portal's export writes it (``11/24/2026, 1:04:05.250 PM``: to the millisecond, cut)."""
+    when = datetime.strptime(logged[:23], "%Y-%m-%dT%H:%M:%S.%f")
+    hour = when.hour % 12 or 12
+    return f"{when.month}/{when.day}/{when.year}, {hour}:{when:%M:%S}.{when.microsecond // 1000:03d} {when:%p}"
+
+
+#: The columns of the portal's export in the test: a subset, in an order of the user's, the time named with its zone,
+#: and a column the tool does not read.
+PORTAL_COLUMNS = [
+    "OperationName", "Uri", "TimeGenerated [UTC]", "StatusText", "StatusCode", "ClientRequestId", "DurationMs",
+    "ResponseBodySize", "RequestBodySize", "MetricResponseType", "OperationCount", "TenantId",
+]  # fmt: skip
+
+
 def test_every_documented_form_of_the_same_records_says_the_same(logged, tmp_path, monkeypatch):
     """Log Analytics CSV and JSON, and the classic form quoted and HTML-encoded, with repeated records and lines that
-    are no record mixed in: the same figures, the bad lines counted by why, no traceback."""
+    are no record mixed in: the same figures, the bad lines counted by why, no traceback. The portal's own CSV export
+    (the time column named with its zone, the portal's times, a subset of the columns in another order, a byte-order
+    mark, CRLF, newest first) and ``az monitor log-analytics query``'s JSON (every value a string): the same figures."""
     _, log = logged
     records = [json.loads(line) for line in log.read_text().splitlines()]
     rows = [_analytics_row(r) for r in records]
@@ -166,15 +184,29 @@ def test_every_documented_form_of_the_same_records_says_the_same(logged, tmp_pat
         writer.writerows(rows)
         export.write("not a time,QueryEntity,200,Success,http://h/a/t,,,,,,,,,,\n")
     (tmp_path / "export.json").write_text(json.dumps([*rows, {"TimeGenerated": "2026-11-24T13:00:00Z"}], indent=1))
+    with (tmp_path / "portal.csv").open("w", newline="", encoding="utf-8-sig") as export:  # the BOM; CRLF: csv's own
+        writer = csv.writer(export)
+        writer.writerow(PORTAL_COLUMNS)
+        for row in reversed(rows):
+            shown = {**row, "TimeGenerated [UTC]": _portal_time(row["TimeGenerated"]), "TenantId": "0000"}
+            writer.writerow(["" if shown[c] is None else shown[c] for c in PORTAL_COLUMNS])
+    az = [{"TableName": "PrimaryResult", **{k: "" if v is None else str(v) for k, v in row.items()}} for row in rows]
+    (tmp_path / "az.json").write_text(json.dumps(az, indent=2))
     classic = [_classic_line(r) for r in records]
     mixed = classic[:10] + classic[:3] + ["1.0;a line;cut short\n"] + classic[10:]  # three repeated, one broken
     (tmp_path / "000000.log").write_text("".join(mixed))
 
+    def demand(results: dict) -> Counter:  # each second's operations asked, by partition: at their first attempts
+        return Counter({(r["second"], r["partition"]): r["offered"] for r in results["timeseries"] if r["offered"]})
+
     expected, _ = traffic(monkeypatch, tmp_path, str(log))
-    for source, bad in (("export.csv", 1), ("export.json", 1), ("000000.log", 4)):
+    asked = demand(results_of(tmp_path / "traffic"))
+    for source, bad in (("export.csv", 1), ("export.json", 1), ("000000.log", 4), ("portal.csv", 0), ("az.json", 0)):
         read, said = traffic(monkeypatch, tmp_path, str(tmp_path / source))
         assert figures(read) == figures(expected), source
-        assert sum(read["logs"]["unreadable"].values()) == bad and "Unreadable:" in said, (source, read["logs"]["unreadable"])
+        if source == "portal.csv":  # newest first, counted in their order: a retried operation asked at its first
+            assert demand(results_of(tmp_path / "traffic")) == asked
+        assert sum(read["logs"]["unreadable"].values()) == bad and ("Unreadable:" in said) == bool(bad), (source, said)
     classic_read, _ = traffic(monkeypatch, tmp_path, str(tmp_path / "000000.log"))
     assert classic_read["logs"]["unreadable"]["a duplicate record (the same request id and operation count)"] == 3
     throttled_by = {r["partition"]: r["throttled_by"] for r in classic_read["partitions"] if r["throttled"]}
