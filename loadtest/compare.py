@@ -161,9 +161,9 @@ def compare(
     env.pop(JUNIT.locust_env, None)  # the comparison writes the one file, a suite per run: not each run its own
     command = "simulate" if simulate else "run"
     outcomes = []
-    for spec, design in designs.items():
+    for number, (spec, design) in enumerate(designs.items(), 1):
         run_dir = out / _slug(spec)
-        print(f"compare: running {spec} -> {run_dir}", flush=True)
+        print(f"compare: running {spec} ({number} of {len(designs)}) -> {run_dir}", flush=True)
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "loadtest", command, *run_args, *design, "--out", str(run_dir)],

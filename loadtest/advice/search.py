@@ -17,6 +17,7 @@ from .. import summary
 from ..emulator.budgets import Budgets
 from ..findings.remedies import HEADROOM
 from ..options import rules
+from ..progress import Progress
 from ..results import Results, RunInfo
 from ..simulator.simulation import Simulation
 from .costs import Cost, cost_of
@@ -134,6 +135,32 @@ def hottest_figures(results: Results) -> dict[str, float | str]:
     }
 
 
+def _answer(family: Family, workload: Workload, current: Design, budgets: Budgets) -> Answer:
+    """One family's answer: its smallest design that fits (probed), its cost and figures at the edge, or why none."""
+    target, account_target = budgets.partition_rate, budgets.account_rate
+    answer = Answer(family.name, why_not=family.why_not, applies=not family.why_not)
+    if family.why_not:
+        return answer
+    if family.name == "accounts":
+        fits = lambda d: d.load.account_eps < account_target  # noqa: E731 (partitions are each account's own)
+    else:
+        fits = lambda d: d.load.ratio(target) < HEADROOM  # noqa: E731 (the account: the accounts family's)
+    answer.design, answer.curve = _probe(family, fits)
+    if answer.design is None:
+        n, eps = answer.curve[-1] if answer.curve else (family.most, 0.0)
+        answer.why_not = (
+            f"even at N = {n:,} its hottest partition asks {eps:,.0f} entities/s, {eps / target:.0%} of the "
+            f"{target:,.0f}/s target"
+            if family.name != "accounts"
+            else f"no N up to {family.most:,} fits"
+        )
+        return answer
+    answer.cost = cost_of(answer.design, current, workload)
+    if family.name != "accounts":
+        answer.simulated = hottest_figures(simulated(answer.design, workload, budgets=budgets, rate=workload.rate))
+    return answer
+
+
 def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
     """Every wanted family's smallest fitting design, each at the edge simulated; the cheapest that fits chosen."""
     settings = workload.settings
@@ -142,28 +169,11 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
     current = current_design(workload)
     account_over = current.load.account_eps >= account_target
     answers = []
-    for family in families_for(workload, current, wanted):
-        answer = Answer(family.name, why_not=family.why_not, applies=not family.why_not)
-        answers.append(answer)
-        if family.why_not:
-            continue
-        if family.name == "accounts":
-            fits = lambda d: d.load.account_eps < account_target  # noqa: E731 (partitions are each account's own)
-        else:
-            fits = lambda d: d.load.ratio(target) < HEADROOM  # noqa: E731 (the account: the accounts family's)
-        answer.design, answer.curve = _probe(family, fits)
-        if answer.design is None:
-            n, eps = answer.curve[-1] if answer.curve else (family.most, 0.0)
-            answer.why_not = (
-                f"even at N = {n:,} its hottest partition asks {eps:,.0f} entities/s, {eps / target:.0%} of the "
-                f"{target:,.0f}/s target"
-                if family.name != "accounts"
-                else f"no N up to {family.most:,} fits"
-            )
-            continue
-        answer.cost = cost_of(answer.design, current, workload)
-        if family.name != "accounts":
-            answer.simulated = hottest_figures(simulated(answer.design, workload, budgets=budgets, rate=workload.rate))
+    families = list(families_for(workload, current, wanted))
+    with Progress("advise: searching", len(families), "families") as progress:
+        for family in families:
+            answers.append(_answer(family, workload, current, budgets))
+            progress.advance()
     results = simulated(current, workload, budgets=budgets, rate=workload.rate)
     current_fig = hottest_figures(results)
     keyed = sorted(

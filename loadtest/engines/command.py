@@ -14,6 +14,7 @@ from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import MERGE_OPTIONS
 from ..outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, check_out
+from ..progress import Progress
 from .blobs import download_buckets, download_results, results_blobs
 from .engine_read import read_results
 from .merge import BucketsBeside, merge, merge_apart, merge_workers
@@ -60,6 +61,13 @@ def _buckets_of_container(given: dict[str, Any]) -> BucketsBeside:
     return read
 
 
+def _told(engines: Iterable[tuple[str, str | Path]], progress: Progress) -> Iterator[tuple[str, str | Path]]:
+    """The engines as they are taken: each one before the next counted as merged."""
+    for engine in engines:
+        yield engine
+        progress.advance()
+
+
 def merge_command(ns: argparse.Namespace) -> int:
     given = {opt.dest: opt.value(ns) for opt in MERGE_OPTIONS}
     container, run_id = given["from_container"], given["run_id"]
@@ -81,10 +89,12 @@ def merge_command(ns: argparse.Namespace) -> int:
         found = _results_files(given["sources"])
         engines, count, beside = found.items(), len(found), _buckets_of_files(found)
     workers = merge_workers(count)
-    if workers > 1:
-        merged = merge_apart(engines, beside, workers, run_id=run_id)
-    else:
-        merged = merge(((source, read_results(source, read)) for source, read in engines), beside, run_id=run_id)
+    with Progress("merge", count, "engines") as progress:
+        engines = _told(engines, progress)
+        if workers > 1:
+            merged = merge_apart(engines, beside, workers, run_id=run_id)
+        else:
+            merged = merge(((source, read_results(source, read)) for source, read in engines), beside, run_id=run_id)
     out = check_out(given["out"] or str(Path("reports") / merged.run.id / "merged"), overwrite=given["overwrite"])
     if not wrapup.finish(merged, out, target=None, started=time.time()):
         return 1

@@ -22,6 +22,7 @@ from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, refuse
 from ..options.limits import MAX_DURATION_S, MAX_SIMULATED_RATE
 from ..options.settings import Settings
 from ..outputs import REPORT_FILE, check_out, new_run_id
+from ..progress import Progress
 from ..results import Results, RunInfo
 from ..traffic.profile import load_profile
 from ..traffic.run_replay import REPLAYED, replay_path
@@ -140,7 +141,8 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
         start=start,
         shape=shape,
     )
-    metrics = simulation.run()
+    with Progress("simulate", seconds, "simulated seconds") as progress:
+        metrics = simulation.run(progress)
     info = RunInfo(
         id=run_id,
         started=datetime.fromtimestamp(start, UTC).isoformat(timespec="seconds"),

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..counts import TOP_K, RunCounts
 from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
+from ..progress import Progress
 from ..retry import RetryStrategy
 from .demand import Demand
 from .second_rows import COUNTED, SecondRows
@@ -74,8 +75,8 @@ class Simulation:
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
 
-    def run(self) -> SimulatedCounts:
-        """Every second's buckets, in a run's metrics."""
+    def run(self, progress: Progress | None = None) -> SimulatedCounts:
+        """Every second's buckets, in a run's metrics (``progress`` told each simulated minute)."""
         keys, streams = self.demand.keys, self.demand.streams
         n_keys, n_streams, retries = len(keys), len(streams), self.retry.retries
         step, b, weights = self.step, self.budgets, self.demand.key_counts  # a replay's tail: a group counts its keys
@@ -169,6 +170,8 @@ class Simulation:
                     rows.add(second, op_class, ours[:, keyed[mine[op_class]]].sum(axis=1), (ours * weights).sum(axis=(1, 2)))
                 rows.end_of_second()
                 stacked.fill(0.0)
+                if progress is not None and (second - self.start + 1) % 60 == 0:
+                    progress.advance(60)
         rows.flush()
         metrics.started = metrics.steady_from = float(self.start)
         metrics.stopped = float(self.start + self.seconds)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ from ..log_forms import utc_text
 from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
+from ..progress import Progress
 from ..results import RunInfo
 from ..serverlogs import kql_string
 from .classic import HourSeen
@@ -74,9 +76,11 @@ def _read_logs(given: dict[str, Any], names: list[str], tally: Tally, forms: Cou
     """Every source's records into ``tally``: the files named, or the blobs of ``--from-container``; the sources read
     and the console's line on the blobs."""
     containers, seen = given["from_container"], HourSeen()  # one for every source: a duplicate may be in another file
+    counted = lambda: f"{tally.counted:,} records counted"  # noqa: E731
     if not containers:
-        for name in names:
-            read(name, given["format"], tally, forms, seen=seen)
+        with Progress("traffic: reading", _size(names), "bytes", detail=counted) as progress:
+            for name in names:
+                read(name, given["format"], tally, forms, seen=seen, progress=progress)
         return names, []
     with LogBlobs(
         containers,
@@ -88,11 +92,20 @@ def _read_logs(given: dict[str, Any], names: list[str], tally: Tally, forms: Cou
         timeout=given["timeout"],
     ) as blobs:
         names = blobs.names()
-        for name in names:
-            with blobs.open(name) as stream:
-                read(name, given["format"], tally, forms, stream, seen)
+        with Progress("traffic: reading blobs", None, "bytes", detail=counted) as progress:
+            for name in names:
+                with blobs.open(name) as stream:
+                    read(name, given["format"], tally, forms, stream, seen, progress)
     passed = "".join(f"; passed by {n:,} {why}" for why, n in blobs.passed.items())
     return names, [f"Read {len(names):,} log blobs from {', '.join(containers)}{passed}."]
+
+
+def _size(names: list[str]) -> int | None:
+    """The bytes of the files named, as stored; None where one is standard input or cannot be sized."""
+    try:
+        return sum(os.path.getsize(name) for name in names) if "-" not in names else None
+    except OSError:
+        return None
 
 
 def traffic_command(ns: argparse.Namespace) -> int:

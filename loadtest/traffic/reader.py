@@ -21,6 +21,7 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from ..exit_codes import UsageError
+from ..progress import Progress
 from .attribution import attribute
 from .classic import HourSeen
 from .columns import NOT_FAST, classic_block, diagnostic_block
@@ -132,6 +133,22 @@ class _BoundedLines(io.RawIOBase):
             self._line, self._skipping = bytearray(), True
 
 
+class _Counted(io.RawIOBase):
+    """A stream's bytes as they are read, each read's size told to ``counted``."""
+
+    def __init__(self, source: BinaryIO, counted: Callable[[float], None]) -> None:
+        self._source, self._counted = source, counted
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._source.read(len(buffer))
+        buffer[: len(data)] = data
+        self._counted(len(data))
+        return len(data)
+
+
 def _opened(stream: BinaryIO, tally: Tally) -> tuple[BinaryIO, bool]:
     """``stream`` as its lines are read: decompressed where it is gzip's (told by its first bytes), each line longer
     than ``LONGEST_LINE`` left out and counted; and whether it was compressed."""
@@ -168,12 +185,18 @@ def _blocks(stream: BinaryIO, head: bytes) -> Iterator[memoryview]:
 
 
 def read(
-    name: str, form: str, tally: Tally, forms: Counter[str], stream: BinaryIO | None = None, seen: HourSeen | None = None
+    name: str,
+    form: str,
+    tally: Tally,
+    forms: Counter[str],
+    stream: BinaryIO | None = None,
+    seen: HourSeen | None = None,
+    progress: Progress | None = None,
 ) -> None:
     """One source's records into ``tally`` (``forms`` counts them by form): its form given, or told by its first line.
     ``stream`` when the source is not a file (a blob being downloaded): the caller closes it. ``seen``: the classic
     records of the hours read so far, the command's across its sources (a duplicate may be in another of its hour's
-    files)."""
+    files). ``progress``: told the bytes read (as stored: a gzip file's compressed)."""
     own = stream is None and name != "-"
     if stream is None:
         try:
@@ -182,7 +205,7 @@ def read(
             raise UsageError(f"{shown(name)}: cannot be read ({err.strerror or err})") from None
     packed = False
     try:
-        lines, packed = _opened(stream, tally)
+        lines, packed = _opened(stream if progress is None else _Counted(stream, progress.advance), tally)
         first = next((line for line in lines if line.strip()), b"")
         if not first:
             return
