@@ -1,21 +1,23 @@
 """What every chart of the report shares: a headless figure, its finish (axes, legend beside, UTC along a long run's
-top), its PNG as a data URI (report.html stays one self-contained file), the op classes' colours, and a series frame
-summed per second."""
+top), its SVG as a data URI (report.html stays one self-contained file; the browser draws its text), the op classes'
+colours, and a series frame summed per second."""
 
 from __future__ import annotations
 
 import base64
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .time_axis import first_epoch, utc_axis
 
-__all__ = ["COLORS", "figure", "legend_beside", "per_second", "png", "text", "time_axes"]
+__all__ = ["COLORS", "figure", "image", "legend_beside", "per_second", "text", "time_axes"]
 
 COLORS = {"GET": "#1f77b4", "PUT": "#ff7f0e", "ALL": "#555555"}
 
@@ -36,10 +38,26 @@ def figure(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     return fig, fig.subplots()
 
 
-def png(fig: Figure) -> str:
+#: The text of a chart as text (the browser draws it with its fonts), its ids the same from one report to the next.
+_SVG = {"svg.fonttype": "none", "svg.hashsalt": "partition-stress"}
+#: What matplotlib says of a glyph its own font lacks while it measures a label: the browser draws that glyph.
+_MISSING_GLYPH = r"Glyph \d+ .* missing from font"
+
+
+def image(fig: Figure) -> str:
+    """The chart as an SVG data URI: its data drawn as pixels (a long run's seconds are a picture, not a path of
+    every point), its text as text, drawn by the browser with its fonts. Every key appears as written, in any script
+    (CJK, Arabic and Hebrew shaped and in their direction, emoji), where matplotlib's own fonts would draw boxes and
+    warn on the console. matplotlib still measures a label with its fonts to lay the chart out: a label in a wider
+    script may run a little past the room it was given."""
+    for ax in fig.axes:
+        for artist in (*ax.lines, *ax.collections, *ax.patches, *ax.images):
+            artist.set_rasterized(True)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=96)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    with rc_context(_SVG), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_MISSING_GLYPH, category=UserWarning)
+        fig.savefig(buffer, format="svg", dpi=96, metadata={"Date": None})
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def legend_beside(ax: Axes, handles: list | None = None, labels: list | None = None) -> None:
@@ -52,7 +70,7 @@ def legend_beside(ax: Axes, handles: list | None = None, labels: list | None = N
 
 def time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.DataFrame | None = None) -> str:
     """The finish every over-time chart shares: labels (a long run: UTC along the top), zero-based y, legend, grid; then
-    the PNG."""
+    the image."""
     if frame is not None and not frame.empty:
         utc_axis(ax, first_epoch(frame), frame["t"].max())
     ax.set_xlabel("seconds since start")
@@ -61,7 +79,7 @@ def time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.Dat
     ax.set_ylim(bottom=0)
     legend_beside(ax)
     ax.grid(alpha=0.3)
-    return png(fig)
+    return image(fig)
 
 
 def per_second(frame: pd.DataFrame, value: str, by: str) -> pd.DataFrame:

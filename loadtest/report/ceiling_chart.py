@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..results import Results
-from .canvas import COLORS, figure, png, text
+from .canvas import COLORS, figure, image, text
 
 __all__ = ["ceiling_steps"]
 
@@ -57,4 +57,4 @@ def ceiling_steps(results: Results) -> str:
     more, names = latency.get_legend_handles_labels()
     latency.legend(handles + more, labels + names, loc="upper left", bbox_to_anchor=(1.1, 1.0), borderaxespad=0.0, fontsize=8)
     ax.set_title("Ceiling search: offered vs served per step, with the p99s")
-    return png(fig)
+    return image(fig)

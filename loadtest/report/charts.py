@@ -1,4 +1,4 @@
-"""The report's charts, drawn with pandas and matplotlib from the results' time series: each a PNG data URI
+"""The report's charts, drawn with pandas and matplotlib from the results' time series: each an SVG data URI
 (``canvas``); the heat map and the ceiling search have modules of their own."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..findings.outages import outages
 from ..phases import PEAK_WINDOW_S, peak_words
 from ..results import Results
 from .badges import colour
-from .canvas import COLORS, figure, legend_beside, per_second, png, text, time_axes
+from .canvas import COLORS, figure, image, legend_beside, per_second, text, time_axes
 from .ceiling_chart import ceiling_steps
 from .designs_chart import designs_chart
 from .heat_map import heat_map
@@ -90,7 +90,7 @@ def partition_peaks(results: Results) -> str:
     ax.invert_yaxis()
     legend_beside(ax)
     ax.grid(alpha=0.3, axis="x")
-    return png(fig)
+    return image(fig)
 
 
 def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
@@ -138,7 +138,7 @@ def strategy_peaks(comparison: Comparison) -> str:
     ax.invert_yaxis()
     legend_beside(ax)
     ax.grid(alpha=0.3, axis="x")
-    return png(fig)
+    return image(fig)
 
 
 def all_charts(results: Results) -> dict[str, str]:

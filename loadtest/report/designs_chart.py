@@ -6,7 +6,7 @@ from typing import Any
 
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from .canvas import figure, legend_beside, png, text
+from .canvas import figure, image, legend_beside, text
 
 __all__ = ["designs_chart"]
 
@@ -53,4 +53,4 @@ def designs_chart(advice: dict[str, Any]) -> str:
     ax.set_title(f"The hottest partition against N, at {advice['judged_at_operations_per_s']:,.0f} operations/s")
     ax.grid(alpha=0.3)
     legend_beside(ax)
-    return png(fig)
+    return image(fig)

@@ -9,7 +9,7 @@ from matplotlib.colors import Normalize
 
 from ..buckets import GROUPS
 from ..results import Results
-from .canvas import figure, per_second, png, text
+from .canvas import figure, image, per_second, text
 from .time_axis import binned, first_epoch, utc_axis
 
 __all__ = ["heat_map"]
@@ -58,4 +58,4 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         "(1.0 = the target; 2x and above: brightest)",
         fontsize=10,
     )
-    return png(fig)
+    return image(fig)

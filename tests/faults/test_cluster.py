@@ -119,4 +119,4 @@ def test_a_killed_worker_is_named_and_the_master_carries_on(azurite, tmp_path):
     late = [row for row in series_of(tmp_path / "out") if row["t"] > lost["lost_at_s"] + 2]
     assert sum(row["entities"] for row in late) > 0
     report = (tmp_path / "out" / "report.html").read_text()
-    assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/png") == 5
+    assert lost["worker"] in report and "WORKER_LOST" in report and report.count("data:image/svg+xml") == 5

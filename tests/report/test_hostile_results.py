@@ -286,14 +286,14 @@ def test_a_key_of_dollars_is_drawn_as_typed_in_every_chart(tmp_path, monkeypatch
     folder = written(tmp_path / "r", data=data, series=replaced(series, "partition", keys))
 
     figures: list = []
-    png = canvas.png
+    image = canvas.image
 
     def kept(fig) -> str:
         figures.append(fig)
-        return png(fig)
+        return image(fig)
 
     for module in (canvas, ceiling_chart, charts, heat_map, designs_chart):
-        monkeypatch.setattr(module, "png", kept)
+        monkeypatch.setattr(module, "image", kept)
     code, err = report(monkeypatch, folder)
     assert code == 0, err
     outcomes = [StrategyOutcome(strategy=f"template:{MATH}{i}", run_dir="", exit_code=0, hottest_peak_eps=5.0) for i in "ab"]

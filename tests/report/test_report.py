@@ -25,7 +25,7 @@ def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
     seconds[3].append({"error": "ResourceNotFound"})
     results = assess(build(recorded(seconds, steady_from=2), run_info(partition_target=50)))
     html = render(results, tmp_path).read_text()
-    assert html.count('src="data:image/png;base64,') == 5
+    assert html.count('src="data:image/svg+xml;base64,') == 5
     assert "http://" not in html.replace("http://127.0.0.1", "") and "https://" not in html
     for finding in results.findings:
         assert str(escape(finding.remedy)) in html  # text, escaped as every string from input is
@@ -112,18 +112,18 @@ def ceiling_results():
 
 
 def drawn(monkeypatch, results) -> dict[str, object]:
-    """Every chart's matplotlib figure, as drawn for the report (captured before it becomes a PNG)."""
+    """Every chart's matplotlib figure, as drawn for the report (captured before it becomes an image)."""
     from loadtest.report import canvas, ceiling_chart, charts, heat_map
 
-    figures, png = [], canvas.png
+    figures, image = [], canvas.image
 
     def keep(fig):
         fig.canvas.draw()
         figures.append(fig)
-        return png(fig)
+        return image(fig)
 
-    for module in (canvas, ceiling_chart, charts, heat_map):  # each that makes a PNG holds its own name for it
-        monkeypatch.setattr(module, "png", keep)
+    for module in (canvas, ceiling_chart, charts, heat_map):  # each that makes an image holds its own name for it
+        monkeypatch.setattr(module, "image", keep)
     names = list(charts.all_charts(results))
     return dict(zip(names, figures, strict=True))
 
