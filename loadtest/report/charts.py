@@ -21,6 +21,7 @@ from .canvas import COLORS, figure, image, legend_beside, per_second, text, time
 from .ceiling_chart import ceiling_steps
 from .designs_chart import designs_chart
 from .heat_map import heat_map
+from .time_axis import line_binned
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
 # a date in an unknown time zone, and dateutil warns; the labels are categories, so the warning says nothing
@@ -56,21 +57,27 @@ def _outage_spans(results: Results) -> list[tuple[int, int]]:
 
 def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = figure((9, 3.6))
+    size = 1  # seconds a point holds
     if not frame.empty:
         table = per_second(frame, "entities", "op_class")
-        for op_class in table.columns:
-            ax.plot(table.index, table[op_class], label=f"{op_class} entities/s", color=COLORS.get(op_class))
         if len(table.columns) > 1:
-            ax.plot(table.index, table.sum(axis=1), label="GET+PUT", color=COLORS["ALL"], linestyle=":")
+            table["GET+PUT"] = table.sum(axis=1)
         if results.open_loop:  # the demand, sent or not, beside what was served
             asked = per_second(frame.assign(demand=frame["offered"] + frame["unsent"]), "demand", "op_class").sum(axis=1)
-            ax.plot(asked.index, asked, label="demand (GET+PUT)", color="#888888", linestyle="--")
+            table["demand (GET+PUT)"] = asked.reindex(table.index, fill_value=0)
+        table, size = line_binned(table)  # each point its bin's busiest second
+        styles = {"GET+PUT": (COLORS["ALL"], ":"), "demand (GET+PUT)": ("#888888", "--")}
+        for column in table.columns:
+            color, style = styles.get(column, (COLORS.get(column), "-"))
+            label = column if column in styles else f"{column} entities/s"
+            ax.plot(table.index, table[column], label=label, color=color, linestyle=style)
     target = results.run.partition_target
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
     if results.run.steady_from_s:
         ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
     _mark_outages(ax, spans)
-    return time_axes(fig, ax, "Entities per second (all partitions) against the per-partition target", "entities / s", frame)
+    title = "Entities per second (all partitions) against the per-partition target"
+    return time_axes(fig, ax, title, "entities / s", frame, size)
 
 
 def partition_peaks(results: Results) -> str:
@@ -95,16 +102,21 @@ def partition_peaks(results: Results) -> str:
 
 def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = figure((9, 3.6))
+    size = 1  # seconds a point holds
     if not frame.empty:
         for op_class, group in frame.groupby("op_class"):
             seconds, at = np.unique(group["t"].to_numpy(np.int64), return_inverse=True)  # the seconds it had, each once
             color = COLORS.get(str(op_class))
+            worst = pd.DataFrame(index=pd.Index(seconds))
+            for name in ("p50", "p95", "p99"):
+                each = np.zeros(len(seconds))  # each second's percentile: every partition's row holds the second's
+                np.maximum.at(each, at, group[f"{name}_ms"].to_numpy(np.float64))
+                worst[name] = each
+            worst, size = line_binned(worst)  # a point: the slowest second of its bin
             for name, style in (("p50", "-"), ("p95", "--"), ("p99", ":")):
-                worst = np.zeros(len(seconds))  # each second's percentile: every partition's row holds the second's
-                np.maximum.at(worst, at, group[f"{name}_ms"].to_numpy(np.float64))
-                ax.plot(seconds, worst, color=color, linestyle=style, label=f"{op_class} {name}")
+                ax.plot(worst.index, worst[name], color=color, linestyle=style, label=f"{op_class} {name}")
     _mark_outages(ax, spans)
-    return time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms", frame)
+    return time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms", frame, size)
 
 
 def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
@@ -112,13 +124,14 @@ def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = 
     if not frame.empty:
         per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
         per_second = per_second.reindex(range(0, int(frame["t"].max()) + 1), fill_value=0)
+        per_second, size = line_binned(per_second)  # each point its bin's busiest second
         ax.plot(per_second.index, per_second["requests"], label="operations/s", color="#2ca02c")
         ax.plot(per_second.index, per_second["attempts"], label="attempts/s (retries included)", color="#9467bd", linestyle="--")
-        edges = np.arange(len(per_second) + 1) - 0.5  # one filled outline per series, not an artist per second
+        edges = np.append(per_second.index, per_second.index[-1] + size) - 0.5  # one filled outline a series
         ax.stairs(per_second["failures"], edges, fill=True, label="failed operations/s", color="#d62728", alpha=0.6)
         ax.stairs(per_second["throttled"], edges, fill=True, label="throttled attempts/s", color="#8c564b", alpha=0.6)
     _mark_outages(ax, spans)
-    return time_axes(fig, ax, "Operations, attempts and errors per second", frame=frame)
+    return time_axes(fig, ax, "Operations, attempts and errors per second", frame=frame, size=size)
 
 
 def strategy_peaks(comparison: Comparison) -> str:

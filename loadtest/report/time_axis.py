@@ -1,9 +1,11 @@
 """Time on the report's charts: seconds since the start below, the wall-clock time in UTC above once a run is long
-(the time Azure's metrics and logs are in), and a heat map's seconds in bins that fit the page.
+(the time Azure's metrics and logs are in), and a long run's seconds in bins that fit the page: a heat map's columns,
+a line's points.
 
 A run of a minute draws a column a second; a soak of a day, or a day of production logs, would draw 86,400 columns
 into some 800 pixels, and the picture would show whichever second each pixel happened to sample. Binned, each column
-is the busiest second of its bin: a hot second stays as hot as it was.
+is the busiest second of its bin: a hot second stays as hot as it was. A line over a day is drawn a point a minute,
+each the busiest second of its minute, over a month a point an hour.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from matplotlib.ticker import FuncFormatter
 
 from ..wall_clock import UTC_FROM_S, clock_form, first_epoch
 
-__all__ = ["HEAT_MAP_COLUMNS", "UTC_FROM_S", "binned", "first_epoch", "utc_axis"]
+__all__ = ["HEAT_MAP_COLUMNS", "LINE_POINTS", "UTC_FROM_S", "bin_words", "binned", "first_epoch", "line_binned", "utc_axis"]
 
 HEAT_MAP_COLUMNS = 600  # at most this many columns across: a column is at least a pixel and a half of the map
 
@@ -46,12 +48,39 @@ def utc_axis(ax: Axes, first: float | None, span_s: float) -> None:
     top.set_xlabel("UTC", fontsize=8)
 
 
-def binned(table: pd.DataFrame, columns: int = HEAT_MAP_COLUMNS) -> tuple[pd.DataFrame, int]:
-    """Seconds down (index 0…n, every second present) into at most ``columns`` bins of whole seconds, each bin the
-    busiest second of each column; and the seconds a bin holds (1: the table as it was)."""
-    size = -(-len(table.index) // columns) if len(table.index) > columns else 1
+#: The most points an over-time line longer than an hour is drawn with: a day a point a minute, a week one each 10
+#: minutes (a day's 86,400 seconds drawn one by one took 5 s of one chart's drawing). Up to an hour: every second.
+LINE_POINTS, WHOLE_S = 1_440, 3_600
+#: The bins a line's points are whole of, in seconds: a minute, an hour, not 58 s.
+_ROUND_S = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 10_800, 21_600, 43_200, 86_400)
+
+
+def binned(table: pd.DataFrame, columns: int = HEAT_MAP_COLUMNS, *, round_bins: bool = False) -> tuple[pd.DataFrame, int]:
+    """Seconds down (index the second since start) into at most ``columns`` bins of whole seconds (``round_bins``: of
+    a minute, an hour …), each bin the busiest second of each column; and the seconds a bin holds (1: the table as it
+    was)."""
+    span = int(table.index.max()) + 1 if len(table.index) else 0
+    size = -(-span // columns) if span > columns else 1
+    if round_bins and size > 1:
+        size = next((s for s in _ROUND_S if s >= size), -(-size // 86_400) * 86_400)
     if size == 1:
         return table, 1
     bins = table.groupby(table.index // size).max()
     bins.index = bins.index * size
     return bins, size
+
+
+def line_binned(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """A line's seconds as it is drawn: every one up to an hour, else ``LINE_POINTS`` round bins at most."""
+    if len(table.index) and int(table.index.max()) + 1 > WHOLE_S:
+        return binned(table, LINE_POINTS, round_bins=True)
+    return table, 1
+
+
+def bin_words(size: int) -> str:
+    """What a point of a binned line is, as the axis says it."""
+    if size <= 1:
+        return ""
+    unit = next(((size // n, name) for n, name in ((86_400, "day"), (3_600, "hour"), (60, "minute")) if size % n == 0), None)
+    held = f"{unit[0]} {unit[1]}s" if unit and unit[0] > 1 else (unit[1] if unit else f"{size} s")
+    return f" (a point: the busiest second of its {held})"

@@ -1,4 +1,5 @@
-"""Time on the charts: UTC along the top, and a long run's heat map in bins that keep each bin's busiest second."""
+"""Time on the charts: UTC along the top, and a long run's heat map and lines in bins that keep each bin's busiest
+second; a day's charts drawn from a point a minute."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from loadtest.report.time_axis import HEAT_MAP_COLUMNS, UTC_FROM_S, binned, first_epoch, utc_axis
+from loadtest.report.time_axis import (
+    HEAT_MAP_COLUMNS,
+    LINE_POINTS,
+    UTC_FROM_S,
+    WHOLE_S,
+    bin_words,
+    binned,
+    first_epoch,
+    line_binned,
+    utc_axis,
+)
 
 
 def test_a_days_seconds_fit_the_page_and_a_single_hot_second_stays_as_hot():
@@ -25,6 +36,40 @@ def test_a_short_run_keeps_a_column_a_second():
     table = pd.DataFrame({"a": range(90)})
     bins, size = binned(table)
     assert size == 1 and bins.equals(table)
+
+
+def test_a_line_keeps_every_second_of_an_hour_and_a_day_a_point_a_minute_each_its_busiest_second():
+    hour = pd.DataFrame({"a": np.arange(WHOLE_S, dtype=float)})
+    assert line_binned(hour)[1] == 1
+    for seconds, size, words in ((86_400, 60, "minute"), (7 * 86_400, 600, "10 minutes"), (30 * 86_400, 1_800, "30 minutes")):
+        table = pd.DataFrame({"a": np.ones(seconds)})
+        table.loc[seconds // 3 + 7, "a"] = 99.0
+        bins, got = line_binned(table)
+        assert (got, len(bins)) == (size, -(-seconds // size)) and len(bins) <= LINE_POINTS
+        assert bins.loc[(seconds // 3 + 7) // size * size, "a"] == 99.0 and (bins["a"] == 1.0).sum() == len(bins) - 1
+        assert bin_words(got) == f" (a point: the busiest second of its {words})"
+
+
+def test_a_days_report_draws_each_line_from_a_point_a_minute(monkeypatch):
+    """A day's series, every chart's every line: at most a point a minute (drawn second by second, 86,400 points took
+    5 s of one chart)."""
+    from helpers import run_info
+    from synthetic import recorded
+    from test_report import drawn
+
+    from loadtest.summary import build
+
+    results = build(recorded({0: [{"op": "read", "entities": 3}]}), run_info())
+    day, second = 86_400, results.timeseries.iloc[0]
+    frame = pd.DataFrame({column: [second[column]] * day for column in results.timeseries.columns})
+    frame["t"], frame["second"] = np.arange(day), second["second"] + np.arange(day)
+    results.timeseries = frame.astype(results.timeseries.dtypes.to_dict())
+    figures = drawn(monkeypatch, results)
+    for name in ("entities", "latency", "errors"):
+        lines = figures[name].axes[0].get_lines()
+        longest = max(len(line.get_xdata()) for line in lines)
+        assert 1 < longest <= day // 60 + 1, (name, longest)
+        assert "the busiest second of its minute" in figures[name].axes[0].get_xlabel()
 
 
 def test_the_top_axis_reads_the_wall_clock_in_utc():
