@@ -121,6 +121,7 @@ def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()
 
 def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
     fig, ax = figure((9, 3.2))
+    size = 1  # seconds a point holds
     if not frame.empty:
         per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
         per_second = per_second.reindex(range(0, int(frame["t"].max()) + 1), fill_value=0)
