@@ -65,12 +65,18 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
         if results.open_loop:  # the demand, sent or not, beside what was served
             asked = per_second(frame.assign(demand=frame["offered"] + frame["unsent"]), "demand", "op_class").sum(axis=1)
             table["demand (GET+PUT)"] = asked.reindex(table.index, fill_value=0)
+        served = table["GET+PUT"] if "GET+PUT" in table else table.iloc[:, 0]
+        busiest = int(served.idxmax())  # its second, before the bins
         table, size = line_binned(table)  # each point its bin's busiest second
         styles = {"GET+PUT": (COLORS["ALL"], ":"), "demand (GET+PUT)": ("#888888", "--")}
         for column in table.columns:
             color, style = styles.get(column, (COLORS.get(column), "-"))
             label = column if column in styles else f"{column} entities/s"
             ax.plot(table.index, table[column], label=label, color=color, linestyle=style)
+        if size > 1:  # a point holds many seconds: the busiest of the run marked at its own
+            peak = float(served.loc[busiest])
+            label = f"busiest second: {peak:,.0f}/s at {busiest:,} s"
+            ax.plot([busiest], [peak], marker="o", linestyle="none", color=COLORS["ALL"], label=label)
     target = results.run.partition_target
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
     if results.run.steady_from_s:

@@ -7,7 +7,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
+from helpers import run_info
 from matplotlib.figure import Figure
+from synthetic import recorded
+from test_report import drawn
 
 from loadtest.report.time_axis import (
     HEAT_MAP_COLUMNS,
@@ -20,6 +23,7 @@ from loadtest.report.time_axis import (
     line_binned,
     utc_axis,
 )
+from loadtest.summary import build
 
 
 def test_a_days_seconds_fit_the_page_and_a_single_hot_second_stays_as_hot():
@@ -53,16 +57,11 @@ def test_a_line_keeps_every_second_of_an_hour_and_a_day_a_point_a_minute_each_it
 def test_a_days_report_draws_each_line_from_a_point_a_minute(monkeypatch):
     """A day's series, every chart's every line: at most a point a minute (drawn second by second, 86,400 points took
     5 s of one chart)."""
-    from helpers import run_info
-    from synthetic import recorded
-    from test_report import drawn
-
-    from loadtest.summary import build
-
     results = build(recorded({0: [{"op": "read", "entities": 3}]}), run_info())
     day, second = 86_400, results.timeseries.iloc[0]
     frame = pd.DataFrame({column: [second[column]] * day for column in results.timeseries.columns})
     frame["t"], frame["second"] = np.arange(day), second["second"] + np.arange(day)
+    frame.loc[50_001, "entities"] = 900  # one hot second in the day
     results.timeseries = frame.astype(results.timeseries.dtypes.to_dict())
     figures = drawn(monkeypatch, results)
     for name in ("entities", "latency", "errors"):
@@ -70,6 +69,8 @@ def test_a_days_report_draws_each_line_from_a_point_a_minute(monkeypatch):
         longest = max(len(line.get_xdata()) for line in lines)
         assert 1 < longest <= day // 60 + 1, (name, longest)
         assert "the busiest second of its minute" in figures[name].axes[0].get_xlabel()
+    marked = [text.get_text() for text in figures["entities"].axes[0].get_legend().get_texts()]
+    assert "busiest second: 900/s at 50,001 s" in marked, marked  # marked at its own second, not its minute's
 
 
 def test_the_top_axis_reads_the_wall_clock_in_utc():
