@@ -26,7 +26,7 @@ from .operations import OpClass
 from .phases import Phases
 from .results import AccountRow, PartitionRow, Results, RunInfo
 
-__all__ = ["build", "counted", "demand", "per_partition", "series"]
+__all__ = ["build", "counted", "demand", "logged_shares", "per_partition", "series"]
 
 
 def per_partition(buckets: Mapping[BucketKey, Bucket]) -> dict[tuple[str, str], dict[int, Bucket]]:
@@ -276,3 +276,16 @@ def build(
         },
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )
+
+
+def logged_shares(results: Results, unattributed: Mapping[str, int]) -> dict[str, Any]:
+    """What request logs could not tell, as shares of the figures built from them (``traffic``'s, or its shards'
+    merged): the operations (their first attempts) whose records name no partition, the entities estimated from
+    answers' sizes."""
+    requests = sum(row.requests for row in results.partitions if row.op_class != OpClass.ALL)
+    entities, estimated = results.account.entities, results.keys.get("estimated_entities", 0)
+    return {
+        "requests": requests,
+        "unattributed_share": round(sum(unattributed.values()) / requests, 4) if requests else 0.0,
+        "estimated_share": round(estimated / entities, 4) if entities else 0.0,
+    }

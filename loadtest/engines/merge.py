@@ -80,7 +80,8 @@ def check(source: str, results: Results, first: tuple[str, RunInfo] | None, engi
     if first is None:
         return
     name, base = first
-    if results.run.id != base.id:
+    shards = base.target_kind == results.run.target_kind == "logs"  # reads of one account's logs: each its own id
+    if results.run.id != base.id and not shards:
         raise UsageError(f"different run ids: {base.id!r} ({name}) and {results.run.id!r} ({source}); merge one run")
     for field in TARGET:
         ours, theirs = getattr(base, field), getattr(results.run, field)
@@ -138,6 +139,7 @@ class _Merging:
         self.incomplete: list[dict[str, Any]] = []
         self.arrival_rate, self.users, self.interrupted = 0.0, 0, set()
         self.held: dict[str, bytes] = {}  # engines' buckets given in memory, encoded (``bucket_frame``) till the sum
+        self.logs: list[dict[str, Any]] = []  # shards of ``loadtest traffic``: each read's account of its records
         self.beside: dict[str, int] = {}  # engines' buckets in their file: the rows results.json says it holds
 
     def add(self, source: str, results: Results) -> None:
@@ -171,6 +173,8 @@ class _Merging:
         self.workers["reported"] += [f"{engine}/{w}" for w in results.workers.get("reported", [])]
         self.workers["lost"] += [{**w, "worker": f"{engine}/{w['worker']}"} for w in results.workers.get("lost", [])]
         self.integrity.append(results.integrity)
+        if results.logs:
+            self.logs.append(dict(results.logs))
         self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
         self.shares.append(_share(results))
 
@@ -185,6 +189,8 @@ class _Merging:
         metrics.steady_from = None if None in ramps else max(ramps)
         metrics.stopped = max(c["stopped"] for c in clocks)
         metrics.steady_until = min(c["stopped"] for c in clocks)
+        if self.logs:  # shards of logs: every second of each was steady (no ramp), so is every second of them all
+            metrics.steady_from, metrics.steady_until = metrics.started, metrics.stopped
         return self._summed(beside, pool, int(metrics.started), int(metrics.stopped))
 
     def merged(self, sums: BucketSum) -> Results:
@@ -205,6 +211,8 @@ class _Merging:
         workers = self.workers if self.workers["reported"] else {}
         merged = summary.build(metrics, info, samples=self.load.samples(), workers=workers, workload=self.workload.figures())
         merged.integrity = _integrity(self.integrity)
+        if self.logs:
+            merged.logs = _logs(self.logs, merged)  # type: ignore[assignment]
         merged.incomplete = self.incomplete
         everything = merged.account.entities or 1
         merged.engines = [{**share, "share": round(share["entities"] / everything, 4)} for share in self.shares]
@@ -248,6 +256,49 @@ def _integrity(engines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for integrity in checked:
         total.update({k: v for k, v in integrity.items() if isinstance(v, int) and not isinstance(v, bool)})
     return {"checked": True, **total, "lost_examples": [e for i in checked for e in i.get("lost_examples", [])][:5]}
+
+
+#: What a merge of ``loadtest traffic``'s shards adds to what the records leave out.
+SHARD_EDGES = (
+    "; read in shards and merged: an operation whose retries fell in two shards (within a few minutes of their edge) "
+    "is counted in each, and a record the service wrote twice is found only within its shard: shard by whole hours"
+)
+
+
+def _logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, Any]:
+    """Shards' accounts of their records (``results.logs``) as one read's: every count added, the span from the first
+    record to the last, the shares from the merged figures (``summary.logged_shares``)."""
+
+    def added(key: str) -> dict[str, int]:
+        return dict(sum((Counter(shard.get(key) or {}) for shard in shards), Counter()))
+
+    examples: dict[str, list[str]] = {}
+    errors: dict[str, int] = {}
+    for shard in shards:
+        for reason, lines in (shard.get("unreadable_examples") or {}).items():
+            held = examples.setdefault(reason, [])
+            held += lines[: max(0, 3 - len(held))]  # three a reason, as each read keeps
+        for error, status in (shard.get("error_status") or {}).items():
+            errors.setdefault(error, status)
+    first = shards[0]
+    unattributed = added("unattributed")
+    return {
+        "sources": [source for shard in shards for source in shard.get("sources", [])],
+        "forms": added("forms"),
+        "span": [min(shard["span"][0] for shard in shards), max(shard["span"][1] for shard in shards)],
+        "client_request_id": first.get("client_request_id", ""),
+        "hashed_keys": first.get("hashed_keys", False),
+        "records": sum(int(shard.get("records", 0)) for shard in shards),
+        "unattributed": unattributed,
+        **summary.logged_shares(merged, unattributed),
+        "entity_bytes": first.get("entity_bytes", 0),
+        "table_operations": added("table_operations"),
+        "passed": added("passed"),
+        "unreadable": added("unreadable"),
+        "unreadable_examples": examples,
+        "error_status": dict(sorted(errors.items())),
+        "leaves_out": first.get("leaves_out", "") + SHARD_EDGES,
+    }
 
 
 def _share(results: Results) -> dict[str, Any]:

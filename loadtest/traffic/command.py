@@ -16,6 +16,7 @@ from .. import junit, summary, wrapup
 from ..exit_codes import ToolError, UsageError
 from ..findings.assess import checks_for, exit_code
 from ..log_forms import utc_text
+from ..mergeable import capture
 from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
@@ -168,7 +169,10 @@ def traffic_command(ns: argparse.Namespace) -> int:
         entity_bytes=tally.workload.entity_bytes() or given["entity_bytes"],
         settings={"profile_out": given["profile_out"]} if given["profile_out"] else {},
     )
-    results = summary.build(counts, info, workload=tally.workload.figures())
+    buckets = counts.frame()  # one frame for the summary and the mergeable count
+    results = summary.build(counts, info, workload=tally.workload.figures(), buckets=buckets)
+    # a read of some of the logs (an hour's, a day's) is a shard ``loadtest merge`` adds to the others, as engines'
+    results.mergeable = capture(counts, tally.workload.profile, {}, run_id=info.id, engine=info.id, buckets=buckets)
     results.logs = {
         "sources": names,
         "forms": dict(forms),

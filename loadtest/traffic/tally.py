@@ -24,10 +24,10 @@ from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
 from ..exit_codes import UsageError
 from ..log_forms import utc_text
-from ..operations import OpClass
 from ..redact import redact
 from ..results import Results
 from ..service_errors import logged_throttling
+from ..summary import logged_shares
 from .attribution import attribute, codes_of
 from .columns import from_records
 from .profile import ProfileCounts
@@ -277,14 +277,10 @@ class Tally:
     def account(self, results: Results) -> dict[str, Any]:
         """What the records were and what they could not tell: the ``logs`` section of ``results`` (built from these
         counts: their requests and entities are read from it, not added up again)."""
-        requests = sum(row.requests for row in results.partitions if row.op_class != OpClass.ALL)
-        entities, estimated = results.account.entities, results.keys.get("estimated_entities", 0)
         return {
             "records": self.counted,
-            "requests": requests,
             "unattributed": dict(self.unattributed),
-            "unattributed_share": round(sum(self.unattributed.values()) / requests, 4) if requests else 0.0,
-            "estimated_share": round(estimated / entities, 4) if entities else 0.0,
+            **logged_shares(results, self.unattributed),
             "entity_bytes": self.entity_bytes,
             "table_operations": dict(self.table_operations),
             "passed": dict(self.passed),
