@@ -99,6 +99,14 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
             locust=False,
         ),
         Option(
+            ("--jobs",),
+            "read the logs in N processes, each a shard of whole folders (an hour's: Storage Analytics' hh00, a "
+            "diagnostic archive's h=HH), merged as one read (loadtest merge's sum); 1: all in this one",
+            1,
+            whole(minimum=1, maximum=64),
+            locust=False,
+        ),
+        Option(
             ("--entity-bytes",),
             "an entity's size in bytes: a query's entities are estimated from its answer's size, a batch's from its request's",
             1024,

@@ -21,13 +21,14 @@ from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import REPORT_FILE, check_out, new_run_id
 from ..profiles import PROFILES
 from ..progress import Progress
-from ..results import RunInfo
+from ..results import Results, RunInfo
 from ..serverlogs import kql_string
 from .classic import HourSeen
 from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
 from .reader import paths, read, shown
+from .shards import read_in_shards, shards
 from .tally import Tally
 from .workload import LEAVES_OUT as WORKLOAD_LEAVES_OUT
 
@@ -128,31 +129,66 @@ def traffic_command(ns: argparse.Namespace) -> int:
     names = [] if containers else paths(given["sources"])
     if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
         raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
+    groups = shards(names, given["jobs"]) if names and "-" not in names else [names]
+    if len(groups) > 1 and given["profile_out"]:
+        raise UsageError("--profile-out with --jobs: shards' profiles are not added yet; give --jobs 1 to write one")
     wanted = Path(given["out"] or str(Path("reports") / new_run_id()))
     made = [folder for folder in (wanted, *wanted.parents) if not folder.exists()]  # what check_out makes
     out = check_out(str(wanted), overwrite=given["overwrite"])
-    tally = Tally(
-        entity_bytes=given["entity_bytes"],
-        client_request_id=given["client_request_id"],
-        since=since,
-        until=until,
-        hash_keys=given["hash_keys"],
-        profile=ProfileCounts() if given["profile_out"] else None,
-    )
-    forms: Counter[str] = Counter()
     began = time.perf_counter()
     try:
-        names, blobs_read = _read_logs(given, names, tally, forms)
-        counts = tally.finish()
-        if tally.first is None or tally.last is None:
-            operations = {shown(name): n for name, n in tally.table_operations.items()}  # names the logs wrote
-            said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + Counter(operations)).items())
-            raise UsageError(f"traffic: no entity operation counted in {_named(names)}" + (f" ({said})" if said else ""))
+        if len(groups) > 1:
+            results, profile, said = read_in_shards(ns, groups), None, [f"Read in {len(groups)} processes."]
+        else:
+            results, profile, said = _read_once(given, names)
     except ToolError:
         for folder in made:  # refused: nothing written, the folders made for the outputs (still empty) let go of
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
+    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
+        return 1
+    code, messages = exit_code(results, checks_for(given["fail_on"]))
+    written = given["junit"] and junit.write(given["junit"], [junit.suite(results, given["fail_on"])])
+    logs = results.logs
+    forms = logs["forms"]
+    lines = [
+        f"Read {sum(forms.values()):,} records ({', '.join(f'{n:,} {f}' for f, n in forms.items())}) in "
+        f"{time.perf_counter() - began:.1f} s; counted {logs['records']:,}, {logs['requests']:,} operations, "
+        f"{logs['unattributed_share']:.0%} naming no partition."
+    ]
+    lines += said
+    if logs["unreadable"]:
+        lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in logs["unreadable"].items()))
+    lines.append(f"Report: {out / REPORT_FILE}")
+    if written:
+        lines.append(f"JUnit: {given['junit']}")
+    if profile is not None:
+        lines.append(f"Traffic profile: {profile} (loadtest simulate --traffic {profile} --scale N)")
+    lines += wrapup.console_lines(results)
+    lines += [f"  FAILED {m}" for m in messages]
+    print("\n".join(lines), flush=True)
+    return code
+
+
+def _read_once(given: dict[str, Any], names: list[str]) -> tuple[Results, Path | None, list[str]]:
+    """The logs read in this process: the results (with their mergeable count), the profile written (--profile-out),
+    and what the console says of the blobs read."""
+    tally = Tally(
+        entity_bytes=given["entity_bytes"],
+        client_request_id=given["client_request_id"],
+        since=given["since"],
+        until=given["until"],
+        hash_keys=given["hash_keys"],
+        profile=ProfileCounts() if given["profile_out"] else None,
+    )
+    forms: Counter[str] = Counter()
+    names, blobs_read = _read_logs(given, names, tally, forms)
+    counts = tally.finish()
+    if tally.first is None or tally.last is None:
+        operations = {shown(name): n for name, n in tally.table_operations.items()}  # names the logs wrote
+        said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + Counter(operations)).items())
+        raise UsageError(f"traffic: no entity operation counted in {_named(names)}" + (f" ({said})" if said else ""))
     partition_default, account_default = PROFILES[given["profile"]]
     first = int(tally.first)
     info = RunInfo(
@@ -183,6 +219,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
         "leaves_out": LEAVES_OUT,
     }  # type: ignore[typeddict-item]
     counts.close()
+    profile = None
     if tally.profile is not None:
         profile = tally.profile.write(
             Path(given["profile_out"]),
@@ -192,25 +229,4 @@ def traffic_command(ns: argparse.Namespace) -> int:
             records=tally.counted,
             entity_bytes=given["entity_bytes"],
         )
-    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
-        return 1
-    code, messages = exit_code(results, checks_for(given["fail_on"]))
-    written = given["junit"] and junit.write(given["junit"], [junit.suite(results, given["fail_on"])])
-    logs = results.logs
-    lines = [
-        f"Read {sum(forms.values()):,} records ({', '.join(f'{n:,} {f}' for f, n in forms.items())}) in "
-        f"{time.perf_counter() - began:.1f} s; counted {logs['records']:,}, {logs['requests']:,} operations, "
-        f"{logs['unattributed_share']:.0%} naming no partition."
-    ]
-    lines += blobs_read
-    if tally.unreadable:
-        lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in tally.unreadable.items()))
-    lines.append(f"Report: {out / REPORT_FILE}")
-    if written:
-        lines.append(f"JUnit: {given['junit']}")
-    if tally.profile is not None:
-        lines.append(f"Traffic profile: {profile} (loadtest simulate --traffic {profile} --scale N)")
-    lines += wrapup.console_lines(results)
-    lines += [f"  FAILED {m}" for m in messages]
-    print("\n".join(lines), flush=True)
-    return code
+    return results, profile, blobs_read

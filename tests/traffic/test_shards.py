@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
+import pytest
 from helpers import in_process
 from test_classic import _hour_files
 
@@ -22,11 +24,21 @@ def _figures(results: dict) -> dict:
     }
 
 
-def test_shards_by_hour_merged_equal_one_read_of_all_the_logs(tmp_path, monkeypatch):
-    names, _ = _hour_files(tmp_path / "$logs" / "table", random.Random(8))
-    whole = tmp_path / "whole"
-    code, out, err = in_process(monkeypatch, "traffic", str(tmp_path / "$logs"), "--out", str(whole))
+@pytest.fixture(scope="module")
+def read_whole(tmp_path_factory) -> tuple[Path, list[str], dict]:
+    """Three hours' classic logs (``test_classic._hour_files``) and one read of all of them: the logs' folder, their
+    files, and the read's results."""
+    folder = tmp_path_factory.mktemp("logs")
+    names, _ = _hour_files(folder / "$logs" / "table", random.Random(8))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        code, out, err = in_process(monkeypatch, "traffic", str(folder / "$logs"), "--out", str(folder / "whole"))
     assert code in (0, 3), out + err
+    assert "Read in" not in out.split("\n")[1]  # one process
+    return folder / "$logs", names, json.loads((folder / "whole" / "results.json").read_text())
+
+
+def test_shards_by_hour_merged_equal_one_read_of_all_the_logs(read_whole, tmp_path, monkeypatch):
+    _, names, one = read_whole
     hours = sorted({name.rsplit("/", 2)[-2] for name in names})
     assert len(hours) == 3
     shards = []
@@ -38,9 +50,36 @@ def test_shards_by_hour_merged_equal_one_read_of_all_the_logs(tmp_path, monkeypa
     merged = tmp_path / "merged"
     code, out, err = in_process(monkeypatch, "merge", *shards, "--out", str(merged))
     assert code in (0, 3), out + err
-    one, added = (json.loads((folder / "results.json").read_text()) for folder in (whole, merged))
+    added = json.loads((merged / "results.json").read_text())
     assert _figures(added) == _figures(one)
     assert added["run"]["target_kind"] == "logs" and len(added["engines"]) == 3
     assert "read in shards and merged" in added["logs"]["leaves_out"]
     said = lambda results: [(f["kind"], f["partition"], f["message"]) for f in results["findings"]]  # noqa: E731
     assert said(added) == said(one)
+
+
+def test_jobs_reads_whole_hour_folders_in_processes_and_says_what_one_read_would(read_whole, tmp_path, monkeypatch):
+    """``--jobs 2``: the three hours' folders in two shards, each a child ``loadtest traffic``, added: one read's
+    figures, said so; the sum a read of its own (its id), each shard in ``engines``."""
+    logs, _, one = read_whole
+    code, said, err = in_process(monkeypatch, "traffic", str(logs), "--jobs", "2", "--out", str(tmp_path / "jobs"))
+    assert code in (0, 3), said + err
+    shared = json.loads((tmp_path / "jobs" / "results.json").read_text())
+    assert _figures(shared) == _figures(one) and len(shared["engines"]) == 2 and "Read in 2 processes." in said
+    assert shared["run"]["id"] not in {engine["engine"] for engine in shared["engines"]}
+
+
+def test_jobs_with_a_profile_to_write_is_refused_in_one_line(tmp_path, monkeypatch):
+    _hour_files(tmp_path / "$logs" / "table", random.Random(8))
+    args = [
+        "traffic",
+        str(tmp_path / "$logs"),
+        "--jobs",
+        "2",
+        "--profile-out",
+        str(tmp_path / "p.json"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    code, _, err = in_process(monkeypatch, *args)
+    assert code == 2 and err.count("\n") == 1 and "--profile-out with --jobs" in err and not (tmp_path / "o").exists()
