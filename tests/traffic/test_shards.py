@@ -4,6 +4,7 @@ attempts and throttled, the duplicates, the records, the span."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from pathlib import Path
@@ -83,3 +84,19 @@ def test_jobs_with_a_profile_to_write_is_refused_in_one_line(tmp_path, monkeypat
     ]
     code, _, err = in_process(monkeypatch, *args)
     assert code == 2 and err.count("\n") == 1 and "--profile-out with --jobs" in err and not (tmp_path / "o").exists()
+
+
+def test_a_shard_that_fails_is_named_in_one_line_and_nothing_is_written(read_whole, tmp_path, monkeypatch):
+    """A gzip file cut short in one hour's folder: its shard exits 2 saying so; ``--jobs`` names that shard's folder
+    and its line, exit 1 (the read failed), the other shards stopped, no outputs."""
+    logs, names, _ = read_whole
+    copy = tmp_path / "logs"
+    for name in names:
+        target = copy / Path(name).relative_to(logs)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(Path(name).read_bytes())
+    broken = sorted(copy.rglob("*.log"))[-1]
+    broken.with_name("cut.log.gz").write_bytes(gzip.compress(broken.read_bytes())[:200])
+    code, _, err = in_process(monkeypatch, "traffic", str(copy), "--jobs", "3", "--out", str(tmp_path / "out"))
+    assert code == 1 and err.count("\n") == 1, err
+    assert f"the shard of {broken.parent}" in err and "cut short" in err and not (tmp_path / "out").exists(), err
