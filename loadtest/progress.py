@@ -22,7 +22,9 @@ def _amount(value: float, unit: str) -> str:
             if value >= size:
                 return f"{value / size:,.1f} {name}"
         return f"{value:,.0f} bytes"
-    return f"{value:,.0f} {unit}".rstrip()
+    if value == 1 and unit.endswith("s"):
+        unit = unit[:-1]  # 1 shard, 1 simulated second
+    return (f"{value:,.0f} {unit}" if value >= 10 or value == int(value) else f"{value:,.1f} {unit}").rstrip()
 
 
 def _duration(seconds: float) -> str:

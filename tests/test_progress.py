@@ -43,7 +43,7 @@ def test_work_of_unknown_size_says_what_is_done_and_its_rate_only():
     with Progress("merge", None, "engines", stream=stream, clock=clock) as said:
         clock.now += 2 * EVERY_S
         said.advance(3)
-    assert stream.getvalue() == "merge: 3 engines, 0 engines/s\n"
+    assert stream.getvalue() == "merge: 3 engines, 0.3 engines/s\n"
 
 
 RECORDS = 3_000

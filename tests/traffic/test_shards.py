@@ -98,5 +98,6 @@ def test_a_shard_that_fails_is_named_in_one_line_and_nothing_is_written(read_who
     broken = sorted(copy.rglob("*.log"))[-1]
     broken.with_name("cut.log.gz").write_bytes(gzip.compress(broken.read_bytes())[:200])
     code, _, err = in_process(monkeypatch, "traffic", str(copy), "--jobs", "3", "--out", str(tmp_path / "out"))
-    assert code == 1 and err.count("\n") == 1, err
-    assert f"the shard of {broken.parent}" in err and "cut short" in err and not (tmp_path / "out").exists(), err
+    *progress, line = err.splitlines()  # before the line, the shards' progress where they took a while (a busy machine)
+    assert code == 1 and line.startswith("loadtest: error: ") and all(p.startswith("traffic: shards read: ") for p in progress)
+    assert f"the shard of {broken.parent}" in line and "cut short" in line and not (tmp_path / "out").exists(), err
