@@ -99,6 +99,14 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
             locust=False,
         ),
         Option(
+            ("--no-report",),
+            "write results.json and the series, not report.html: a shard of the logs for loadtest merge, which draws "
+            "the report of them all (--jobs gives its shards this)",
+            False,
+            switch,
+            locust=False,
+        ),
+        Option(
             ("--jobs",),
             "read the logs in N processes, each a shard of whole folders (an hour's: Storage Analytics' hh00, a "
             "diagnostic archive's h=HH), merged as one read (loadtest merge's sum); 1: all in this one",

@@ -64,7 +64,7 @@ def read_in_shards(ns: argparse.Namespace, groups: list[list[str]]) -> Results:
         children = []
         for number, group in enumerate(groups):
             folder, log = Path(held) / f"shard-{number}", Path(held) / f"shard-{number}.log"
-            argv = [sys.executable, "-m", "loadtest", "traffic", *_forwarded(ns), *group, "--out", str(folder)]
+            argv = [sys.executable, "-m", "loadtest", "traffic", *_forwarded(ns), *group, "--no-report", "--out", str(folder)]
             with log.open("w") as said:  # each shard says its lines to its own file; the command says the sum
                 child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=said, stderr=subprocess.STDOUT)
             children.append((folder, log, child))
@@ -106,4 +106,5 @@ def _beside(sources: Sequence[str]) -> Iterator[Path]:
 
 def _folders(group: Sequence[str]) -> str:
     folders = sorted({os.path.dirname(name) for name in group})
-    return folders[0] + (f" and {len(folders) - 1:,} more folders" if len(folders) > 1 else "")
+    more = len(folders) - 1
+    return folders[0] + (f" and {more:,} more folder{'s' if more > 1 else ''}" if more else "")
