@@ -69,7 +69,7 @@ def test_traffic_on_a_terminal_shows_a_bar_on_stderr_and_keeps_stdout_as_it_was(
     primary, secondary = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "CI"}  # a terminal's, as a user has it
     child = subprocess.Popen(
-        [sys.executable, "-m", "loadtest", "traffic", str(log), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "loadtest", "traffic", str(log), "--no-report", "--out", str(tmp_path / "out")],
         cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=secondary,
     )  # fmt: skip
     os.close(secondary)

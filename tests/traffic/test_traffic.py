@@ -80,11 +80,12 @@ def figures(results: dict) -> dict[tuple[str, str], tuple[int, int]]:
     }
 
 
-def traffic(monkeypatch, tmp_path: Path, *sources: str, prefix: str = "") -> tuple[dict, str]:
+def traffic(monkeypatch, tmp_path: Path, *sources: str, prefix: str = "", report: bool = True) -> tuple[dict, str]:
+    """``loadtest traffic`` of ``sources`` in this process: its results and its console (``report``: draw report.html,
+    where a test reads it)."""
     out = tmp_path / "traffic"
-    code, stdout, stderr = in_process(
-        monkeypatch, "traffic", *sources, "--out", str(out), "--overwrite", *(("--client-request-id", prefix) if prefix else ())
-    )
+    chosen = [*(("--client-request-id", prefix) if prefix else ()), *(() if report else ("--no-report",))]
+    code, stdout, stderr = in_process(monkeypatch, "traffic", *sources, "--out", str(out), "--overwrite", *chosen)
     assert code == 0 and "Traceback" not in stdout + stderr, stdout + stderr
     return json.loads((out / "results.json").read_text()), stdout
 
@@ -199,15 +200,15 @@ def test_every_documented_form_of_the_same_records_says_the_same(logged, tmp_pat
     def demand(results: dict) -> Counter:  # each second's operations asked, by partition: at their first attempts
         return Counter({(r["second"], r["partition"]): r["offered"] for r in results["timeseries"] if r["offered"]})
 
-    expected, _ = traffic(monkeypatch, tmp_path, str(log))
+    expected, _ = traffic(monkeypatch, tmp_path, str(log), report=False)
     asked = demand(results_of(tmp_path / "traffic"))
     for source, bad in (("export.csv", 1), ("export.json", 1), ("000000.log", 4), ("portal.csv", 0), ("az.json", 0)):
-        read, said = traffic(monkeypatch, tmp_path, str(tmp_path / source))
+        read, said = traffic(monkeypatch, tmp_path, str(tmp_path / source), report=False)
         assert figures(read) == figures(expected), source
         if source == "portal.csv":  # newest first, counted in their order: a retried operation asked at its first
             assert demand(results_of(tmp_path / "traffic")) == asked
         assert sum(read["logs"]["unreadable"].values()) == bad and ("Unreadable:" in said) == bool(bad), (source, said)
-    classic_read, _ = traffic(monkeypatch, tmp_path, str(tmp_path / "000000.log"))
+    classic_read, _ = traffic(monkeypatch, tmp_path, str(tmp_path / "000000.log"), report=False)
     assert classic_read["logs"]["unreadable"]["a duplicate record (the same request id and operation count)"] == 3
     throttled_by = {r["partition"]: r["throttled_by"] for r in classic_read["partitions"] if r["throttled"]}
     assert all(set(by) == {"busy"} for by in throttled_by.values())  # classic records do not tell partition from account
@@ -261,7 +262,7 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
     profile = tmp_path / "traffic.json"
     code, stdout, stderr = in_process(
         monkeypatch, "traffic", str(log), "--out", str(tmp_path / "read"), "--profile-out", str(profile),
-        "--client-request-id", f"{run['run']['id']}-",
+        "--client-request-id", f"{run['run']['id']}-", "--no-report",
     )  # fmt: skip
     assert code == 0 and f"Traffic profile: {profile}" in stdout, stdout + stderr
     budgets = ["--emulator-partition-rate", BUDGET, "--emulator-burst", "0.5", "--retry", run["run"]["settings"]["retry"]]
@@ -320,10 +321,18 @@ def test_the_same_records_read_where_a_diagnostic_setting_archives_them(logged, 
     container.upload_blob(f"{account}/tableServices/default/y=2020/m=01/d=01/h=00/m=00/PT1H.json", b"an old hour\n")
     env = {"AZURE_STORAGE_CONNECTION_STRING": connection}
     since = ("--since", f"{hour:%Y-%m-%dT%H:%M:%SZ}", "--client-request-id", f"{run['run']['id']}-")
-    from_files, _ = traffic(monkeypatch, tmp_path, str(log), prefix=f"{run['run']['id']}-")
+    from_files, _ = traffic(monkeypatch, tmp_path, str(log), prefix=f"{run['run']['id']}-", report=False)
     out = tmp_path / "from-container"
     code, stdout, stderr = in_process(
-        monkeypatch, "traffic", "--from-container", "insights-logs-storageread", *since, "--out", str(out), env=env
+        monkeypatch,
+        "traffic",
+        "--from-container",
+        "insights-logs-storageread",
+        *since,
+        "--out",
+        str(out),
+        "--no-report",
+        env=env,
     )
     assert code == 0 and "Unreadable" not in stdout, stdout + stderr
     assert "Read 1 log blobs from insights-logs-storageread; passed by 1 of another service; passed by 1 outside" in stdout
@@ -348,7 +357,7 @@ def test_the_logs_profile_replayed_by_a_real_run_asks_each_partition_what_the_lo
     profile = tmp_path / "traffic.json"
     code, out, err = in_process(
         monkeypatch, "traffic", str(log), "--client-request-id", f"{logged_run['run']['id']}-",
-        "--profile-out", str(profile), "--out", str(tmp_path / "read"),
+        "--profile-out", str(profile), "--out", str(tmp_path / "read"), "--no-report",
     )  # fmt: skip
     assert code == 0, out + err
     peak = json.loads(profile.read_text())["rate"]
