@@ -130,7 +130,9 @@ def test_profile_out_is_checked_before_any_log_is_read(monkeypatch, tmp_path):
         (tmp_path, "a folder; give a file to write"),
         (log, "the file exists; give --overwrite"),
     ):
-        code, _, stderr = in_process(monkeypatch, "traffic", str(log), "--profile-out", str(target), "--no-report", "--out", str(tmp_path / "o"))
+        code, _, stderr = in_process(
+            monkeypatch, "traffic", str(log), "--profile-out", str(target), "--no-report", "--out", str(tmp_path / "o")
+        )
         assert code == 2 and stderr.count("\n") == 1 and f"--profile-out {str(target)!r}: " in stderr and said in stderr, stderr
         assert not (tmp_path / "o").exists()
 
