@@ -138,7 +138,7 @@ def fuzz(flag: str, names: tuple[str, ...], run_in_process, connection_string: s
     """Feed ``flag`` generated values: each is refused in one line naming it, or valid (Locust would start)."""
 
     @settings(
-        max_examples=60 if flag in SHAPED else 20,
+        max_examples=40 if flag in SHAPED else 15,
         deadline=None,
         derandomize=True,
         database=None,
