@@ -38,6 +38,7 @@ from ..results import Results, RunInfo
 from .bucket_sum import BucketSum
 from .engine_load import EngineLoad
 from .engine_read import add_buckets, read_buckets, undecoded
+from .logged import added_logs
 from .merge_workers import MergeWorkers
 
 __all__ = ["APART_FROM", "KEY_DESIGN", "MAX_WORKERS", "TARGET", "BucketsBeside", "check", "merge", "merge_apart", "merge_workers"]
@@ -212,7 +213,7 @@ class _Merging:
         merged = summary.build(metrics, info, samples=self.load.samples(), workers=workers, workload=self.workload.figures())
         merged.integrity = _integrity(self.integrity)
         if self.logs:
-            merged.logs = _logs(self.logs, merged)  # type: ignore[assignment]
+            merged.logs = added_logs(self.logs, merged)  # type: ignore[assignment]
         merged.incomplete = self.incomplete
         everything = merged.account.entities or 1
         merged.engines = [{**share, "share": round(share["entities"] / everything, 4)} for share in self.shares]
@@ -256,49 +257,6 @@ def _integrity(engines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for integrity in checked:
         total.update({k: v for k, v in integrity.items() if isinstance(v, int) and not isinstance(v, bool)})
     return {"checked": True, **total, "lost_examples": [e for i in checked for e in i.get("lost_examples", [])][:5]}
-
-
-#: What a merge of ``loadtest traffic``'s shards adds to what the records leave out.
-SHARD_EDGES = (
-    "; read in shards and merged: an operation whose retries fell in two shards (within a few minutes of their edge) "
-    "is counted in each, and a record the service wrote twice is found only within its shard: shard by whole hours"
-)
-
-
-def _logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, Any]:
-    """Shards' accounts of their records (``results.logs``) as one read's: every count added, the span from the first
-    record to the last, the shares from the merged figures (``summary.logged_shares``)."""
-
-    def added(key: str) -> dict[str, int]:
-        return dict(sum((Counter(shard.get(key) or {}) for shard in shards), Counter()))
-
-    examples: dict[str, list[str]] = {}
-    errors: dict[str, int] = {}
-    for shard in shards:
-        for reason, lines in (shard.get("unreadable_examples") or {}).items():
-            held = examples.setdefault(reason, [])
-            held += lines[: max(0, 3 - len(held))]  # three a reason, as each read keeps
-        for error, status in (shard.get("error_status") or {}).items():
-            errors.setdefault(error, status)
-    first = shards[0]
-    unattributed = added("unattributed")
-    return {
-        "sources": [source for shard in shards for source in shard.get("sources", [])],
-        "forms": added("forms"),
-        "span": [min(shard["span"][0] for shard in shards), max(shard["span"][1] for shard in shards)],
-        "client_request_id": first.get("client_request_id", ""),
-        "hashed_keys": first.get("hashed_keys", False),
-        "records": sum(int(shard.get("records", 0)) for shard in shards),
-        "unattributed": unattributed,
-        **summary.logged_shares(merged, unattributed),
-        "entity_bytes": first.get("entity_bytes", 0),
-        "table_operations": added("table_operations"),
-        "passed": added("passed"),
-        "unreadable": added("unreadable"),
-        "unreadable_examples": examples,
-        "error_status": dict(sorted(errors.items())),
-        "leaves_out": first.get("leaves_out", "") + SHARD_EDGES,
-    }
 
 
 def _share(results: Results) -> dict[str, Any]:

@@ -90,10 +90,10 @@ def read_in_shards(ns: argparse.Namespace, groups: list[list[str]]) -> Results:
         if not read:
             raise UsageError("traffic: no entity operation counted in any shard of the logs given")
         merged = merge(((str(f), read_results(str(f), f / RESULTS_FILE)) for f in read), _beside)
-    return replace_id(merged)
+    return _read_of_its_own(merged)
 
 
-def replace_id(results: Results) -> Results:
+def _read_of_its_own(results: Results) -> Results:
     """The sum of the shards as a read of its own: a new run id (each shard's stays in ``engines``)."""
     results.run = replace(results.run, id=new_run_id())
     return results
