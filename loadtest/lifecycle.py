@@ -29,7 +29,7 @@ from .findings.assess import checks_for, exit_code
 from .integrity import Ledger, verify
 from .metrics import PartitionMetrics
 from .options.settings import Settings, namespace
-from .outputs import REPORT_FILE, check_out, new_run_id
+from .outputs import check_out, new_run_id
 from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import public_url, redact, redact_every_handler
 from .report import live
@@ -244,10 +244,12 @@ def _on_test_stop(run: StressRun, environment: Environment) -> None:
         else None
     )
     out = run.output_dir()
-    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=upload_of(run)):
+    report = not settings.no_report  # CI reads results.json and --junit
+    upload = upload_of(run)
+    if not wrapup.finish(results, out, target=run.target, started=run.started, read_back=read_back, upload=upload, report=report):
         return
     run.out, run.results = out, results
-    log.info("Report: %s", out / REPORT_FILE)  # each test's, as it stops: a web UI runs several per process
+    log.info(wrapup.written_line(out, report))  # each test's, as it stops: a web UI runs several per process
     run.exit_code, run.messages = exit_code(results, checks_for(settings.fail_on))
     environment.process_exit_code = run.exit_code
     if settings.junit and junit.write(settings.junit, [junit.suite(results, settings.fail_on)]):
@@ -282,7 +284,7 @@ def _on_quit(run: StressRun) -> None:
     """The last lines a user sees: where the report is, the findings, the verdict."""
     if run.results is None or run.out is None:
         return
-    lines = [f"\nReport: {run.out / REPORT_FILE}"]
+    lines = ["\n" + wrapup.written_line(run.out, not run.settings.no_report)]
     lines += wrapup.console_lines(run.results)
     lines.extend(f"  FAILED {m}" for m in run.messages)
     print("\n".join(lines), flush=True)

@@ -26,7 +26,7 @@ from .results import Results
 from .service_errors import ServiceError
 from .target import Target
 
-__all__ = ["CONSOLE_FINDINGS", "console_lines", "finish"]
+__all__ = ["CONSOLE_FINDINGS", "console_lines", "finish", "written_line"]
 
 #: Finding lines the console prints after a run; the rest are counted (the report and results.json hold every one).
 CONSOLE_FINDINGS = 12
@@ -56,11 +56,12 @@ def finish(
     read_back: Callable[[], dict[str, Any]] | None = None,
     outputs: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = OUTPUTS,
     upload: tuple[str, Callable[[Path], object]] | None = None,
+    report: bool = True,
 ) -> bool:
     """Read back (``read_back`` gives the integrity figures), assess, write every output (``outputs`` beside
-    results.json and timeseries.csv; ``target``: none for a simulation), then hand the written folder over
-    (``upload``: its step's name and action); False if results.json itself could not be written (said in one line
-    naming where)."""
+    results.json and timeseries.csv, report.html unless ``report`` is false: --no-report; ``target``: none for a
+    simulation), then hand the written folder over (``upload``: its step's name and action); False if results.json
+    itself could not be written (said in one line naming where)."""
 
     def attempt(step: str, action: Callable[[], object]) -> bool:
         try:
@@ -95,6 +96,8 @@ def finish(
     if BUCKETS_FILE not in {s["step"] for s in results.incomplete}:
         results.let_go_of_buckets()
     for name, write in outputs:
+        if name == REPORT_FILE and not report:
+            continue
         attempt(name, lambda write=write: write(results, out))
     if upload is not None:
         attempt(upload[0], lambda: upload[1](out))
@@ -102,6 +105,11 @@ def finish(
         assess(results, attempt)
         return landed(lambda: results.write_json(out, attempt, series_inline=written[0]))  # with what is missing
     return True
+
+
+def written_line(out: Path, report: bool) -> str:
+    """Where the outputs are, as the console says it: the report, or results.json when --no-report left it undrawn."""
+    return f"Report: {out / REPORT_FILE}" if report else f"Results: {out / RESULTS_FILE} (--no-report)"
 
 
 def _why(err: BaseException) -> str:

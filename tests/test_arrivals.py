@@ -41,7 +41,7 @@ def open_loop(loadtest, tmp_path, connection_string, *args):
     done = loadtest(
         "run",
         *("--mix", "read=100", "--select", "n", "--seed-entities", "200", *args),
-        *("--out", str(tmp_path), "--connection-string", connection_string),
+        *("--out", str(tmp_path), "--no-report", "--connection-string", connection_string),
     )
     assert done.code == 0, done.output
     return json.loads((tmp_path / "results.json").read_text())
@@ -107,7 +107,7 @@ def test_a_stalled_service_holds_operations_in_flight_while_the_schedule_keeps_i
         done = run_with_azurite_frozen(
             azurite,
             ["run", "-t", "8s", "-u", "10", "-r", "10", "--arrival-rate", "100"]
-            + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out)]
+            + ["--mix", "read=100", "--select", "n", "--seed-entities", "100", "--out", str(out), "--no-report"]
             + ["--connection-string", azurite.connection_string],
             at=3,
             thaw_after=1.5,

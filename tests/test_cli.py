@@ -56,6 +56,7 @@ def test_put_entities_equal_the_entities_written_and_the_verdict_follows_the_tar
         "--keep-table",
         "--out",
         str(tmp_path),
+        "--no-report",
         "--connection-string",
         azurite.connection_string,
     )

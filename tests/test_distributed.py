@@ -38,6 +38,7 @@ def test_master_and_two_workers_merge_exactly_what_was_written(loadtest, azurite
         "--keep-table",
         "--out",
         str(tmp_path / "out"),
+        "--no-report",
         "--connection-string",
         azurite.connection_string,
         "--json-file",
@@ -99,6 +100,7 @@ def test_users_on_different_workers_draw_different_key_sequences(loadtest, azuri
         "--skip-verify",
         "--out",
         str(tmp_path),
+        "--no-report",
         "--connection-string",
         azurite.connection_string,
     )

@@ -33,7 +33,7 @@ def test_a_run_that_saturates_the_generator_is_generator_bound(loadtest, azurite
     done = loadtest(
         "run",
         *("--client", "sdk", "-u", "32", "-r", "32", "-t", "7s", "--mix", "read=100", "--seed-entities", "200"),
-        *("--out", str(tmp_path), "--connection-string", azurite.connection_string),
+        *("--out", str(tmp_path), "--no-report", "--connection-string", azurite.connection_string),
     )
     assert done.code == 0, done.output
     results = json.loads((tmp_path / "results.json").read_text())

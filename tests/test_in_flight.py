@@ -61,11 +61,11 @@ def test_under_throttling_with_retries_the_schedule_is_sent_whole_and_agrees_wit
     real, simulated = tmp_path / "real", tmp_path / "simulated"
     with EmbeddedAzurite() as azurite:  # a fresh one: Azurite slows as writes accumulate
         done = run_loadtest(
-            "run", *SKEWED, "-u", "30", "-r", "30", "--emulate-throttling", "--out", str(real),
+            "run", *SKEWED, "-u", "30", "-r", "30", "--emulate-throttling", "--out", str(real), "--no-report",
             "--connection-string", azurite.connection_string,
         )  # fmt: skip
     assert done.code == 0, done.output
-    code, stdout, stderr = in_process(monkeypatch, "simulate", *SKEWED, "--out", str(simulated))  # pure: in this process
+    code, stdout, stderr = in_process(monkeypatch, "simulate", *SKEWED, "--out", str(simulated), "--no-report")  # in this process
     assert code == 0, stdout + stderr
     runs = {side: json.loads((folder / "results.json").read_text()) for side, folder in (("real", real), ("sim", simulated))}
     series = series_of(real)
@@ -101,7 +101,7 @@ def test_a_cap_too_small_names_the_concurrency_the_schedule_needed_and_blames_no
             "run", "--arrival-rate", "200", "-t", "6s", "-u", "10", "-r", "10", "--max-in-flight", "8",
             "--mix", "read=100", "--select", "n", "--seed-entities", "100", "--retry", "fixed:2,0.3",
             "--emulate-throttling", "--emulator-partition-rate", "100", "--emulator-burst", "0.1",
-            "--out", str(out), "--csv", str(tmp_path / "locust"), "--connection-string", azurite.connection_string,
+            "--out", str(out), "--no-report", "--csv", str(tmp_path / "locust"), "--connection-string", azurite.connection_string,
         )  # fmt: skip
     assert done.code == 0, done.output
     results = json.loads((out / "results.json").read_text())

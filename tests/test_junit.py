@@ -204,7 +204,7 @@ def test_simulate_writes_the_file_beside_its_exit_code(monkeypatch, tmp_path):
     target = tmp_path / "ci" / "junit.xml"  # its folder made as it is written
     code, stdout, stderr = in_process(
         monkeypatch, "simulate", "--arrival-rate", "3000", "-t", "2s", "--seed-entities", "10", "--fail-on", "hot",
-        "--junit", str(target), "--out", str(tmp_path / "out"),
+        "--junit", str(target), "--out", str(tmp_path / "out"), "--no-report",
     )  # fmt: skip
     assert code == 3, stdout + stderr
     assert f"JUnit: {target}" in stdout
@@ -235,7 +235,7 @@ def test_traffic_writes_the_file_with_the_kinds_fail_on_names_failed(monkeypatch
     _diagnostic_log(log)
     code, stdout, stderr = in_process(
         monkeypatch, "traffic", str(log), "--partition-target", "10", "--fail-on", "throttled", "--junit", str(target),
-        "--out", str(tmp_path / "out"),
+        "--out", str(tmp_path / "out"), "--no-report",
     )  # fmt: skip
     assert code == 3, stdout + stderr
     document = valid(target.read_bytes())

@@ -135,7 +135,7 @@ def test_each_test_logs_its_report_as_it_stops_and_a_new_key_is_named_as_it_is_s
 def test_an_open_loops_users_reached_late_at_the_stop_neither_send_nor_owe_what_falls_due_after_it(environment, tmp_path):
     """A process busy when the run stops reaches its users late (30-140 ms after the stop, measured on this machine,
     and what fell due meanwhile was counted unsent or sent): the schedule ends when the users are asked to stop."""
-    env = environment(out=str(tmp_path / "out"), arrival_rate=40, mix="read=100")
+    env = environment(out=str(tmp_path / "out"), no_report=True, arrival_rate=40, mix="read=100")
     run = register(env)
     # after the metrics noted the stop, the users are reached 1.5 s late (their greenlets go on meanwhile: patched sleep)
     env.events.test_stopping.add_listener(lambda **_: time.sleep(1.5))

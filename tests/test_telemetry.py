@@ -125,7 +125,7 @@ def test_a_locust_run_with_otel_exports_each_partitions_entities_as_results_json
     with receiver() as otlp:
         args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "8s", "--key-strategy", "set:4"]
         args += ["--skew", "hotspot:70,25", "--mix", "read=60,upsert=40", "--seed-entities", "40"]
-        args += ["--partition-target", "50", "--out", str(tmp_path / "out")]
+        args += ["--partition-target", "50", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=otel_env(otlp.endpoint, azurite), timeout=120)
         assert done.code in (0, 3), done.stdout + done.stderr  # 3: the hot key over its target, as asked
         assert "OpenTelemetry enabled" in done.stderr and "partition metrics on meter" in done.stderr, done.stderr
@@ -155,7 +155,7 @@ def test_a_guid_workload_keeps_the_label_set_bounded_and_its_totals_whole(azurit
     with receiver() as otlp:
         env = otel_env(otlp.endpoint, azurite)
         args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "3s", "--key-strategy", "guid"]
-        args += ["--mix", "insert=100", "--out", str(tmp_path / "out")]
+        args += ["--mix", "insert=100", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=env, timeout=120)
         assert done.code in (0, 3), done.stdout + done.stderr
     results = results_of(tmp_path / "out")
@@ -179,7 +179,8 @@ def test_a_master_with_two_workers_exports_the_partitions_once_merged(tmp_path):
                 cluster.env = {k: v for k, v in otel_env(otlp.endpoint, None, name).items() if "AZURE_STORAGE" not in k}
                 if name == "master":
                     master = cluster.master("--otel", "-u", "4", "-r", "4", "-t", "4s", "--key-strategy", "set:4",
-                                            "--mix", "read=50,upsert=50", "--out", str(tmp_path / "out"))  # fmt: skip
+                                            "--mix", "read=50,upsert=50", "--out", str(tmp_path / "out"),
+                                            "--no-report")  # fmt: skip
                 else:
                     cluster.start(["--worker", "--otel", "--master-host", "127.0.0.1", "--master-port", str(cluster.port)], name)
             master.wait(timeout=120)

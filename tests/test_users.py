@@ -191,7 +191,9 @@ def test_exceptions_in_a_users_own_tasks_are_counted_and_reported(azurite, tmp_p
     """The operations a failing task never reached were never sent: the results say so instead of staying silent."""
     locustfile = tmp_path / "broken.py"
     locustfile.write_text(FAILING_TASK)
-    results, _ = run_locustfile(locustfile, tmp_path, azurite, "-u", "2", "-r", "2", "-t", "3s", "--seed-entities", "20")
+    results, _ = run_locustfile(
+        locustfile, tmp_path, azurite, "-u", "2", "-r", "2", "-t", "3s", "--seed-entities", "20", "--no-report"
+    )
     reads = sum(r["requests"] for r in results["partitions"] if r["op_class"] == "GET")
     assert results["workload"]["task_errors"] == [{"error": "KeyError: 'Missing'", "count": reads}]
     finding = next(f for f in results["findings"] if f["kind"] == "ERRORS" and f["partition"] is None)

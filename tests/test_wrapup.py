@@ -10,7 +10,7 @@ import os
 import time
 
 import pytest
-from helpers import results_of, run_info
+from helpers import in_process, results_of, run_info
 from synthetic import recorded
 from test_results import engine_results
 
@@ -43,6 +43,21 @@ def test_every_output_is_written_and_the_read_back_lands_in_the_results(target, 
     integrity = results_of(tmp_path)["integrity"]
     assert integrity["checked"] is True and integrity["lost"] == 0 and results.incomplete == []
     assert exit_code(results, [])[0] == 0
+
+
+def test_without_the_report_every_other_output_lands_and_loadtest_report_draws_it_later(target, tmp_path, monkeypatch):
+    """--no-report (CI reads results.json and --junit): the run's folder whole but report.html, which ``loadtest
+    report`` draws from it when someone wants to look."""
+    results = measured()
+    assert finish(results, tmp_path, target=target, started=time.time(), report=False)
+    assert not (tmp_path / REPORT_FILE).exists()
+    for name in ("results.json", "timeseries.csv", "series.parquet", SERVER_LOGS_FILE):
+        assert (tmp_path / name).is_file(), name
+    assert results.incomplete == [] and exit_code(results, [])[0] == 0
+    assert wrapup.written_line(tmp_path, False) == f"Results: {tmp_path / 'results.json'} (--no-report)"
+    code, stdout, stderr = in_process(monkeypatch, "report", str(tmp_path))
+    assert code == 0 and stdout.strip() == str(tmp_path / REPORT_FILE), stderr
+    assert "Partitions" in (tmp_path / REPORT_FILE).read_text()
 
 
 def test_a_report_that_cannot_be_written_leaves_the_results_and_says_so(target, tmp_path):

@@ -13,7 +13,7 @@ from .. import junit, wrapup
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..options.commands import MERGE_OPTIONS
-from ..outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, check_out
+from ..outputs import BUCKETS_FILE, RESULTS_FILE, check_out
 from ..progress import Progress
 from .blobs import download_buckets, download_results, results_blobs
 from .engine_read import read_results
@@ -96,11 +96,13 @@ def merge_command(ns: argparse.Namespace) -> int:
         else:
             merged = merge(((source, read_results(source, read)) for source, read in engines), beside, run_id=run_id)
     out = check_out(given["out"] or str(Path("reports") / merged.run.id / "merged"), overwrite=given["overwrite"])
-    if not wrapup.finish(merged, out, target=None, started=time.time()):
+    report = not given["no_report"]
+    if not wrapup.finish(merged, out, target=None, started=time.time(), report=report):
         return 1
     code, messages = exit_code(merged, checks_for(given["fail_on"]))
     engines = ", ".join(share["engine"] for share in merged.engines)
-    lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines}): {out / REPORT_FILE}"]
+    lines = [f"Merged {len(merged.engines)} engines of run {merged.run.id} ({engines})."]
+    lines.append(wrapup.written_line(out, report))
     if given["junit"] and junit.write(given["junit"], [junit.suite(merged, given["fail_on"])]):
         lines.append(f"JUnit: {given['junit']}")
     lines += wrapup.console_lines(merged)

@@ -21,7 +21,7 @@ FORM_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("load shape", ("rate", "arrival_rate", "arrivals", "max_in_flight")),
     ("ceiling search", tuple(opt.dest for opt in CEILING_OPTIONS)),
     ("throttling emulator", tuple("emulator_" + opt.dest for opt in EMULATOR_OPTIONS)),
-    ("outputs and checks", ("fail_on", "out", "overwrite", "junit", "upload", "keep_table", "skip_verify")),
+    ("outputs and checks", ("fail_on", "out", "overwrite", "no_report", "junit", "upload", "keep_table", "skip_verify")),
 )
 #: What the process started with and the form cannot change (the target, the table, the emulator): never a field,
 #: except the emulator's budgets, shown while it runs; changing one there is refused.

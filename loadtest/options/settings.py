@@ -55,6 +55,7 @@ class Settings:
     fail_on: tuple[FindingKind, ...]
     out: str
     overwrite: bool
+    no_report: bool
     junit: str
     connection_string: str
     account_url: str

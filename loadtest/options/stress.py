@@ -176,6 +176,14 @@ OPTIONS: tuple[Option, ...] = (
         ("--overwrite",), "let --out replace an earlier run's files", False, switch, commands=STRESS_TEST | {"merge", "traffic"}
     ),
     Option(
+        ("--no-report",),
+        "write results.json, the series and --junit, not report.html (CI reads those; loadtest report PATH draws it "
+        "later from the folder)",
+        False,
+        switch,
+        commands=REAL_RUN | {"simulate", "merge", "traffic"},
+    ),
+    Option(
         ("--junit",),
         "also write the verdict as JUnit XML to this file, for CI: a test case per partition's level and per finding "
         "kind --fail-on takes, failed where --fail-on names it (compare: a test suite per run)",

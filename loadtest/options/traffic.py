@@ -24,6 +24,8 @@ _SHARED_HELP = {
     "account_url": "with --from-container: https://<account>.table.core.windows.net of the account that archives the "
     "logs (its blob endpoint), signed in with DefaultAzureCredential",
     "timeout": "with --from-container: seconds a blob request waits for the service's answer",
+    "no_report": "write results.json and the series, not report.html: a shard of the logs for loadtest merge, which "
+    "draws the report of them all (--jobs gives its shards this)",
 }
 #: ``loadtest traffic``'s own, then the stress test's it shares (those marked for it): the targets, the outputs.
 TRAFFIC_OPTIONS: tuple[Option, ...] = only(
@@ -96,14 +98,6 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
             "also write the workload the logs describe to this file (a traffic profile, JSON), for simulate --traffic",
             "",
             rules.file_to_write,
-            locust=False,
-        ),
-        Option(
-            ("--no-report",),
-            "write results.json and the series, not report.html: a shard of the logs for loadtest merge, which draws "
-            "the report of them all (--jobs gives its shards this)",
-            False,
-            switch,
             locust=False,
         ),
         Option(

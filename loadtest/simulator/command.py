@@ -21,7 +21,7 @@ from ..operations import OPERATIONS
 from ..options.commands import DURATION, REAL_RUN_ONLY, SIMULATE_OPTIONS, refuse_extra
 from ..options.limits import MAX_DURATION_S, MAX_SIMULATED_RATE
 from ..options.settings import Settings
-from ..outputs import REPORT_FILE, check_out, new_run_id
+from ..outputs import check_out, new_run_id
 from ..progress import Progress
 from ..results import Results, RunInfo
 from ..traffic.profile import load_profile
@@ -169,11 +169,12 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
         **({"traffic": replayed} if replayed else {}),
     }
     results.range_splits = [asdict(split) for split in simulation.splits]
-    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:]):
+    report = not settings.no_report
+    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:], report=report):
         return 1
     code, messages = exit_code(results, checks_for(settings.fail_on))
     written = settings.junit and junit.write(settings.junit, [junit.suite(results, settings.fail_on)])
-    _say(results, out, messages, settings.junit if written else "")
+    _say(results, wrapup.written_line(out, report), messages, settings.junit if written else "")
     return code
 
 
@@ -230,9 +231,9 @@ def _replay(ns: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     }
 
 
-def _say(results: Results, out: Path, messages: list[str], junit_file: str = "") -> None:
+def _say(results: Results, written: str, messages: list[str], junit_file: str = "") -> None:
     lines = [f"Simulated {results.simulation['operations']:,} operations in {results.simulation['elapsed_s']:g} s."]
-    lines.append(f"Report: {out / REPORT_FILE}")
+    lines.append(written)
     lines += [f"JUnit: {junit_file}"] if junit_file else []
     lines += wrapup.console_lines(results)
     lines += [f"  FAILED {m}" for m in messages]

@@ -18,7 +18,7 @@ from ..findings.assess import checks_for, exit_code
 from ..log_forms import utc_text
 from ..mergeable import capture
 from ..options.traffic import TRAFFIC_OPTIONS
-from ..outputs import REPORT_FILE, RESULTS_FILE, check_out, new_run_id
+from ..outputs import check_out, new_run_id
 from ..profiles import PROFILES
 from ..progress import Progress
 from ..results import Results, RunInfo
@@ -146,8 +146,8 @@ def traffic_command(ns: argparse.Namespace) -> int:
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-    drawn = () if given["no_report"] else wrapup.OUTPUTS[-1:]  # a shard's report is merge's to draw
-    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=drawn):
+    report = not given["no_report"]  # a shard's report is merge's to draw
+    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:], report=report):
         return 1
     code, messages = exit_code(results, checks_for(given["fail_on"]))
     written = given["junit"] and junit.write(given["junit"], [junit.suite(results, given["fail_on"])])
@@ -161,8 +161,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
     lines += said
     if logs["unreadable"]:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in logs["unreadable"].items()))
-    written_last = f"Results: {out / RESULTS_FILE} (--no-report)" if given["no_report"] else f"Report: {out / REPORT_FILE}"
-    lines.append(written_last)
+    lines.append(wrapup.written_line(out, report))
     if written:
         lines.append(f"JUnit: {given['junit']}")
     if profile is not None:

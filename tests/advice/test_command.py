@@ -66,7 +66,7 @@ def simulated_hot(tmp_path_factory):
     with pytest.MonkeyPatch.context() as monkeypatch:
         code, out, err = in_process(
             monkeypatch, "simulate", "--key-strategy", "set:4", "--skew", "hotspot:70,25", "--arrival-rate", "900",
-            "-t", "15s", "--out", str(folder / "sim"),
+            "-t", "15s", "--out", str(folder / "sim"), "--no-report",
         )  # fmt: skip
     assert code == 0, out + err
     return folder

@@ -183,7 +183,7 @@ def test_engines_written_with_their_buckets_beside_merge_as_those_written_before
         (tmp_path / f"old{i}" / "results.json").write_text(json.dumps(results.to_dict()))
     monkeypatch.chdir(tmp_path)
     for form in ("new", "old"):
-        code, out, err = in_process(monkeypatch, "merge", *(f"{form}{i}" for i in range(3)), "--out", f"m-{form}")
+        code, out, err = in_process(monkeypatch, "merge", *(f"{form}{i}" for i in range(3)), "--out", f"m-{form}", "--no-report")
         assert code == 0, err
     new, old = results_of(tmp_path / "m-new"), results_of(tmp_path / "m-old")
     assert new["partitions"] == old["partitions"] and new["timeseries"] == old["timeseries"]

@@ -298,7 +298,7 @@ def test_locusts_own_parser_refuses_a_bad_template_in_one_line_and_creates_no_ta
 
 def test_locust_f_with_a_connection_string_on_its_command_line_warns_once(azurite, tmp_path):
     target = ("--connection-string", azurite.connection_string)
-    done = run_locust("-u", "1", "--seed-entities", "10", "--out", str(tmp_path), *target)
+    done = run_locust("-u", "1", "--seed-entities", "10", "--out", str(tmp_path), "--no-report", *target)
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "visible to other local users" in line]
     assert len(warnings) == 1 and "WARNING" in warnings[0] and CONNECTION_STRING_ENV in warnings[0]

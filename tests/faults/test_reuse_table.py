@@ -36,7 +36,7 @@ def test_a_reused_table_keeps_every_row_of_the_user_as_it_was(loadtest, azurite,
     table, before = users_table
     done = loadtest(
         "run", *SHORT, "--client", client, "--mix", MIX, "--table", table.name, "--reuse-table",
-        "--out", str(tmp_path), "--connection-string", azurite.connection_string,
+        "--out", str(tmp_path), "--no-report", "--connection-string", azurite.connection_string,
     )  # fmt: skip
     assert done.code == 0, done.output
     prefix = next(line.split("starting with ")[1].split()[0].strip("'") for line in done.output.splitlines() if "Reusing" in line)
@@ -55,7 +55,7 @@ def test_with_keep_table_the_run_s_rows_stay_under_its_prefix(loadtest, azurite,
     table, before = users_table
     done = loadtest(
         "run", *SHORT, "--mix", "insert=50,batch=50", "--table", table.name, "--reuse-table", "--keep-table",
-        "--out", str(tmp_path), "--connection-string", azurite.connection_string,
+        "--out", str(tmp_path), "--no-report", "--connection-string", azurite.connection_string,
     )  # fmt: skip
     assert done.code == 0, done.output
     after = rows_of(target, table.name)

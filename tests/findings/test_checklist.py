@@ -87,7 +87,7 @@ def checklist_kinds(results: dict) -> set[str]:
 
 
 def run_mix(loadtest, azurite, tmp_path, *args: str) -> dict:
-    done = loadtest("run", *SHORT, *args, "--out", str(tmp_path), "--connection-string", azurite.connection_string)
+    done = loadtest("run", *SHORT, *args, "--out", str(tmp_path), "--no-report", "--connection-string", azurite.connection_string)
     assert done.code == 0, done.output
     return json.loads((tmp_path / "results.json").read_text())
 
@@ -95,7 +95,7 @@ def run_mix(loadtest, azurite, tmp_path, *args: str) -> dict:
 def run_file(source: str, azurite, tmp_path, args: tuple[str, ...] = SHORT, allowed: frozenset[str] = frozenset()) -> dict:
     locustfile = tmp_path / "workload_locustfile.py"
     locustfile.write_text(source)
-    results, _ = run_locustfile(locustfile, tmp_path, azurite, *args)
+    results, _ = run_locustfile(locustfile, tmp_path, azurite, *args, "--no-report")
     assert set(results["errors"]) <= allowed, results["errors"]
     return results
 

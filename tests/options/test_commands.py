@@ -46,7 +46,7 @@ def test_what_a_simulation_refuses_is_every_real_run_option_and_nothing_it_takes
 
 def test_merge_and_cleanup_share_the_stress_tests_options_they_are_marked_for():
     assert {opt.dest for opt in MERGE_OPTIONS} == {"sources", "from_container"} | {
-        "run_id", "connection_string", "account_url", "timeout", "fail_on", "out", "overwrite", "junit"
+        "run_id", "connection_string", "account_url", "timeout", "fail_on", "out", "overwrite", "no_report", "junit"
     }  # fmt: skip
     assert {opt.dest for opt in CLEANUP_OPTIONS} == {"run_id", "table", "connection_string", "account_url", "timeout"}
     assert [opt.dest for opt in CLEANUP_OPTIONS if opt.required] == ["run_id"]

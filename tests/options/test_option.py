@@ -77,11 +77,12 @@ def test_options_in_locust_conf_are_honoured_below_the_environment(monkeypatch, 
 def test_settings_from_the_environment_reach_the_run_as_a_user_runs_it(azurite, tmp_path, tool):
     """The whole way, in a child process: a variable and a switch from the environment in results.json."""
     env = {"AZURE_STORAGE_CONNECTION_STRING": azurite.connection_string, "LOCUST_PARTITION_TARGET": "7"}
-    env["LOCUST_SKIP_VERIFY"] = "true"
+    env["LOCUST_SKIP_VERIFY"] = env["LOCUST_NO_REPORT"] = "true"
     done = run(tool, *QUICK, "--out", str(tmp_path / "env"), env=env)
     assert done.code == 0, done.output
     data = results_of(tmp_path / "env")
     assert data["run"]["partition_target"] == 7 and data["integrity"] == {}
+    assert not (tmp_path / "env" / "report.html").exists() and f"Results: {tmp_path / 'env' / 'results.json'}" in done.output
 
 
 def test_a_bad_value_from_a_locust_variable_names_the_variable(loadtest, azurite):

@@ -80,11 +80,11 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
     options, users = CASES[case]
     real, simulated = tmp_path / "real", tmp_path / "simulated"
     done = run_loadtest(
-        "run", *COMMON, *options, *users, "--emulate-throttling", "--out", str(real), "--connection-string",
-        azurite.connection_string,
+        "run", *COMMON, *options, *users, "--emulate-throttling", "--out", str(real), "--no-report",
+        "--connection-string", azurite.connection_string,
     )  # fmt: skip
     assert done.code == 0, done.output
-    code, stdout, stderr = in_process(monkeypatch, "simulate", *COMMON, *options, "--out", str(simulated))
+    code, stdout, stderr = in_process(monkeypatch, "simulate", *COMMON, *options, "--out", str(simulated), "--no-report")
     assert code == 0, stdout + stderr
     runs = {side: results_of(folder) for side, folder in (("real", real), ("sim", simulated))}
     assert runs["sim"]["run"]["simulated"] and runs["sim"]["run"]["target_kind"] == "simulation"
@@ -270,6 +270,21 @@ def test_a_simulation_reads_no_secret_and_takes_no_real_run_option_from_the_envi
     assert results["run"]["settings"]["connection_string"] == "" and results["run"]["settings"]["rate"] == 0
     assert results["run"]["settings"]["timeout"] > 0 and results["run"]["settings"]["table"] == ""
     assert os.environ["LOCUST_TIMEOUT"] == "0"  # left as it was, for the real runs beside it
+
+
+def test_no_report_leaves_the_report_undrawn_and_says_where_the_results_are(monkeypatch, tmp_path):
+    """CI's simulation: results.json and JUnit, not report.html (``loadtest report`` draws it later); the same
+    switch from Locust's variable, as a run reads it."""
+    junit = tmp_path / "junit.xml"
+    args = ("simulate", "--arrival-rate", "100", "-t", "3s", "--out", str(tmp_path / "a"), "--junit", str(junit))
+    code, stdout, _ = in_process(monkeypatch, *args, "--no-report")
+    assert code == 0 and f"Results: {tmp_path / 'a' / 'results.json'} (--no-report)" in stdout.splitlines(), stdout
+    assert "Report:" not in stdout and not (tmp_path / "a" / "report.html").exists() and junit.is_file()
+    assert json.loads((tmp_path / "a" / "results.json").read_text())["run"]["settings"]["no_report"] is True
+    code, stdout, _ = in_process(
+        monkeypatch, "simulate", "--arrival-rate", "100", "-t", "3s", "--out", str(tmp_path / "b"), env={"LOCUST_NO_REPORT": "1"}
+    )
+    assert code == 0 and "(--no-report)" in stdout and not (tmp_path / "b" / "report.html").exists()
 
 
 @pytest.mark.browser

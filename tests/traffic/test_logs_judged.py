@@ -64,7 +64,7 @@ def test_a_day_of_logs_is_judged_as_logs(monkeypatch, tmp_path):
     log = tmp_path / "StorageTableLogs.json"
     records = day_of_logs(log)
     out = tmp_path / "read"
-    code, stdout, stderr = in_process(monkeypatch, "traffic", str(log), "--out", str(out))
+    code, stdout, stderr = in_process(monkeypatch, "traffic", str(log), "--out", str(out), "--no-report")
     assert code == 0 and "Traceback" not in stdout + stderr, stdout + stderr
     results = json.loads((out / "results.json").read_text())
     assert results["logs"]["records"] == records

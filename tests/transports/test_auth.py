@@ -145,6 +145,7 @@ def test_a_run_with_defaultazurecredential_tokens_against_azurite_checking_them(
             "read=50,upsert=30,batch=10,scan=10",
             "--out",
             str(tmp_path),
+            "--no-report",
             "--account-url",
             oauth_azurite.endpoint,
             env=_env(oauth_azurite, tokens),
