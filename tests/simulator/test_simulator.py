@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 from browser import chromium_page
-from helpers import in_process, results_of, run_loadtest
+from helpers import in_process, results_of, run_loadtest, series_of
 
 from loadtest.bucket_frame import to_buckets
 from loadtest.buckets import OTHER
@@ -64,6 +64,28 @@ def _per_second(results: dict) -> dict[int, list[float]]:
     return dict(sorted(seconds.items()))
 
 
+def _asked_when_throttled(series: list[dict], groups: dict[str, set[str]]) -> dict[str, tuple[float, float]]:
+    """Per group of keys, from a real run's seconds: (the share of its attempts the run throttled in the seconds it
+    made them, the share's standard deviation within those seconds). A run draws its keys at random from a seed, the
+    same draw every run: a key whose draw fell in the seconds a split took the key space offline is throttled more
+    than the whole with no model behind it (key '006' drew 98 attempts in one offline second, 65 a key on average)."""
+    attempts: dict[str, Counter] = defaultdict(Counter)
+    throttled: dict[str, Counter] = defaultdict(Counter)
+    for row in series:
+        if row["op_class"] == "GET":
+            attempts[row["partition"]][row["t"]] += row["attempts"]
+            throttled[row["partition"]][row["t"]] += row["throttled"]
+    seconds = {t for counts in attempts.values() for t in counts}
+    share = {t: sum(c[t] for c in throttled.values()) / max(1, sum(c[t] for c in attempts.values())) for t in seconds}
+    out = {}
+    for name, keys in groups.items():
+        asked = {t: sum(attempts[k][t] for k in keys) for t in seconds}
+        total = max(1, sum(asked.values()))
+        expected = sum(n * share[t] for t, n in asked.items()) / total
+        out[name] = (expected, math.sqrt(sum(n * share[t] * (1 - share[t]) for t, n in asked.items())) / total)
+    return out
+
+
 def _split(results: dict) -> tuple[int, float]:
     """(The second the first split took the key space offline: served under 30 % of demand; the mean served/s once
     both halves are back, up to the last whole second)."""
@@ -107,6 +129,10 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
     (artifacts / f"simulator-vs-emulator-{case.split(',')[0].replace(' ', '-')}.json").write_text(
         json.dumps(side_by_side, indent=1)
     )
+    keys = {p: {p} for p in side_by_side if p not in ("(all)", OTHER)}
+    if OTHER in side_by_side:
+        keys[OTHER] = {p for p in rows["real"] if p not in rows["sim"] and p != "(all)"}
+    asked = _asked_when_throttled(series_of(real), keys)
     compared, whole = 0, side_by_side["(all)"]
     for partition, (real_eps, sim_eps, real_share, sim_share, attempts) in side_by_side.items():
         # a real run draws each key at random: compare where that sampling moves the figures under a third of the bounds
@@ -118,13 +144,17 @@ def test_the_simulation_agrees_with_the_emulator_side_by_side(case, azurite, tmp
             assert abs(sim_share - real_share) <= 0.05, (partition, side_by_side)
             continue
         # each key against the whole, on each side: the whole's own gap is held above, once (16 keys each carrying it
-        # beside their own sampling noise failed one run in a few), and the bounds widen to four of the key's standard
-        # deviations where that sampling is wider than they are (its demand drawn at random, its throttling a binomial)
+        # beside their own sampling noise failed one run in a few), and the served bound widens to four of the key's
+        # standard deviations where that sampling is wider than it is (its demand drawn at random)
         drawn = 4 / math.sqrt(attempts)
         assert sim_eps / whole[1] == pytest.approx(real_eps / whole[0], rel=max(0.15, drawn)), (partition, side_by_side)
-        throttled = 4 * math.sqrt(sim_share * (1 - sim_share) / attempts)
-        gap = (sim_share - whole[3]) - (real_share - whole[2])
-        assert abs(gap) <= max(0.05, throttled), (partition, side_by_side)
+        # the throttled share: the simulation's key against its whole (its demand even in time), the run's against the
+        # share it throttled in the seconds that key was asked (its seeded draw is not even: '006' stood 3.3 standard
+        # deviations over the whole in every run, and over the bound once); what remains is which keys the layer
+        # throttled within a second (a range offline, a busy server), within four of its standard deviations
+        expected, spread = asked[partition]
+        gap = (sim_share - whole[3]) - (real_share - expected)
+        assert abs(gap) <= max(0.05, 4 * spread), (partition, expected, side_by_side)
     assert compared == len(side_by_side), side_by_side  # every key, the whole, and any group the simulation folded
     if "split" in case:
         (real_offline, real_after), (sim_offline, sim_after) = _split(runs["real"]), _split(runs["sim"])
