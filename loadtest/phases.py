@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_words"]
+__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_words", "sparse_peak"]
 
 #: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
 PEAK_WINDOW_S = 10
@@ -35,6 +35,22 @@ def moving_average_peak(values: Sequence[float] | np.ndarray, window: int = PEAK
     return float((totals[window:] - totals[:-window]).max()) / window
 
 
+def sparse_peak(seconds: np.ndarray, values: np.ndarray, first: int, last: int, window: int = PEAK_WINDOW_S) -> float:
+    """``moving_average_peak`` of the series that is ``values`` at ``seconds`` (added where one repeats) and 0 in the
+    other seconds of ``first``..``last``, without making it: a month of seconds is 2.6 million, and a partition of
+    production's logs has a row in few of them. Values are counts (never negative), so a best window can be slid right
+    until it starts at a second with a value or ends at ``last``: those are the windows tried."""
+    length = last - first + 1
+    if length <= 0 or not len(seconds):
+        return 0.0
+    window = min(window, length)
+    order = np.argsort(seconds, kind="stable")
+    at, totals = seconds[order] - first, np.concatenate(([0.0], np.cumsum(np.asarray(values, dtype=np.float64)[order])))
+    starts = np.minimum(at, length - window)  # each window [start, start + window)
+    ends = np.searchsorted(at, starts + window, side="left")
+    return float((totals[ends] - totals[np.searchsorted(at, starts, side="left")]).max()) / window
+
+
 @dataclass(frozen=True)
 class Phases:
     """Every second of the run (``span``), the seconds its means cover (``steady``), and the peak window.
@@ -46,8 +62,8 @@ class Phases:
     ramp included, and the results say so with ``steady_seconds`` 0. ``span`` starts at the run's start or at an
     earlier bucket (a worker's clock behind the master's): every bucket counts in its own second."""
 
-    span: list[int]
-    steady: list[int]
+    span: range
+    steady: range
     window: int
     ramped: bool = True
 
@@ -68,22 +84,34 @@ class Phases:
         last = max(seconds, default=first)
         if stopped:
             last = max(last, int(stopped) - 1)
-        span = list(range(first, last + 1))
+        span = range(first, last + 1)  # ranges, not lists: a month of logs spans 2.6 million seconds
         end = int(stopped) if stopped else last + 1  # the first second not wholly before the stop
         if steady_until:
             end = min(end, int(steady_until))
-        ran = [s for s in span if start <= s < end] or span  # a run under a second: its one, partial second
+        ran = range(max(first, start), min(last + 1, end)) or span  # a run under a second: its one, partial second
         if steady_from is None and not stopped:  # still running (or a count with no clock): all of it so far
             return cls(span, ran, max(1, min(PEAK_WINDOW_S, len(ran))))
-        steady = [s for s in ran if s >= math.ceil(steady_from)] if steady_from is not None else []
+        steady = range(max(ran.start, math.ceil(steady_from)), ran.stop) if steady_from is not None else range(0)
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
         return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
 
     def mean(self, values: Sequence[float] | np.ndarray) -> float:
+        """The mean over the steady phase of ``values``, one per second of the span."""
         if not self.steady:
             return 0.0
-        at = np.asarray(self.steady) - self.span[0]
+        at = slice(self.steady.start - self.span.start, self.steady.stop - self.span.start)
         return round(float(np.asarray(values, dtype=np.float64)[at].sum()) / len(self.steady), 2)
 
     def peak(self, values: Sequence[float] | np.ndarray) -> float:
         return round(moving_average_peak(values, self.window), 2)
+
+    def sparse_mean(self, seconds: np.ndarray, values: np.ndarray) -> float:
+        """``mean`` of the series that is ``values`` at ``seconds`` and 0 elsewhere (``sparse_peak``'s form)."""
+        if not self.steady:
+            return 0.0
+        steady = (seconds >= self.steady.start) & (seconds < self.steady.stop)
+        return round(float(np.asarray(values, dtype=np.float64)[steady].sum()) / len(self.steady), 2)
+
+    def sparse_peak(self, seconds: np.ndarray, values: np.ndarray) -> float:
+        """``peak`` of the series that is ``values`` at ``seconds`` and 0 elsewhere in the span."""
+        return round(sparse_peak(seconds, values, self.span.start, self.span.stop - 1, self.window), 2)

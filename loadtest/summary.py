@@ -18,7 +18,7 @@ import pandas as pd
 from hdrh.histogram import HdrHistogram
 
 from . import series_frame
-from .bucket_frame import span_sums, summed, tallied
+from .bucket_frame import summed, tallied
 from .buckets import GROUPS, OTHER, Bucket, BucketKey
 from .counts import RunCounts, max_ms, ms_at, new_histogram
 from .latency import Latency
@@ -47,9 +47,13 @@ def demand(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
     return [float(by_second[s].demand) if s in by_second else 0.0 for s in span]
 
 
-def _demand_figures(values: np.ndarray, phases: Phases, target: int) -> dict[str, float]:
-    peak = phases.peak(values)
-    return {"offered_mean_eps": phases.mean(values), "offered_peak_eps": peak, "offered_ratio": round(peak / target, 4)}
+def _demand_figures(seconds: np.ndarray, asked: np.ndarray, phases: Phases, target: int) -> dict[str, float]:
+    peak = phases.sparse_peak(seconds, asked)
+    return {
+        "offered_mean_eps": phases.sparse_mean(seconds, asked),
+        "offered_peak_eps": peak,
+        "offered_ratio": round(peak / target, 4),
+    }
 
 
 def _asked(frame: pd.DataFrame) -> pd.Series:
@@ -57,17 +61,22 @@ def _asked(frame: pd.DataFrame) -> pd.Series:
     return frame["offered"] + frame["unsent"]
 
 
-def _row(
-    partition: str, op_class: OpClass, rows: pd.DataFrame, values: np.ndarray, asked: np.ndarray, phases: Phases, target: int
-) -> PartitionRow:
+def _figures(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(seconds, entities served, entities asked) of ``rows``, a row each: the series where it is not zero, never made
+    a second each (a month's span over many partitions would not fit)."""
+    return rows["second"].to_numpy(np.int64), rows["entities"].to_numpy(np.float64), _asked(rows).to_numpy(np.float64)
+
+
+def _row(partition: str, op_class: OpClass, rows: pd.DataFrame, phases: Phases, target: int) -> PartitionRow:
     total = {name: int(rows[name].sum()) for name in ("requests", "entities", "offered", "estimated", "failures")}
-    peak = phases.peak(values)
+    seconds, values, asked = _figures(rows)
+    peak = phases.sparse_peak(seconds, values)
     return PartitionRow(
-        **_demand_figures(asked, phases, target),
+        **_demand_figures(seconds, asked, phases, target),
         partition=partition,
         op_class=op_class,
         **total,
-        mean_eps=phases.mean(values),
+        mean_eps=phases.sparse_mean(seconds, values),
         peak_eps=peak,
         target=target,
         ratio=round(peak / target, 4),
@@ -80,32 +89,26 @@ def _row(
 
 def partition_rows(frame: pd.DataFrame, phases: Phases, target: int) -> list[PartitionRow]:
     """One row per partition and op class, and an ALL row where a (tracked) partition had both."""
-    first, seconds = phases.span[0], len(phases.span)
-    rows, both = [], defaultdict(list)
-    for (partition, op_class), group in frame.groupby(["partition", "op_class"], sort=True):
-        values, asked = span_sums(group, "entities", first, seconds), span_sums(group, _asked(group), first, seconds)
-        rows.append(_row(partition, OpClass(op_class), group, values, asked, phases, target))
-        both[partition].append((group, values, asked))
-    for partition, classes in sorted(both.items()):
-        if len(classes) > 1 and partition not in GROUPS:
-            values, asked = sum(v for _, v, _ in classes), sum(a for _, _, a in classes)
-            together = pd.concat([group for group, _, _ in classes])
-            rows.append(_row(partition, OpClass.ALL, together, values, asked, phases, target))
-    return rows
+    rows = []
+    for partition, classes in frame.groupby("partition", sort=True):
+        by_class = list(classes.groupby("op_class", sort=True))
+        rows.extend(_row(partition, OpClass(op_class), group, phases, target) for op_class, group in by_class)
+        if len(by_class) > 1 and partition not in GROUPS:
+            rows.append(_row(partition, OpClass.ALL, classes, phases, target))
+    return sorted(rows, key=lambda row: (row.op_class == OpClass.ALL, row.partition, row.op_class))
 
 
 def account_row(frame: pd.DataFrame, phases: Phases, target: int) -> AccountRow:
     """Every partition's entities together, each second's in that second (looked up, never indexed by an offset)."""
-    first, seconds = phases.span[0], len(phases.span)
-    values, asked = span_sums(frame, "entities", first, seconds), span_sums(frame, _asked(frame), first, seconds)
-    peak = phases.peak(values)
+    seconds, values, asked = _figures(frame)
+    peak = phases.sparse_peak(seconds, values)
     return AccountRow(
         entities=int(frame["entities"].sum()),
-        mean_eps=phases.mean(values),
+        mean_eps=phases.sparse_mean(seconds, values),
         peak_eps=peak,
         target=target,
         ratio=round(peak / target, 4),
-        **_demand_figures(asked, phases, target),
+        **_demand_figures(seconds, asked, phases, target),
     )
 
 
@@ -143,7 +146,7 @@ def arrival_figures(
     if not rate:
         return {}
     seconds = max(1, len(phases.steady))
-    steady = frame[frame["second"].isin(phases.steady)]
+    steady = frame[frame["second"].between(phases.steady.start, phases.steady.stop - 1)]
     sent, failed = int(steady["requests"].sum()), int(steady["failures"].sum())
     return {
         "rate": rate,

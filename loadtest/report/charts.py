@@ -118,7 +118,7 @@ def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()
                 each = np.zeros(len(seconds))  # each second's percentile: every partition's row holds the second's
                 np.maximum.at(each, at, group[f"{name}_ms"].to_numpy(np.float64))
                 worst[name] = each
-            worst, size = line_binned(worst)  # a point: the slowest second of its bin
+            worst, size = line_binned(worst, fill=False)  # a point: the slowest second of its bin (none: no point)
             for name, style in (("p50", "-"), ("p95", "--"), ("p99", ":")):
                 ax.plot(worst.index, worst[name], color=color, linestyle=style, label=f"{op_class} {name}")
     _mark_outages(ax, spans)
@@ -129,9 +129,8 @@ def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = 
     fig, ax = figure((9, 3.2))
     size = 1  # seconds a point holds
     if not frame.empty:
-        per_second = frame.groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
-        per_second = per_second.reindex(range(0, int(frame["t"].max()) + 1), fill_value=0)
-        per_second, size = line_binned(per_second)  # each point its bin's busiest second
+        per_second = frame[frame["t"] >= 0].groupby("t")[["requests", "attempts", "failures", "throttled"]].sum()
+        per_second, size = line_binned(per_second)  # each point its bin's busiest second (a second without rows: 0)
         ax.plot(per_second.index, per_second["requests"], label="operations/s", color="#2ca02c")
         ax.plot(per_second.index, per_second["attempts"], label="attempts/s (retries included)", color="#9467bd", linestyle="--")
         edges = np.append(per_second.index, per_second.index[-1] + size) - 0.5  # one filled outline a series

@@ -41,7 +41,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
     fig, ax = figure((9, 0.28 * (len(table.columns) + 1) + 1.6))
     size = 1  # seconds a column holds
     if not table.empty:
-        table, size = binned(table.reindex(range(0, int(table.index.max()) + 1), fill_value=0))  # a bin's busiest second
+        table, size = binned(table)  # a bin's busiest second, a bin without rows 0
         extent = (-0.5, table.index[-1] + size - 0.5, len(table.columns) - 0.5, -0.5)  # x: seconds since start
         shares = (table / target).T.to_numpy()
         scale = ScalarMappable(Normalize(0, 2.0), "inferno")

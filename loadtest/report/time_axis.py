@@ -55,26 +55,32 @@ LINE_POINTS, WHOLE_S = 1_440, 3_600
 _ROUND_S = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 10_800, 21_600, 43_200, 86_400)
 
 
-def binned(table: pd.DataFrame, columns: int = HEAT_MAP_COLUMNS, *, round_bins: bool = False) -> tuple[pd.DataFrame, int]:
-    """Seconds down (index the second since start) into at most ``columns`` bins of whole seconds (``round_bins``: of
-    a minute, an hour …), each bin the busiest second of each column; and the seconds a bin holds (1: the table as it
-    was)."""
+def binned(
+    table: pd.DataFrame, columns: int = HEAT_MAP_COLUMNS, *, round_bins: bool = False, fill: bool = True
+) -> tuple[pd.DataFrame, int]:
+    """Seconds down (index the second since start; only those with rows, a week of logs is 604,800 seconds) into at
+    most ``columns`` bins of whole seconds (``round_bins``: of a minute, an hour …), each bin the busiest second of each
+    column (the values are counts: a second without a row is 0, and never the busiest); and the seconds a bin holds
+    (1: a second a bin). ``fill``: every bin from the first to the last, 0 where no second had a row (counts; a
+    latency has none)."""
     span = int(table.index.max()) + 1 if len(table.index) else 0
     size = -(-span // columns) if span > columns else 1
     if round_bins and size > 1:
         size = next((s for s in _ROUND_S if s >= size), -(-size // 86_400) * 86_400)
-    if size == 1:
-        return table, 1
-    bins = table.groupby(table.index // size).max()
-    bins.index = bins.index * size
-    return bins, size
+    if size > 1:
+        table = table.groupby(table.index // size).max()
+    if fill and len(table.index):
+        table = table.reindex(range(min(0, int(table.index.min())), int(table.index.max()) + 1), fill_value=0)
+    if size > 1:
+        table.index = table.index * size
+    return table, size
 
 
-def line_binned(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def line_binned(table: pd.DataFrame, *, fill: bool = True) -> tuple[pd.DataFrame, int]:
     """A line's seconds as it is drawn: every one up to an hour, else ``LINE_POINTS`` round bins at most."""
     if len(table.index) and int(table.index.max()) + 1 > WHOLE_S:
-        return binned(table, LINE_POINTS, round_bins=True)
-    return table, 1
+        return binned(table, LINE_POINTS, round_bins=True, fill=fill)
+    return binned(table, max(1, int(table.index.max()) + 1) if len(table.index) else 1, fill=fill)
 
 
 def bin_words(size: int) -> str:
