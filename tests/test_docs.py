@@ -129,7 +129,7 @@ def test_every_flag_the_pages_name_is_an_option_of_the_tool_or_of_locust():
     known |= locust_flags()
     others = {"--build", "--scale", "--no-deps", "--ops", "--sides", "--strict", "--check", "--analytics-query", "--records"}
     others.add("--workspace")  # az monitor log-analytics query's
-    others.update({"--hours", "--seconds"})  # the benches' own
+    others.update({"--hours", "--seconds", "--days", "--keys"})  # the benches' own
     others.add("--duraton")  # what happens when a flag is misspelt
     for page in PAGES[:-1]:  # deploy/README.md names az's and helm's flags
         named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9](?![\w*-])", page.read_text()))

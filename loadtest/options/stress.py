@@ -216,16 +216,22 @@ OPTIONS: tuple[Option, ...] = (
         "seeded once, each writing under its own RowKey prefix; none deletes it",
         "",
         rules.run_id,
-        commands=REAL_RUN | {"cleanup", "merge"},
+        commands=REAL_RUN | {"cleanup", "merge", "traffic"},
     ),
-    Option(("--engine",), "this engine's name within --run-id (default: the host name)", "", rules.engine, commands=REAL_RUN),
+    Option(
+        ("--engine",),
+        "this engine's name within --run-id (default: the host name)",
+        "",
+        rules.engine,
+        commands=REAL_RUN | {"traffic"},
+    ),
     Option(
         ("--upload",),
         "blob container in the target's storage account that receives the outputs as CONTAINER/<run-id>/<engine>/, "
         "for `loadtest merge --from-container`",
         "",
         rules.container,
-        commands=REAL_RUN,
+        commands=REAL_RUN | {"traffic"},
     ),
     Option(
         ("--client",),

@@ -24,6 +24,12 @@ _SHARED_HELP = {
     "account_url": "with --from-container: https://<account>.table.core.windows.net of the account that archives the "
     "logs (its blob endpoint), signed in with DefaultAzureCredential",
     "timeout": "with --from-container: seconds a blob request waits for the service's answer",
+    "run_id": "a read of the logs several processes or machines share, each of a part of them (a day's, an hour's): "
+    "results carry it, and outputs go to reports/<run-id>/<engine>/ (--upload: CONTAINER/<run-id>/<engine>/), for "
+    "loadtest merge",
+    "engine": "this part's name within --run-id (default: the host name; give each part its own, e.g. its day)",
+    "upload": "blob container in the account of --connection-string or --account-url that receives the outputs as "
+    "CONTAINER/<run-id>/<engine>/, for loadtest merge --from-container CONTAINER --run-id ID",
     "no_report": "write results.json and the series, not report.html: a shard of the logs for loadtest merge, which "
     "draws the report of them all (--jobs gives its shards this)",
 }

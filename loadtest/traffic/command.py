@@ -9,14 +9,18 @@ import contextlib
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import junit, summary, wrapup
+from ..connection_string import CONNECTION_STRING_ENV
+from ..engines.blobs import upload_outputs, upload_place
 from ..exit_codes import ToolError, UsageError
 from ..findings.assess import checks_for, exit_code
 from ..log_forms import utc_text
 from ..mergeable import capture
+from ..options.rules import host_engine
 from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import check_out, new_run_id
 from ..profiles import PROFILES
@@ -132,22 +136,28 @@ def traffic_command(ns: argparse.Namespace) -> int:
     groups = shards(names, given["jobs"]) if names and "-" not in names else [names]
     if len(groups) > 1 and given["profile_out"]:
         raise UsageError("--profile-out with --jobs: shards' profiles are not added yet; give --jobs 1 to write one")
-    wanted = Path(given["out"] or str(Path("reports") / new_run_id()))
+    run_id = given["run_id"] or new_run_id()
+    engine = given["engine"] or (host_engine() if given["run_id"] else run_id)  # a part of a shared read, or the read
+    upload = _upload(given, run_id, engine, len(groups))
+    wanted = Path(given["out"] or str(Path("reports") / run_id / (engine if given["run_id"] else "")))
     made = [folder for folder in (wanted, *wanted.parents) if not folder.exists()]  # what check_out makes
     out = check_out(str(wanted), overwrite=given["overwrite"])
     began = time.perf_counter()
     try:
         if len(groups) > 1:
-            results, profile, said = read_in_shards(ns, groups), None, [f"Read in {len(groups)} processes."]
+            results, profile, said = read_in_shards(ns, groups, run_id), None, [f"Read in {len(groups)} processes."]
         else:
-            results, profile, said = _read_once(given, names)
+            results, profile, said = _read_once(given, names, run_id, engine)
     except ToolError:
         for folder in made:  # refused: nothing written, the folders made for the outputs (still empty) let go of
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
     report = not given["no_report"]  # a shard's report is merge's to draw
-    if not wrapup.finish(results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:], report=report):
+    finished = wrapup.finish(
+        results, out, target=None, started=time.time(), outputs=wrapup.OUTPUTS[-1:], upload=upload, report=report
+    )
+    if not finished:
         return 1
     code, messages = exit_code(results, checks_for(given["fail_on"]))
     written = given["junit"] and junit.write(given["junit"], [junit.suite(results, given["fail_on"])])
@@ -162,6 +172,11 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if logs["unreadable"]:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in logs["unreadable"].items()))
     lines.append(wrapup.written_line(out, report))
+    if upload is not None and not any(step["step"] == upload[0] for step in results.incomplete):
+        lines.append(
+            f"Uploaded: {upload[0].removeprefix('the upload to ')} (loadtest merge --from-container "
+            f"{given['upload']} --run-id {run_id})"
+        )
     if written:
         lines.append(f"JUnit: {given['junit']}")
     if profile is not None:
@@ -172,9 +187,29 @@ def traffic_command(ns: argparse.Namespace) -> int:
     return code
 
 
-def _read_once(given: dict[str, Any], names: list[str]) -> tuple[Results, Path | None, list[str]]:
-    """The logs read in this process: the results (with their mergeable count), the profile written (--profile-out),
-    and what the console says of the blobs read."""
+def _upload(given: dict[str, Any], run_id: str, engine: str, shards: int) -> tuple[str, Callable[[Path], object]] | None:
+    """``--upload``: the step that hands the written outputs to ``CONTAINER/<run-id>/<engine>/``, as a run's engine
+    does, for ``loadtest merge --from-container``; refused in one line where it could not be done."""
+    container = given["upload"]
+    if not container:
+        return None
+    if not (given["connection_string"] or given["account_url"]):
+        raise UsageError(
+            f"--upload {container}: name the account that receives the outputs: --connection-string (or "
+            f"${CONNECTION_STRING_ENV}) or --account-url"
+        )
+    if shards > 1:
+        raise UsageError(f"--upload {container} with --jobs: a part of a shared read is one process; give --jobs 1")
+    place = upload_place(container, run_id, engine)
+    account = {"connection_string": given["connection_string"], "account_url": given["account_url"]}
+    return f"the upload to {place}", lambda out: upload_outputs(
+        out, container=container, run_id=run_id, engine=engine, timeout=given["timeout"], **account
+    )
+
+
+def _read_once(given: dict[str, Any], names: list[str], run_id: str, engine: str) -> tuple[Results, Path | None, list[str]]:
+    """The logs read in this process, as run ``run_id``'s part ``engine``: the results (with their mergeable count),
+    the profile written (--profile-out), and what the console says of the blobs read."""
     tally = Tally(
         entity_bytes=given["entity_bytes"],
         client_request_id=given["client_request_id"],
@@ -193,7 +228,7 @@ def _read_once(given: dict[str, Any], names: list[str]) -> tuple[Results, Path |
     partition_default, account_default = PROFILES[given["profile"]]
     first = int(tally.first)
     info = RunInfo(
-        id=new_run_id(),
+        id=run_id,
         started=utc_text(first),
         duration_s=float(int(tally.last) + 1 - first),
         target_kind="logs",
@@ -209,7 +244,7 @@ def _read_once(given: dict[str, Any], names: list[str]) -> tuple[Results, Path |
     buckets = counts.frame()  # one frame for the summary and the mergeable count
     results = summary.build(counts, info, workload=tally.workload.figures(), buckets=buckets)
     # a read of some of the logs (an hour's, a day's) is a shard ``loadtest merge`` adds to the others, as engines'
-    results.mergeable = capture(counts, tally.workload.profile, {}, run_id=info.id, engine=info.id, buckets=buckets)
+    results.mergeable = capture(counts, tally.workload.profile, {}, run_id=info.id, engine=engine, buckets=buckets)
     results.logs = {
         "sources": names,
         "forms": dict(forms),

@@ -18,7 +18,7 @@ from ..engines.engine_read import read_results
 from ..engines.merge import merge
 from ..exit_codes import RunError, UsageError
 from ..options.traffic import TRAFFIC_OPTIONS
-from ..outputs import BUCKETS_FILE, RESULTS_FILE, new_run_id
+from ..outputs import BUCKETS_FILE, RESULTS_FILE
 from ..progress import Progress
 from ..results import Results
 
@@ -58,8 +58,8 @@ def _forwarded(ns: argparse.Namespace) -> list[str]:
     return given
 
 
-def read_in_shards(ns: argparse.Namespace, groups: list[list[str]]) -> Results:
-    """Each group read by a child ``loadtest traffic`` at once, then added: one read's results (a new run id)."""
+def read_in_shards(ns: argparse.Namespace, groups: list[list[str]], run_id: str) -> Results:
+    """Each group read by a child ``loadtest traffic`` at once, then added: one read's results, run ``run_id``."""
     with tempfile.TemporaryDirectory(prefix="loadtest-traffic-") as held:
         children = []
         for number, group in enumerate(groups):
@@ -90,13 +90,8 @@ def read_in_shards(ns: argparse.Namespace, groups: list[list[str]]) -> Results:
         if not read:
             raise UsageError("traffic: no entity operation counted in any shard of the logs given")
         merged = merge(((str(f), read_results(str(f), f / RESULTS_FILE)) for f in read), _beside)
-    return _read_of_its_own(merged)
-
-
-def _read_of_its_own(results: Results) -> Results:
-    """The sum of the shards as a read of its own: a new run id (each shard's stays in ``engines``)."""
-    results.run = replace(results.run, id=new_run_id())
-    return results
+    merged.run = replace(merged.run, id=run_id)  # the sum of the shards, a read of its own (each shard's id in ``engines``)
+    return merged
 
 
 def _beside(sources: Sequence[str]) -> Iterator[Path]:

@@ -7,11 +7,18 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
+import shlex
 from pathlib import Path
 
 import pytest
-from helpers import in_process
+import yaml
+from azure.storage.blob import BlobServiceClient
+from helpers import ROOT, in_process
 from test_classic import _hour_files
+
+from loadtest.azurite import azurite_connection_string
+from loadtest.blob_container import BLOB_API_VERSION
 
 
 def _figures(results: dict) -> dict:
@@ -103,3 +110,99 @@ def test_a_shard_that_fails_is_named_in_one_line_and_nothing_is_written(read_who
     assert code == 1 and line.startswith("loadtest: error: ") and all(p.startswith("traffic: shards read: ") for p in progress)
     assert "traffic --jobs: the shard of " in line and f"{broken.parent}/cut.log.gz': a gzip file cut short" in line, line
     assert not (tmp_path / "out").exists()
+
+
+def test_parts_uploaded_by_hour_and_merged_from_the_container_equal_one_read(
+    read_whole, azurite, blob_service, monkeypatch, tmp_path
+):
+    """A part of the logs a machine (a Kubernetes Job's pod, an Azure Batch task): each hour read under one --run-id,
+    its outputs uploaded as CONTAINER/<run-id>/<hour>/; then ``loadtest merge --from-container``: one read's figures."""
+    _, names, one = read_whole
+    account = azurite_connection_string(azurite.port, blob_port=blob_service.port)
+    env = {"AZURE_STORAGE_CONNECTION_STRING": account}
+    hours = sorted({name.rsplit("/", 2)[-2] for name in names})
+    for hour in hours:
+        given = [n for n in names if n.rsplit("/", 2)[-2] == hour]
+        part = ("--run-id", "logs-nov", "--engine", f"h{hour}", "--upload", "traffic-parts", "--no-report")
+        code, out, err = in_process(monkeypatch, "traffic", *given, *part, "--out", str(tmp_path / hour), env=env)
+        assert code in (0, 3), out + err
+        assert (
+            f"Uploaded: traffic-parts/logs-nov/h{hour}/ (loadtest merge --from-container traffic-parts --run-id logs-nov)" in out
+        )
+        assert json.loads((tmp_path / hour / "results.json").read_text())["run"]["id"] == "logs-nov"
+    merged = tmp_path / "merged"
+    code, out, err = in_process(
+        monkeypatch, "merge", "--from-container", "traffic-parts", "--run-id", "logs-nov", "--out", str(merged), env=env
+    )
+    assert code in (0, 3), out + err
+    added = json.loads((merged / "results.json").read_text())
+    assert _figures(added) == _figures(one) and [e["engine"] for e in added["engines"]] == [f"h{h}" for h in hours]
+    assert account.split("AccountKey=")[1].split(";")[0] not in out + err
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("--upload", "parts"), "--upload parts: name the account that receives the outputs: --connection-string"),
+        (("--upload", "parts", "--connection-string", "UseDevelopmentStorage=true", "--jobs", "2"), "with --jobs"),
+        (("--upload", "Parts_1", "--connection-string", "UseDevelopmentStorage=true"), "--upload 'Parts_1'"),
+        (("--engine", "../x"), "--engine '../x'"),
+    ],
+)
+def test_a_part_that_cannot_be_uploaded_as_asked_is_refused_in_one_line_before_reading(
+    read_whole, monkeypatch, tmp_path, args, said
+):
+    folder, _, _ = read_whole
+    code, out, err = in_process(monkeypatch, "traffic", str(folder), *args, "--out", str(tmp_path / "out"))
+    assert code == 2 and out == "" and said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+def _recipe_args(command: str, env: dict[str, str]) -> list[str]:
+    """The ``loadtest traffic`` arguments of a recipe's shell command, its variables as its shell would expand them
+    (``'$logs'`` quoted stays itself)."""
+    said = command.split("loadtest traffic ", 1)[1]
+    expanded = re.sub(r"(?<!')\$\(?\{?(\w+)\}?", lambda m: env.get(m[1], m[0]), said)
+    return shlex.split(expanded)
+
+
+def test_the_kubernetes_job_and_the_batch_task_read_their_days_into_one_merged_read(
+    read_whole, azurite, blob_service, monkeypatch, tmp_path
+):
+    """deploy/traffic's recipes as written: the Indexed Job's command for pods 0 and 1 (a day each) and the Batch
+    task's for its day, each reading $logs through the blob endpoint and uploading its part; merged from the
+    container, the Job's days equal one read of the same logs, and the Batch task's day the Job's same day."""
+    folder, names, one = read_whole
+    account = azurite_connection_string(azurite.port, blob_port=blob_service.port)
+    service = BlobServiceClient.from_connection_string(account, api_version=BLOB_API_VERSION)
+    logs = service.create_container("$logs")
+    days = {"10": "01", "11": "02", "12": "02"}  # 10:00 on the 1st, 11:00 and 12:00 on the 2nd: whole hours a day
+    for name in names:
+        blob = Path(name).relative_to(folder).as_posix()  # table/2026/11/24/HH00/NNNNNN.log
+        hour = blob.split("/")[4][:2]
+        logs.upload_blob(blob.replace("2026/11/24/", f"2026/11/{days[hour]}/"), Path(name).read_bytes())
+    env = {"AZURE_STORAGE_CONNECTION_STRING": account}
+    job = yaml.safe_load((ROOT / "deploy" / "traffic" / "job.yaml").read_text())
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    variables = {item["name"]: item["value"] for item in container["env"]}
+    assert job["spec"]["completionMode"] == "Indexed" and container["envFrom"][0]["secretRef"]["name"]
+    for index in (0, 1):
+        day = f"{index + 1:02d}"  # what the pod's shell makes of JOB_COMPLETION_INDEX
+        args = _recipe_args(container["args"][0], {**variables, "DAY": day})
+        code, out, err = in_process(monkeypatch, "traffic", *args, "--out", str(tmp_path / f"day-{day}"), env=env)
+        assert code in (0, 3) and f"Uploaded: partition-stress-logs/logs-2026-11/day-{day}/" in out, out + err
+    merged = tmp_path / "merged"
+    code, out, err = in_process(
+        monkeypatch, "merge", "--from-container", "partition-stress-logs", "--run-id", "logs-2026-11", "--out", str(merged),
+        env=env,
+    )  # fmt: skip
+    assert code in (0, 3), out + err
+    assert _figures(json.loads((merged / "results.json").read_text())) == _figures(one)
+    task = json.loads((ROOT / "deploy" / "traffic" / "batch-task.json").read_text())
+    args = _recipe_args(task["commandLine"].rstrip('"'), {})
+    at = args.index("--account-url")  # the pool's managed identity there; the test's account has a key
+    args = args[:at] + args[at + 2 :] + ["--run-id", "logs-batch", "--out", str(tmp_path / "batch")]
+    code, out, err = in_process(monkeypatch, "traffic", *args, env=env)
+    assert code in (0, 3) and "Uploaded: partition-stress-logs/logs-batch/day-01/" in out, out + err
+    batch, job_day = (json.loads((tmp_path / where / "results.json").read_text()) for where in ("batch", "day-01"))
+    assert _figures(batch)["rows"] == _figures(job_day)["rows"] and batch["logs"]["records"] == job_day["logs"]["records"]
