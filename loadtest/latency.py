@@ -19,7 +19,7 @@ from hdrh.histogram import HdrHistogram
 
 from .histograms import add_into, max_ms, ms_at, new_histogram
 
-__all__ = ["LIVE_FOR_S", "PER_SECOND_FOR_S", "ROLLUP_S", "Latency"]
+__all__ = ["LIVE_FOR_S", "PER_SECOND_FOR_S", "ROLLUP_S", "Latency", "minute_of"]
 
 ROLLUP_S = 60  # an aged second's histogram goes into its minute's
 PER_SECOND_FOR_S = 600  # seconds kept apart behind the newest one counted: ten minutes
@@ -33,7 +33,8 @@ def _figures(hist: HdrHistogram) -> Figures:
     return ms_at(hist, 50), ms_at(hist, 95), ms_at(hist, 99), max_ms(hist)
 
 
-def _minute(second: int) -> int:
+def minute_of(second: int) -> int:
+    """The first second of ``second``'s minute: the key its histogram is rolled up under."""
     return second - second % ROLLUP_S
 
 
@@ -69,17 +70,21 @@ class Latency:
             hist = self.seconds[(second, op_class)] = new_histogram()
         return hist
 
+    def at_minute(self, second: int, op_class: str) -> HdrHistogram:
+        """The histogram of ``second``'s minute, to add to as it is: what a second more than ``PER_SECOND_FOR_S``
+        behind the newest counted would be rolled into anyway (records read long after they were made, a merge's
+        engines); kept decoded while it is added to (a decode and encode each time, else)."""
+        key = (minute_of(second), op_class)
+        hist = self._adding.get(key)
+        if hist is None:
+            if len(self._adding) >= ADDING_MINUTES:
+                self._settle()
+            hist = self._adding[key] = new_histogram()
+        return hist
+
     def add_encoded(self, second: int, op_class: str, encoded: str, *, minute: bool = False) -> None:
         """Add a histogram in HdrHistogram's encoding: one second's, or (``minute``) one minute's."""
-        if minute:  # kept decoded while a merge adds engine after engine into it (a decode and encode each, else)
-            hist = self._adding.get((second, op_class))
-            if hist is None:
-                if len(self._adding) >= ADDING_MINUTES:
-                    self._settle()
-                hist = self._adding[(second, op_class)] = new_histogram()
-            add_into(hist, encoded)
-        else:
-            add_into(self.at(second, op_class), encoded)
+        add_into(self.at_minute(second, op_class) if minute else self.at(second, op_class), encoded)
 
     def _into_minute(self, minute: int, op_class: str, parts: Iterable[HdrHistogram | str]) -> None:
         into = new_histogram()
@@ -95,11 +100,11 @@ class Latency:
     def roll_up(self, newest: int) -> None:
         """Roll the seconds more than ``PER_SECOND_FOR_S`` behind ``newest`` into their minutes (whole minutes only),
         and pack the live ones more than ``LIVE_FOR_S`` behind it."""
-        before = _minute(newest - PER_SECOND_FOR_S)
+        before = minute_of(newest - PER_SECOND_FOR_S)
         aged: dict[tuple[int, str], list[HdrHistogram | str]] = {}
         for kept in (self.seconds, self.packed):
             for key in [key for key in kept if key[0] < before]:
-                aged.setdefault((_minute(key[0]), key[1]), []).append(kept.pop(key))
+                aged.setdefault((minute_of(key[0]), key[1]), []).append(kept.pop(key))
         for (minute, op_class), parts in aged.items():
             self._into_minute(minute, op_class, parts)
         for key in [key for key in self.seconds if key[0] < newest - LIVE_FOR_S]:
@@ -144,7 +149,7 @@ class Latency:
         for (second, _), encoded in self.packed.items():
             if second in seconds:
                 add_into(merged, encoded)
-        minutes = {_minute(second) for second in seconds}
+        minutes = {minute_of(second) for second in seconds}
         for (minute, _), encoded in self.minutes.items():
             if minute in minutes:  # only these decoded: a step judged during a long run reads its own seconds
                 add_into(merged, encoded)
@@ -154,7 +159,7 @@ class Latency:
         """p50, p95, p99 and max (ms) of a (second, op class): its own, its minute's where rolled up, else zeros."""
         own = {key: _figures(hist) for key, hist in self._each_second()}
         rolled = {(minute, op_class): _figures(hist) for minute, op_class, hist in self._decoded_minutes()}
-        return lambda second, op_class: own.get((second, op_class)) or rolled.get((_minute(second), op_class), (0.0,) * 4)
+        return lambda second, op_class: own.get((second, op_class)) or rolled.get((minute_of(second), op_class), (0.0,) * 4)
 
     def encoded(self) -> tuple[list[list], list[list]]:
         """Every second kept apart and every minute, as [first second, op class, encoding] each."""

@@ -117,3 +117,28 @@ def test_a_report_for_a_packed_second_joins_it_and_every_reading_counts_both_onc
     assert percentiles(again) == percentiles(latency)
     latency.roll_up(newest)
     assert late not in latency.seconds and latency.over({START + 10}).get_total_count() == whole + 1
+
+
+def test_a_second_recorded_into_its_minute_at_once_reads_as_one_rolled_up_there():
+    """Records read long after they were made (``traffic``): a second already further behind the newest than the
+    seconds kept apart goes straight into its minute's histogram, as the roll-up would put it; the run's percentiles,
+    each second's figures and the minutes' counts are those of a second-by-second count rolled up."""
+    draw, seconds = random.Random(5), range(START, START + 3 * PER_SECOND_FOR_S)
+    values = {
+        (s, op): [int(draw.lognormvariate(8, 0.7)) for _ in range(draw.randrange(4))] for s in seconds for op in ("GET", "PUT")
+    }
+    newest = seconds[-1]
+    rolled, direct = Latency(), Latency()
+    aged = newest - PER_SECOND_FOR_S - (newest - PER_SECOND_FOR_S) % ROLLUP_S
+    for (second, op_class), recorded in values.items():
+        for value in recorded:
+            rolled.at(second, op_class).record_value(value)
+            (direct.at_minute if second < aged else direct.at)(second, op_class).record_value(value)
+    rolled.roll_up(newest)
+    direct.roll_up(newest)
+    assert direct.minutes.keys() == rolled.minutes.keys() and len(rolled.minutes) > 2 * 2 * PER_SECOND_FOR_S // ROLLUP_S - 4
+    for op_class, hist in rolled.by_op_class().items():
+        assert [ms_at(direct.by_op_class()[op_class], p) for p in (50, 99, 100)] == [ms_at(hist, p) for p in (50, 99, 100)]
+        assert direct.by_op_class()[op_class].get_total_count() == hist.get_total_count()
+    read_rolled, read_direct = rolled.figures(), direct.figures()
+    assert all(read_direct(s, op) == read_rolled(s, op) for s in seconds for op in ("GET", "PUT"))

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from ..buckets import GROUPS, UNATTRIBUTED
 from ..counts import RunCounts, new_histogram
 from ..exit_codes import UsageError
+from ..latency import PER_SECOND_FOR_S, ROLLUP_S, minute_of
 from ..log_forms import utc_text
 from ..redact import redact
 from ..results import Results
@@ -238,11 +239,18 @@ class Tally:
                     (bucket.throttled_by if kind == "throttled" else bucket.errors)[what] += n
 
     def _latency(self, timed: pa.Table) -> None:
-        """Each attempt's logged duration into its second's histogram; a first attempt's into its op class's too."""
+        """Each attempt's logged duration into its second's histogram (its minute's, where the second is further behind
+        the newest record than the seconds kept apart: it would be rolled into it at once, and a histogram made a
+        second was most of a sparse day's reading); a first attempt's into its op class's too."""
         latency, opening = self.counts.latency, self.counts.first_attempt
+        aged = minute_of(int(self.last or 0) - PER_SECOND_FOR_S)  # ``Latency.roll_up``'s line
+        second = timed["second"].to_numpy()
+        timed = timed.set_column(
+            timed.column_names.index("second"), "second", pa.array(np.where(second < aged, second - second % ROLLUP_S, second))
+        )
         by = timed.group_by(["second", "op_class", "micros"], use_threads=False).aggregate([("first", "count"), ("first", "sum")])
         for second, op_class, micros, attempts, firsts in _rows(by, "second", "op_class", "micros", "first_count", "first_sum"):
-            latency.at(second, op_class).record_value(micros, attempts)
+            (latency.at_minute if second < aged else latency.at)(second, op_class).record_value(micros, attempts)
             if firsts:
                 into = opening.get(op_class)
                 if into is None:
