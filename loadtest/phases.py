@@ -95,23 +95,15 @@ class Phases:
         # a run shorter than the window: the peak window is the steady phase, so peak >= mean
         return cls(span, steady or ran, max(1, min(PEAK_WINDOW_S, len(steady or ran))), ramped=bool(steady))
 
-    def mean(self, values: Sequence[float] | np.ndarray) -> float:
-        """The mean over the steady phase of ``values``, one per second of the span."""
-        if not self.steady:
-            return 0.0
-        at = slice(self.steady.start - self.span.start, self.steady.stop - self.span.start)
-        return round(float(np.asarray(values, dtype=np.float64)[at].sum()) / len(self.steady), 2)
-
-    def peak(self, values: Sequence[float] | np.ndarray) -> float:
-        return round(moving_average_peak(values, self.window), 2)
-
     def sparse_mean(self, seconds: np.ndarray, values: np.ndarray) -> float:
-        """``mean`` of the series that is ``values`` at ``seconds`` and 0 elsewhere (``sparse_peak``'s form)."""
+        """The mean over the steady phase of the series that is ``values`` at ``seconds`` and 0 in its other seconds
+        (``sparse_peak``'s form)."""
         if not self.steady:
             return 0.0
         steady = (seconds >= self.steady.start) & (seconds < self.steady.stop)
         return round(float(np.asarray(values, dtype=np.float64)[steady].sum()) / len(self.steady), 2)
 
     def sparse_peak(self, seconds: np.ndarray, values: np.ndarray) -> float:
-        """``peak`` of the series that is ``values`` at ``seconds`` and 0 elsewhere in the span."""
+        """The peak (``moving_average_peak`` over the window) of the series that is ``values`` at ``seconds`` and 0 in
+        the span's other seconds."""
         return round(sparse_peak(seconds, values, self.span.start, self.span.stop - 1, self.window), 2)

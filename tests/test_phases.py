@@ -42,5 +42,6 @@ def test_the_peak_and_mean_of_a_partitions_rows_are_those_of_its_seconds_made_wh
     for t, n in rows:
         dense[t - phases.span.start] += n
     seconds, values = np.array([t for t, _ in rows], np.int64), np.array([n for _, n in rows], np.float64)
-    assert phases.sparse_peak(seconds, values) == phases.peak(dense)
-    assert phases.sparse_mean(seconds, values) == phases.mean(dense)
+    assert phases.sparse_peak(seconds, values) == round(moving_average_peak(dense, phases.window), 2)
+    steady = dense[phases.steady.start - phases.span.start : phases.steady.stop - phases.span.start]
+    assert phases.sparse_mean(seconds, values) == (round(steady.sum() / len(steady), 2) if len(steady) else 0.0)

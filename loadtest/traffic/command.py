@@ -173,10 +173,8 @@ def traffic_command(ns: argparse.Namespace) -> int:
         lines.append("Unreadable: " + "; ".join(f"{n:,} {why}" for why, n in logs["unreadable"].items()))
     lines.append(wrapup.written_line(out, report))
     if upload is not None and not any(step["step"] == upload[0] for step in results.incomplete):
-        lines.append(
-            f"Uploaded: {upload[0].removeprefix('the upload to ')} (loadtest merge --from-container "
-            f"{given['upload']} --run-id {run_id})"
-        )
+        place = upload_place(given["upload"], run_id, engine)
+        lines.append(f"Uploaded: {place} (loadtest merge --from-container {given['upload']} --run-id {run_id})")
     if written:
         lines.append(f"JUnit: {given['junit']}")
     if profile is not None:
