@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,7 +33,6 @@ __all__ = [
     "frame_of",
     "read_table",
     "write",
-    "span_sums",
     "summed",
     "tallied",
     "tally_of",
@@ -190,12 +188,4 @@ def to_buckets(frame: pd.DataFrame) -> dict[BucketKey, Bucket]:
         for name in TALLIES:
             if values[name][i]:
                 getattr(bucket, name).update(json.loads(values[name][i]))
-    return out
-
-
-def span_sums(frame: pd.DataFrame, column: str | pd.Series, first: int, seconds: int) -> np.ndarray:
-    """A column added up per second of the span that starts at ``first`` (0 where nothing was)."""
-    values = frame[column] if isinstance(column, str) else column
-    out = np.zeros(seconds, dtype=np.float64)
-    np.add.at(out, frame["second"].to_numpy() - first, values.to_numpy(dtype=np.float64))
     return out
