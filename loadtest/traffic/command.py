@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import time
 from collections import Counter
@@ -32,7 +33,7 @@ from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
 from .profile import ProfileCounts
 from .reader import paths, read, shown
-from .shards import read_in_shards, shards
+from .shards import PROFILE_STATE_ENV, read_in_shards, shards
 from .tally import Tally
 from .workload import LEAVES_OUT as WORKLOAD_LEAVES_OUT
 
@@ -134,8 +135,6 @@ def traffic_command(ns: argparse.Namespace) -> int:
     if given["profile_out"] and Path(given["profile_out"]).exists() and not given["overwrite"]:
         raise UsageError(f"--profile-out {given['profile_out']!r}: the file exists; give --overwrite to replace it")
     groups = shards(names, given["jobs"]) if names and "-" not in names else [names]
-    if len(groups) > 1 and given["profile_out"]:
-        raise UsageError("--profile-out with --jobs: shards' profiles are not added yet; give --jobs 1 to write one")
     run_id = given["run_id"] or new_run_id()
     engine = given["engine"] or (host_engine() if given["run_id"] else run_id)  # a part of a shared read, or the read
     upload = _upload(given, run_id, engine, len(groups))
@@ -145,7 +144,9 @@ def traffic_command(ns: argparse.Namespace) -> int:
     began = time.perf_counter()
     try:
         if len(groups) > 1:
-            results, profile, said = read_in_shards(ns, groups, run_id), None, [f"Read in {len(groups)} processes."]
+            results, added = read_in_shards(ns, groups, run_id, profile=bool(given["profile_out"]))
+            said = [f"Read in {len(groups)} processes."]
+            profile = added and _write_profile(given, added.counts, added.first, added.last, added.records)
         else:
             results, profile, said = _read_once(given, names, run_id, engine)
     except ToolError:
@@ -214,7 +215,7 @@ def _read_once(given: dict[str, Any], names: list[str], run_id: str, engine: str
         since=given["since"],
         until=given["until"],
         hash_keys=given["hash_keys"],
-        profile=ProfileCounts() if given["profile_out"] else None,
+        profile=ProfileCounts() if given["profile_out"] or os.environ.get(PROFILE_STATE_ENV) else None,
     )
     forms: Counter[str] = Counter()
     names, blobs_read = _read_logs(given, names, tally, forms)
@@ -254,13 +255,18 @@ def _read_once(given: dict[str, Any], names: list[str], run_id: str, engine: str
     }  # type: ignore[typeddict-item]
     counts.close()
     profile = None
-    if tally.profile is not None:
-        profile = tally.profile.write(
-            Path(given["profile_out"]),
-            first=tally.first,
-            last=tally.last,
-            hashed=given["hash_keys"],
-            records=tally.counted,
-            entity_bytes=given["entity_bytes"],
-        )
+    handed = os.environ.get(PROFILE_STATE_ENV)  # a --jobs shard: its parent adds the shards' demand
+    if tally.profile is not None and handed:
+        state = tally.profile.state(first=tally.first, last=tally.last, records=tally.counted)
+        Path(handed).write_text(json.dumps(state), encoding="utf-8")
+    elif tally.profile is not None:
+        profile = _write_profile(given, tally.profile, tally.first, tally.last, tally.counted)
     return results, profile, blobs_read
+
+
+def _write_profile(given: dict[str, Any], counts: ProfileCounts, first: float, last: float, records: int) -> Path:
+    """--profile-out: the demand counted (one read's, or its shards' added), as a traffic profile."""
+    hashed, entity_bytes = given["hash_keys"], given["entity_bytes"]
+    return counts.write(
+        Path(given["profile_out"]), first=first, last=last, hashed=hashed, records=records, entity_bytes=entity_bytes
+    )

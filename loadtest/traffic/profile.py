@@ -137,6 +137,47 @@ class ProfileCounts:
             "unattributed": _demand(self.unattributed),
         }
 
+    def state(self, *, first: float, last: float, records: int) -> dict[str, Any]:
+        """Everything counted, exactly, as JSON: what a ``--jobs`` shard hands its parent, which adds the shards'
+        (``add_state``) and writes the one profile of them all."""
+        return {
+            "partitions": self.partitions,
+            "folded": [[place, keys[0], per_class] for place, (keys, per_class) in self.folded.items()],
+            "operations": [[op, cls, n, self.operation_entities[(op, cls)]] for (op, cls), n in self.operations.items()],
+            "unattributed": self.unattributed,
+            "seconds": sorted(self.seconds.items()),
+            "first": first,
+            "last": last,
+            "records": records,
+        }
+
+    def add_state(self, state: dict[str, Any]) -> tuple[float, float, int]:
+        """Another read's ``state`` added (a shard's, by its parent): (its first and last record's time, its
+        records)."""
+        for partition, per_class in state["partitions"].items():
+            for op_class, (requests, entities) in per_class.items():
+                if partition not in self.partitions and len(self.partitions) >= MAX_KEYS:
+                    self._fold()
+                asked = self.partitions.setdefault(partition, {}).setdefault(op_class, [0.0, 0.0])
+                asked[0] += requests
+                asked[1] += entities
+        for place, keys, per_class in state["folded"]:
+            held, into = self.folded.setdefault(int(place), ([0], {}))
+            held[0] += keys
+            for op_class, (requests, entities) in per_class.items():
+                asked = into.setdefault(op_class, [0.0, 0.0])
+                asked[0] += requests
+                asked[1] += entities
+        for operation, op_class, n, entities in state["operations"]:
+            self.operations[(operation, op_class)] += n
+            self.operation_entities[(operation, op_class)] += entities
+        for op_class, (requests, entities) in state["unattributed"].items():
+            asked = self.unattributed.setdefault(op_class, [0.0, 0.0])
+            asked[0] += requests
+            asked[1] += entities
+        self.seconds.update({int(second): n for second, n in state["seconds"]})
+        return state["first"], state["last"], state["records"]
+
     def write(self, path: Path, **facts: Any) -> Path:
         path.write_text(json.dumps(self.profile(**facts), indent=1) + "\n", encoding="utf-8")
         return path

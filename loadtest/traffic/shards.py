@@ -6,12 +6,13 @@ counts: the results of one read. Each shard is the command as a user runs it, on
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engines.engine_read import read_results
@@ -21,8 +22,9 @@ from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import BUCKETS_FILE, RESULTS_FILE
 from ..progress import Progress
 from ..results import Results
+from .profile import ProfileCounts
 
-__all__ = ["FORWARDED", "read_in_shards", "shards"]
+__all__ = ["FORWARDED", "PROFILE_STATE_ENV", "ShardProfile", "read_in_shards", "shards"]
 
 #: The options each shard is given as the command was: which records count, and how they are judged.
 FORWARDED = (
@@ -30,6 +32,11 @@ FORWARDED = (
     "account_target", "profile",
 )  # fmt: skip
 _NOTHING_COUNTED = 2  # a shard whose records hold no entity operation (an hour of table operations): passed by
+#: Where a shard writes its demand's exact counts (``ProfileCounts.state``) for its parent's --profile-out: set by the
+#: parent in the child's environment only, a hand-over between the processes of one command (as Locust's master and
+#: workers have their messages), not an option of the command.
+PROFILE_STATE_ENV = "LOADTEST_TRAFFIC_SHARD_PROFILE"
+_PROFILE_STATE = "profile-state.json"
 
 
 def shards(names: Sequence[str], jobs: int) -> list[list[str]]:
@@ -58,15 +65,30 @@ def _forwarded(ns: argparse.Namespace) -> list[str]:
     return given
 
 
-def read_in_shards(ns: argparse.Namespace, groups: list[list[str]], run_id: str) -> Results:
-    """Each group read by a child ``loadtest traffic`` at once, then added: one read's results, run ``run_id``."""
+@dataclass
+class ShardProfile:
+    """The shards' demand added (``--profile-out`` with ``--jobs``): the counts, their records' first and last time,
+    and how many records."""
+
+    counts: ProfileCounts
+    first: float
+    last: float
+    records: int
+
+
+def read_in_shards(
+    ns: argparse.Namespace, groups: list[list[str]], run_id: str, *, profile: bool = False
+) -> tuple[Results, ShardProfile | None]:
+    """Each group read by a child ``loadtest traffic`` at once, then added: one read's results, run ``run_id``; and
+    (``profile``) the shards' demand added, as one read would have counted it."""
     with tempfile.TemporaryDirectory(prefix="loadtest-traffic-") as held:
         children = []
         for number, group in enumerate(groups):
             folder, log = Path(held) / f"shard-{number}", Path(held) / f"shard-{number}.log"
             argv = [sys.executable, "-m", "loadtest", "traffic", *_forwarded(ns), *group, "--no-report", "--out", str(folder)]
+            env = {**os.environ, PROFILE_STATE_ENV: str(folder / _PROFILE_STATE)} if profile else None
             with log.open("w") as said:  # each shard says its lines to its own file; the command says the sum
-                child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=said, stderr=subprocess.STDOUT)
+                child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=said, stderr=subprocess.STDOUT, env=env)
             children.append((folder, log, child))
         read = []
         try:
@@ -90,8 +112,18 @@ def read_in_shards(ns: argparse.Namespace, groups: list[list[str]], run_id: str)
         if not read:
             raise UsageError("traffic: no entity operation counted in any shard of the logs given")
         merged = merge(((str(f), read_results(str(f), f / RESULTS_FILE)) for f in read), _beside)
+        added = _profiles(read) if profile else None
     merged.run = replace(merged.run, id=run_id)  # the sum of the shards, a read of its own (each shard's id in ``engines``)
-    return merged
+    return merged, added
+
+
+def _profiles(folders: Sequence[Path]) -> ShardProfile:
+    """The shards' demand counts added: what one read of all their records would have counted."""
+    counts, first, last, records = ProfileCounts(), float("inf"), float("-inf"), 0
+    for folder in folders:
+        begun, ended, read = counts.add_state(json.loads((folder / _PROFILE_STATE).read_text()))
+        first, last, records = min(first, begun), max(last, ended), records + read
+    return ShardProfile(counts, first, last, records)
 
 
 def _beside(sources: Sequence[str]) -> Iterator[Path]:

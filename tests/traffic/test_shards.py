@@ -78,20 +78,20 @@ def test_jobs_reads_whole_hour_folders_in_processes_and_says_what_one_read_would
     assert shared["run"]["id"] not in {engine["engine"] for engine in shared["engines"]}
 
 
-def test_jobs_with_a_profile_to_write_is_refused_in_one_line(tmp_path, monkeypatch):
-    _hour_files(tmp_path / "$logs" / "table", random.Random(8))
-    args = [
-        "traffic",
-        str(tmp_path / "$logs"),
-        "--jobs",
-        "2",
-        "--profile-out",
-        str(tmp_path / "p.json"),
-        "--out",
-        str(tmp_path / "o"),
-    ]
-    code, _, err = in_process(monkeypatch, *args)
-    assert code == 2 and err.count("\n") == 1 and "--profile-out with --jobs" in err and not (tmp_path / "o").exists()
+def test_jobs_write_the_traffic_profile_one_read_writes(read_whole, tmp_path, monkeypatch):
+    """--profile-out with --jobs 2: each shard hands its demand's exact counts to the command, which adds them: the
+    same profile as one read of all the logs, byte for byte (no file of the hand-over left beside the outputs)."""
+    logs, _, _ = read_whole
+    profiles = {}
+    for jobs in ("1", "2"):
+        profile, out = tmp_path / f"traffic-{jobs}.json", tmp_path / f"out-{jobs}"
+        args = ("--jobs", jobs, "--profile-out", str(profile), "--no-report", "--out", str(out))
+        code, said, err = in_process(monkeypatch, "traffic", str(logs), *args)
+        assert code in (0, 3) and f"Traffic profile: {profile}" in said and ("Read in 2 processes." in said) == (jobs == "2"), err
+        profiles[jobs] = profile.read_text()
+        assert {p.name for p in out.iterdir()} <= {"results.json", "series.parquet", "buckets.parquet", "timeseries.csv"}
+    assert profiles["2"] == profiles["1"]
+    assert json.loads(profiles["1"])["requests"] > 0 and json.loads(profiles["1"])["partitions"]
 
 
 def test_a_shard_that_fails_is_named_in_one_line_and_nothing_is_written(read_whole, tmp_path, monkeypatch):
