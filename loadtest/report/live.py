@@ -233,7 +233,7 @@ def register(environment: Environment, run: LiveRun) -> None:
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / REPORT_FILE).exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())
-        finished = run.results if data["report"] and data["state"] == "stopped" else None
+        finished = run.results if run.out and data["state"] == "stopped" else None  # its outputs written (--no-report too)
         data["findings"] = [_finding(f) for f in finished.findings] if finished else []
         data["badges"] = {kind: badge._asdict() for kind, badge in badge_colours().items()}  # as every page has them
         return redact_values(data)  # keys and messages as the tab, its table and Locust's report show them
@@ -272,6 +272,9 @@ def register(environment: Environment, run: LiveRun) -> None:
     @web_ui.app.route("/partition-stress/report")
     def _report() -> Response:
         path = run.out / REPORT_FILE if run.out else None
+        if path is not None and not path.exists() and run.settings.no_report:
+            said = "No report: the test ran with --no-report. `loadtest report` on its folder draws it from its results.json."
+            return Response(said, status=404, mimetype="text/plain")
         if path is None or not path.exists():
             return Response("No report yet: it is written when a test stops.", status=404, mimetype="text/plain")
         return Response(path.read_text(encoding="utf-8"), mimetype="text/html")

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import urllib.request
+from types import SimpleNamespace
 
 import pytest
 from browser import chromium_page
-from helpers import web_ui_process
+from helpers import run_info, web_ui_process
+from locust.argument_parser import parse_options
+from locust.env import Environment
 from synthetic import fire, listener, recorded
 
 import loadtest.counts
 from loadtest.child_process import free_port
+from loadtest.findings.assess import assess
+from loadtest.options.settings import Settings, namespace
 from loadtest.redact import AZURITE_KEY
+from loadtest.report import live
 from loadtest.report.live import live_view
+from loadtest.summary import build
 
 
 def test_live_view_ranks_partitions_and_shows_the_rest_together():
@@ -217,3 +225,25 @@ def test_the_live_views_peaks_and_throttling_cover_the_seconds_put_away(monkeypa
         r["partition"]: (r["peak_eps"], r["ratio"], r["finding"]) for r in view["rows"]
     }
     assert view["chart"]["series"]["steady"] == whole["chart"]["series"]["steady"]
+
+
+def test_a_test_run_without_its_report_shows_its_findings_in_the_tab_and_says_why_there_is_no_page(tmp_path, monkeypatch):
+    """--no-report in the web UI: the stopped test's findings still reach the tab (they come from its results, not
+    its page), and ``/partition-stress/report`` says the report was left undrawn and how to draw it."""
+    monkeypatch.setattr(sys, "argv", ["locust"])  # Locust's UI reads its form's extra arguments from the command line
+    env = Environment(parsed_options=parse_options([]))
+    env.create_local_runner()
+    env.create_web_ui("127.0.0.1", 0, delayed_start=True)  # its pages through Flask's test client
+    counted = recorded({t: [{"op": "read", "entities": 500}] for t in range(12)}, steady_from=1)
+    results = assess(build(counted, run_info(partition_target=100)))
+    run = SimpleNamespace(
+        settings=Settings.from_options(namespace(no_report=True)), metrics=counted, cluster=SimpleNamespace(lost={}),
+        out=tmp_path, results=results,
+    )  # fmt: skip
+    live.register(env, run)
+    env.runner.update_state("stopped")
+    client = env.web_ui.app.test_client()
+    data = json.loads(client.get("/partition-stress/data").get_data(as_text=True))
+    assert data["report"] is None and "HOT" in {f["kind"] for f in data["findings"]}, data["findings"]
+    page = client.get("/partition-stress/report")
+    assert page.status_code == 404 and "--no-report" in page.get_data(as_text=True)
