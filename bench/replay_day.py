@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from loadtest.traffic.profile import ProfileCounts
+from loadtest.traffic.profile_counts import ProfileCounts
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = 86_400

@@ -108,7 +108,7 @@ def test_compare_simulate_ranks_the_strategies_at_a_rate_no_machine_could_send(l
 def test_split_hot_ranks_a_single_hot_key_spread_over_keys_above_the_design_as_logged(loadtest, tmp_path):
     """The docs' remedy against production's own demand: one key asked 3x its target (at --scale 5) beside a cool one;
     spread over 4 keys it is under the target, and the comparison ranks that first."""
-    from loadtest.traffic.profile import ProfileCounts
+    from loadtest.traffic.profile_counts import ProfileCounts
 
     counts = ProfileCounts()
     for second in range(20):

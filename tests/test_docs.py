@@ -210,7 +210,7 @@ def _commands() -> list[tuple[str, str]]:
 @functools.cache
 def _profile_folder(name: str) -> Path:
     """A folder holding a small traffic profile named ``name``: two partitions' reads and writes for a minute."""
-    from loadtest.traffic.profile import ProfileCounts
+    from loadtest.traffic.profile_counts import ProfileCounts
 
     counts = ProfileCounts()
     for second in range(60):

@@ -31,9 +31,9 @@ from ..serverlogs import kql_string
 from .classic import HourSeen
 from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
-from .profile import ProfileCounts
+from .profile_counts import ProfileCounts
 from .reader import paths, read, shown
-from .shards import PROFILE_STATE_ENV, read_in_shards, shards
+from .shards import PROFILE_STATE_ENV, PROFILE_STATE_FILE, read_in_shards, shards
 from .tally import Tally
 from .workload import LEAVES_OUT as WORKLOAD_LEAVES_OUT
 
@@ -148,7 +148,7 @@ def traffic_command(ns: argparse.Namespace) -> int:
             said = [f"Read in {len(groups)} processes."]
             profile = added and _write_profile(given, added.counts, added.first, added.last, added.records)
         else:
-            results, profile, said = _read_once(given, names, run_id, engine)
+            results, profile, said = _read_once(given, names, run_id, engine, out)
     except ToolError:
         for folder in made:  # refused: nothing written, the folders made for the outputs (still empty) let go of
             with contextlib.suppress(OSError):
@@ -206,9 +206,12 @@ def _upload(given: dict[str, Any], run_id: str, engine: str, shards: int) -> tup
     )
 
 
-def _read_once(given: dict[str, Any], names: list[str], run_id: str, engine: str) -> tuple[Results, Path | None, list[str]]:
+def _read_once(
+    given: dict[str, Any], names: list[str], run_id: str, engine: str, out: Path
+) -> tuple[Results, Path | None, list[str]]:
     """The logs read in this process, as run ``run_id``'s part ``engine``: the results (with their mergeable count),
-    the profile written (--profile-out), and what the console says of the blobs read."""
+    the profile written (--profile-out; a --jobs shard's demand counts, in ``out``), and what the console says of the
+    blobs read."""
     tally = Tally(
         entity_bytes=given["entity_bytes"],
         client_request_id=given["client_request_id"],
@@ -255,10 +258,9 @@ def _read_once(given: dict[str, Any], names: list[str], run_id: str, engine: str
     }  # type: ignore[typeddict-item]
     counts.close()
     profile = None
-    handed = os.environ.get(PROFILE_STATE_ENV)  # a --jobs shard: its parent adds the shards' demand
-    if tally.profile is not None and handed:
+    if tally.profile is not None and os.environ.get(PROFILE_STATE_ENV):  # a --jobs shard: its parent adds the shards'
         state = tally.profile.state(first=tally.first, last=tally.last, records=tally.counted)
-        Path(handed).write_text(json.dumps(state), encoding="utf-8")
+        (out / PROFILE_STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
     elif tally.profile is not None:
         profile = _write_profile(given, tally.profile, tally.first, tally.last, tally.counted)
     return results, profile, blobs_read

@@ -22,9 +22,9 @@ from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import BUCKETS_FILE, RESULTS_FILE
 from ..progress import Progress
 from ..results import Results
-from .profile import ProfileCounts
+from .profile_counts import ProfileCounts
 
-__all__ = ["FORWARDED", "PROFILE_STATE_ENV", "ShardProfile", "read_in_shards", "shards"]
+__all__ = ["FORWARDED", "PROFILE_STATE_ENV", "PROFILE_STATE_FILE", "ShardProfile", "read_in_shards", "shards"]
 
 #: The options each shard is given as the command was: which records count, and how they are judged.
 FORWARDED = (
@@ -32,11 +32,11 @@ FORWARDED = (
     "account_target", "profile",
 )  # fmt: skip
 _NOTHING_COUNTED = 2  # a shard whose records hold no entity operation (an hour of table operations): passed by
-#: Where a shard writes its demand's exact counts (``ProfileCounts.state``) for its parent's --profile-out: set by the
-#: parent in the child's environment only, a hand-over between the processes of one command (as Locust's master and
-#: workers have their messages), not an option of the command.
+#: Set by the parent in a shard's environment: write the demand's exact counts (``ProfileCounts.state``) as
+#: ``PROFILE_STATE_FILE`` in the shard's own --out, for the parent's --profile-out. A hand-over between the processes
+#: of one command (as Locust's master and workers have their messages), not an option; it names no path.
 PROFILE_STATE_ENV = "LOADTEST_TRAFFIC_SHARD_PROFILE"
-_PROFILE_STATE = "profile-state.json"
+PROFILE_STATE_FILE = "profile-state.json"
 
 
 def shards(names: Sequence[str], jobs: int) -> list[list[str]]:
@@ -86,7 +86,7 @@ def read_in_shards(
         for number, group in enumerate(groups):
             folder, log = Path(held) / f"shard-{number}", Path(held) / f"shard-{number}.log"
             argv = [sys.executable, "-m", "loadtest", "traffic", *_forwarded(ns), *group, "--no-report", "--out", str(folder)]
-            env = {**os.environ, PROFILE_STATE_ENV: str(folder / _PROFILE_STATE)} if profile else None
+            env = {**os.environ, PROFILE_STATE_ENV: "1"} if profile else None
             with log.open("w") as said:  # each shard says its lines to its own file; the command says the sum
                 child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=said, stderr=subprocess.STDOUT, env=env)
             children.append((folder, log, child))
@@ -121,7 +121,7 @@ def _profiles(folders: Sequence[Path]) -> ShardProfile:
     """The shards' demand counts added: what one read of all their records would have counted."""
     counts, first, last, records = ProfileCounts(), float("inf"), float("-inf"), 0
     for folder in folders:
-        begun, ended, read = counts.add_state(json.loads((folder / _PROFILE_STATE).read_text()))
+        begun, ended, read = counts.add_state(json.loads((folder / PROFILE_STATE_FILE).read_text()))
         first, last, records = min(first, begun), max(last, ended), records + read
     return ShardProfile(counts, first, last, records)
 

@@ -31,7 +31,7 @@ from ..service_errors import logged_throttling
 from ..summary import logged_shares
 from .attribution import attribute, codes_of
 from .columns import from_records
-from .profile import ProfileCounts
+from .profile_counts import ProfileCounts
 from .recent_ids import RecentIds
 from .records import LogRecord, Unreadable
 from .workload import LoggedWorkload

@@ -16,8 +16,8 @@ from loadtest.retry import parse_retry
 from loadtest.simulator.demand import Demand
 from loadtest.simulator.replay import replay
 from loadtest.simulator.simulation import Simulation
-from loadtest.traffic import profile as profiles
-from loadtest.traffic.profile import ProfileCounts
+from loadtest.traffic import profile_counts
+from loadtest.traffic.profile_counts import ProfileCounts
 
 T0 = 1_795_000_000
 
@@ -54,11 +54,11 @@ def test_each_key_is_asked_what_the_logs_counted():
 
 def test_a_tail_group_is_replayed_as_its_keys_one_by_one(monkeypatch):
     """Under an account budget that binds, the group's share of it is its keys'; its served entities are theirs."""
-    monkeypatch.setattr(profiles, "HEAVIEST", 1)
+    monkeypatch.setattr(profile_counts, "HEAVIEST", 1)
     second = {"hot": 40, **{f"t{i:02}": 4 for i in range(20)}}  # twenty tail keys alike: one group of 20
     grouped = replay(profile_of([second] * 5), unattributed="apart")
     assert len(grouped.demand.keys) == 2 and sorted(grouped.demand.key_counts) == [1, 20]
-    monkeypatch.setattr(profiles, "HEAVIEST", 100)
+    monkeypatch.setattr(profile_counts, "HEAVIEST", 100)
     apart = replay(profile_of([second] * 5), unattributed="apart")
     assert len(apart.demand.keys) == 21
     limits = {"partition_rate": 30, "account_rate": 90}  # the hot key and the account both throttled

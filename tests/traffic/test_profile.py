@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from loadtest.buckets import UNATTRIBUTED
 from loadtest.exit_codes import UsageError
 from loadtest.traffic import profile as profiles
-from loadtest.traffic.profile import FORMAT, ProfileCounts, load_profile
+from loadtest.traffic import profile_counts
+from loadtest.traffic.profile import FORMAT, load_profile
+from loadtest.traffic.profile_counts import ProfileCounts
 
 T0 = 1_795_000_000
 
@@ -45,7 +47,7 @@ def totals(profile: dict) -> tuple[int, int]:
 
 
 def test_the_heaviest_are_named_exactly_and_the_tail_is_grouped_by_demand(monkeypatch):
-    monkeypatch.setattr(profiles, "HEAVIEST", 2)
+    monkeypatch.setattr(profile_counts, "HEAVIEST", 2)
     demand = {"hot": 50, "warm": 20, **{f"a{i}": 3 for i in range(5)}, **{f"b{i}": 1 for i in range(4)}}
     counts = fed(ProfileCounts(), demand, seconds=2)
     counts.add(T0, "InsertEntity", "PUT", UNATTRIBUTED, 1)
@@ -62,7 +64,7 @@ def test_the_heaviest_are_named_exactly_and_the_tail_is_grouped_by_demand(monkey
 
 
 def test_folding_the_lightest_to_bound_memory_keeps_every_total(monkeypatch):
-    monkeypatch.setattr(profiles, "MAX_KEYS", 8)
+    monkeypatch.setattr(profile_counts, "MAX_KEYS", 8)
     counts = ProfileCounts()
     fed(counts, {"hot": 40})
     fed(counts, {f"k{i}": 1 + i % 3 for i in range(30)})  # many light keys: folded as they come

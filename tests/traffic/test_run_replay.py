@@ -15,7 +15,7 @@ from helpers import in_process
 from loadtest.buckets import UNATTRIBUTED
 from loadtest.key_specs import key_strategy
 from loadtest.options.limits import MAX_SEED_ENTITIES
-from loadtest.traffic.profile import ProfileCounts
+from loadtest.traffic.profile_counts import ProfileCounts
 
 START = 1_795_500_000
 #: Per second: reads and upserts on three named keys (hot 40+20, warm 10+5, cool 2+1), 25 reads over 1,300 light
