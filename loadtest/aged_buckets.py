@@ -8,7 +8,7 @@ reading them back (the summary, once) decodes the chunks one at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
 
@@ -26,6 +26,7 @@ class AgedBuckets:
     def __init__(self) -> None:
         self._chunks: list[bytes] = []
         self._frames: list[pd.DataFrame] = []  # given whole (the engines' sum): read once, never encoded
+        self._sources: list[Callable[[], Iterable[pd.DataFrame]]] = []  # read afresh each time (engines' files)
         self._pending: list[tuple[BucketKey, Bucket]] = []
         self.rows = 0
 
@@ -47,11 +48,18 @@ class AgedBuckets:
         self._frames.append(frame)
         self.rows += len(frame)
 
+    def add_source(self, frames: Callable[[], Iterable[pd.DataFrame]], rows: int) -> None:
+        """Buckets held elsewhere (engines' files over a long span), read a frame at a time each time they are read."""
+        self._sources.append(frames)
+        self.rows += rows
+
     def frames(self) -> Iterator[pd.DataFrame]:
-        """Every chunk decoded, one at a time, then the frames given whole and the pending rows."""
+        """Every chunk decoded, one at a time, then the frames given whole, the sources' and the pending rows."""
         for chunk in self._chunks:
             yield decode(chunk)
         yield from self._frames
+        for source in self._sources:
+            yield from source()
         if self._pending:
             yield frame_of(self._pending)
 
@@ -62,5 +70,6 @@ class AgedBuckets:
     def clear(self) -> None:
         self._chunks.clear()
         self._frames.clear()
+        self._sources.clear()
         self._pending = []
         self.rows = 0

@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 import pyarrow as pa
@@ -25,6 +26,7 @@ from .outputs import write_whole
 
 __all__ = [
     "COLUMNS",
+    "Chunks",
     "KEYS",
     "TALLIES",
     "column_of",
@@ -88,14 +90,39 @@ def decode(encoded: bytes) -> pd.DataFrame:
     return frame
 
 
-def write(frame: pd.DataFrame | None, path: Path) -> None:
-    """``encode``'s bytes in a file, whole or not at all (an engine's buckets.parquet); none for results of no engine
-    (a merge, a simulation), whose folder must not keep an earlier run's buckets as if they were theirs."""
+class Chunks:
+    """Buckets too many for one frame, read a frame at a time (``frames`` gives them afresh each call; a key may
+    repeat across them): a long span's seconds, which buckets.parquet holds whole for ``loadtest merge``. Not a
+    dataclass: ``dataclasses.asdict`` would copy it into a dict."""
+
+    __slots__ = ("frames", "rows")
+
+    def __init__(self, frames: Callable[[], Iterable[pd.DataFrame]], rows: int) -> None:
+        self.frames, self.rows = frames, rows
+
+    def __len__(self) -> int:
+        return self.rows
+
+
+def write(frame: pd.DataFrame | Chunks | None, path: Path) -> None:
+    """``encode``'s bytes in a file, whole or not at all (an engine's buckets.parquet; ``Chunks`` a row group each,
+    never one frame); none for results of no engine (a merge, a simulation), whose folder must not keep an earlier
+    run's buckets as if they were theirs."""
     if frame is None:
         path.unlink(missing_ok=True)
         return
+    if isinstance(frame, Chunks):
+        write_whole(path, lambda file: _write_chunks(frame, file))
+        return
     encoded = encode(frame)
     write_whole(path, lambda file: file.write(encoded))
+
+
+def _write_chunks(chunks: Chunks, file: BinaryIO) -> None:
+    with pq.ParquetWriter(file, _SCHEMA, compression="zstd") as writer:
+        for frame in chunks.frames():
+            if len(frame):
+                writer.write_table(pa.Table.from_pandas(frame, schema=_SCHEMA, preserve_index=False))
 
 
 def read_table(source: Path | bytes) -> pa.Table:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import datasketches as ds
@@ -100,7 +100,13 @@ class RunCounts:
 
     def frame(self) -> pd.DataFrame:
         """Every bucket, put away or not, as a frame with one row per key (``bucket_frame``), sorted by it."""
-        return summed(pd.concat([*self.aged.frames(), frame_of(self.buckets.items())], ignore_index=True))
+        return summed(pd.concat(list(self.frames()), ignore_index=True))
+
+    def frames(self) -> Iterator[pd.DataFrame]:
+        """Every bucket a frame at a time (``bucket_frame``'s columns; a key may repeat across them): those put away,
+        decoded one at a time, then those held (what reads a long span a chunk at a time)."""
+        yield from self.aged.frames()
+        yield frame_of(self.buckets.items())
 
     def between(self, first: int, last: int) -> dict[BucketKey, Bucket]:
         """The buckets of seconds ``first`` to ``last`` (a ceiling step's), put away or not."""

@@ -161,6 +161,20 @@ class Latency:
         rolled = {(minute, op_class): _figures(hist) for minute, op_class, hist in self._decoded_minutes()}
         return lambda second, op_class: own.get((second, op_class)) or rolled.get((minute_of(second), op_class), (0.0,) * 4)
 
+    def bin_figures(self, start_of: Callable[[int], int]) -> dict[tuple[int, str], Figures]:
+        """p50, p95, p99 and max (ms) of each bin and op class: its minutes' histograms added (``start_of``: a
+        minute's bin's first second), each decoded once. The seconds kept apart are not read: roll them up first."""
+        groups: dict[tuple[int, str], list[str]] = {}
+        for (minute, op_class), encoded in sorted(self.minutes.items()):
+            groups.setdefault((start_of(minute), op_class), []).append(encoded)
+        out = {}
+        for key, parts in groups.items():
+            into = new_histogram()
+            for part in parts:
+                add_into(into, part)
+            out[key] = _figures(into)
+        return out
+
     def encoded(self) -> tuple[list[list], list[list]]:
         """Every second kept apart and every minute, as [first second, op class, encoding] each."""
         seconds = [  # a second only packed is given as it is, not decoded to be encoded again

@@ -30,6 +30,7 @@ from .typed_reader import Check
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .bucket_frame import Chunks
     from .counts import RunCounts
     from .request_profile import RequestProfile
 
@@ -209,7 +210,7 @@ def capture(
     *,
     run_id: str,
     engine: str,
-    buckets: "pd.DataFrame | None" = None,
+    buckets: "pd.DataFrame | Chunks | None" = None,
 ) -> dict[str, Any]:
     """This engine's counts at the end of its test, nothing reset; its buckets a frame (``bucket_frame``; ``buckets``:
     ``metrics.frame()``, where the caller has made it already), which results.json names by its file

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_words", "sparse_peak"]
+__all__ = ["PEAK_WINDOW_S", "Phases", "moving_average_peak", "peak_window", "peak_words", "sparse_peak"]
 
 #: Seconds a peak averages (a run's steady phase, when shorter: ``RunInfo.peak_window_s`` holds the one it used).
 PEAK_WINDOW_S = 10
@@ -38,17 +38,27 @@ def moving_average_peak(values: Sequence[float] | np.ndarray, window: int = PEAK
 def sparse_peak(seconds: np.ndarray, values: np.ndarray, first: int, last: int, window: int = PEAK_WINDOW_S) -> float:
     """``moving_average_peak`` of the series that is ``values`` at ``seconds`` (added where one repeats) and 0 in the
     other seconds of ``first``..``last``, without making it: a month of seconds is 2.6 million, and a partition of
-    production's logs has a row in few of them. Values are counts (never negative), so a best window can be slid right
-    until it starts at a second with a value or ends at ``last``: those are the windows tried."""
+    production's logs has a row in few of them."""
+    return peak_window(seconds, values, first, last, window)[0]
+
+
+def peak_window(
+    seconds: np.ndarray, values: np.ndarray, first: int, last: int, window: int = PEAK_WINDOW_S
+) -> tuple[float, int, int]:
+    """``sparse_peak`` and where it lies: (peak, the window's first second, its length). Values are counts (never
+    negative), so a best window can be slid right until it starts at a second with a value or ends at ``last``: those
+    are the windows tried, and the first best one is given."""
     length = last - first + 1
     if length <= 0 or not len(seconds):
-        return 0.0
+        return 0.0, first, max(0, min(window, length))
     window = min(window, length)
     order = np.argsort(seconds, kind="stable")
     at, totals = seconds[order] - first, np.concatenate(([0.0], np.cumsum(np.asarray(values, dtype=np.float64)[order])))
     starts = np.minimum(at, length - window)  # each window [start, start + window)
     ends = np.searchsorted(at, starts + window, side="left")
-    return float((totals[ends] - totals[np.searchsorted(at, starts, side="left")]).max()) / window
+    sums = totals[ends] - totals[np.searchsorted(at, starts, side="left")]
+    best = int(sums.argmax())
+    return float(sums[best]) / window, int(starts[best]) + first, window
 
 
 @dataclass(frozen=True)

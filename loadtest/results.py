@@ -84,7 +84,7 @@ class SeriesMissing(ValueError):
 def _fields(value: Any) -> dict[str, Any]:
     """A dataclass's fields for ``json``, which walks them itself (no copy); the series and an engine's buckets go in
     their own files, and results.json says where and how many rows each has."""
-    if isinstance(value, pd.DataFrame):  # the one frame inside a section: an engine's buckets (``mergeable``)
+    if isinstance(value, pd.DataFrame | bucket_frame.Chunks):  # the one frame inside a section: an engine's buckets
         return {"file": BUCKETS_FILE, "rows": len(value)}
     if isinstance(value, _SeriesInline):  # its file could not be written: its rows in results.json, the older form
         beside = {k: v for k, v in _fields(value.results).items() if k != "series"}
@@ -154,6 +154,8 @@ class Results:
         both in before their files)."""
         data = {**asdict(self), "timeseries": series_frame.records(self.timeseries)}
         metrics = data["mergeable"].get("metrics", {})
+        if isinstance(metrics.get("buckets"), bucket_frame.Chunks):
+            metrics["buckets"] = pd.concat(list(metrics["buckets"].frames()), ignore_index=True)
         if isinstance(metrics.get("buckets"), pd.DataFrame):
             metrics["buckets"] = [[*key, b.to_dict()] for key, b in bucket_frame.to_buckets(metrics["buckets"]).items()]
         return data
@@ -216,7 +218,7 @@ class Results:
         (a later ``write_json`` passes it as ``series_inline``)."""
         series = attempt(SERIES_FILE, lambda: series_frame.write(self.timeseries, out / SERIES_FILE))
         buckets = self.mergeable.get("metrics", {}).get("buckets")
-        if isinstance(buckets, pd.DataFrame):
+        if isinstance(buckets, pd.DataFrame | bucket_frame.Chunks):
             attempt(BUCKETS_FILE, lambda: bucket_frame.write(buckets, out / BUCKETS_FILE))
         elif not isinstance(buckets, dict):  # no buckets of its own: none of an earlier run's left beside it
             attempt(BUCKETS_FILE, lambda: bucket_frame.write(None, out / BUCKETS_FILE))
@@ -243,7 +245,7 @@ class Results:
         file's name and rows; a later ``write`` leaves the file as it is): the report and the steps after never read
         them, and ten minutes over 50 keys are 14 MB."""
         metrics = self.mergeable.get("metrics", {})
-        if isinstance(metrics.get("buckets"), pd.DataFrame):
+        if isinstance(metrics.get("buckets"), pd.DataFrame | bucket_frame.Chunks):
             metrics["buckets"] = _fields(metrics["buckets"])
 
     # --- questions the verdict, the report and compare ask -----------------------------------

@@ -26,13 +26,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import csv
 
-from .bucket_frame import TALLIES, column_of, tally_of, tally_text
+from .bucket_frame import COLUMNS as BUCKET_COLUMNS
+from .bucket_frame import TALLIES, column_of, summed, tally_of, tally_text
 from .buckets import COUNTERS
 from .column_checkers import shown
 from .operations import OpClass
 from .outputs import TIMESERIES_FILE, TIMESERIES_GZ, write_whole
 from .results_schema import EPOCH_END, EPOCH_WHAT
-from .series_schema import MAX_SPAN_S
+from .rolled_frame import BIN_COLUMN
+from .series_schema import MAX_BIN_S, MAX_SPAN_S
 
 __all__ = [
     "COLUMNS",
@@ -42,6 +44,7 @@ __all__ = [
     "empty",
     "of_frame",
     "of_rows",
+    "one_width",
     "read",
     "records",
     "tally",
@@ -50,12 +53,12 @@ __all__ = [
 ]
 
 LATENCY = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
-COLUMNS = ("t", "second", "partition", "op_class", *COUNTERS, "longest_ms", *TALLIES, *LATENCY, "users")
+COLUMNS = ("t", "second", "partition", "op_class", *COUNTERS, "longest_ms", *TALLIES, *LATENCY, "users", BIN_COLUMN)
 #: Rows timeseries.csv holds plain (some 16 MB, which a spreadsheet opens at ease); a longer series' copy is gzipped,
 #: as pandas, DuckDB and polars read it (an hour over 50 keys is some 370,000 rows: 27 MB plain, 2 MB gzipped).
 PLAIN_CSV_ROWS = 200_000
 _TEXT = ("partition", "op_class", *TALLIES)
-_WHOLE = ("t", "second", *COUNTERS, "longest_ms")
+_WHOLE = ("t", "second", *COUNTERS, "longest_ms", BIN_COLUMN)
 _KIND = {name: "text" if name in _TEXT else "number" if name in LATENCY else "whole" for name in COLUMNS}  # column_of's
 #: What a cell of timeseries.csv must not begin with, or a spreadsheet reads it as a formula (OWASP's CSV injection:
 #: ``=``, ``+``, ``-``, ``@``, tab and carriage return); such a cell begins with a single quote, as spreadsheets advise.
@@ -66,13 +69,15 @@ _SCHEMA = pa.schema(
     + [(name, pa.int64()) for name in (*COUNTERS, "longest_ms")]
     + [(name, pa.string()) for name in TALLIES]
     + [(name, pa.float64()) for name in LATENCY]
-    + [("users", pa.int64())]
+    + [("users", pa.int64()), (BIN_COLUMN, pa.int64())]
 )
 
 
 def of_frame(columns: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:
-    """The series of ``columns`` (every one of ``COLUMNS``; others left out), each of its declared type."""
-    frame = pd.DataFrame({name: columns[name] for name in COLUMNS})
+    """The series of ``columns`` (every one of ``COLUMNS``, ``bin_s`` 1 where not given; others left out), each of its
+    declared type."""
+    frame = pd.DataFrame({name: columns[name] for name in COLUMNS if name != BIN_COLUMN})
+    frame[BIN_COLUMN] = columns[BIN_COLUMN] if BIN_COLUMN in columns else 1
     for name in _WHOLE:
         frame[name] = frame[name].astype("int64")
     for name in LATENCY:
@@ -81,6 +86,29 @@ def of_frame(columns: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:
         frame[name] = frame[name].astype(object)
     frame["users"] = frame["users"].astype("Int64")
     return frame
+
+
+def one_width(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The series with every row of its widest bins' width (``rolled_frame``: a long span's seconds kept around its
+    peaks, each folded into its bin), and that width: what reads the span bin by bin (a chart, a stretch of refusals).
+    Counters are the bin's sums (``bin_s`` its length: the span cuts the first and last); latency its worst row's;
+    a series of seconds is given as it is."""
+    widest = int(frame[BIN_COLUMN].max()) if len(frame) else 1
+    if widest == 1:
+        return frame, 1
+    offset = int((frame["second"] - frame["t"]).iloc[0])  # the run's first second: t is from it
+    seconds = frame["second"].to_numpy(np.int64)
+    start = np.maximum(offset, seconds // widest * widest)
+    stop = np.minimum((seconds // widest + 1) * widest, int((frame["second"] + frame[BIN_COLUMN]).max()))
+    moved = frame.assign(second=start)
+    sums = summed(moved[list(BUCKET_COLUMNS)])
+    worst = moved.groupby(["second", "partition", "op_class"], sort=True)[list(LATENCY)].max().reset_index()
+    out = sums.merge(worst, on=["second", "partition", "op_class"], how="left")
+    lengths = pd.Series(stop - start, index=start).groupby(level=0).max()
+    out["t"] = out["second"] - offset
+    out["users"] = None
+    out[BIN_COLUMN] = out["second"].map(lengths)
+    return of_frame(out), widest
 
 
 def empty() -> pd.DataFrame:
@@ -102,6 +130,8 @@ def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             columns[name] = [v if isinstance(v, str) else tally_text(v) if isinstance(v, Mapping) else "" for v in given]
         elif name == "users":
             columns[name] = frame[name].where(frame[name].notna(), None) if name in frame else [None] * len(frame)
+        elif name == BIN_COLUMN:  # a second a row, as every series held before long spans were binned
+            columns[name] = frame[name].fillna(1) if name in frame else np.ones(len(frame), dtype=np.int64)
         else:
             columns[name] = frame[name].fillna(0) if name in frame else np.zeros(len(frame), dtype=np.int64)
     return of_frame(columns)
@@ -143,12 +173,13 @@ def read(path: Path) -> pd.DataFrame:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as err:
         raise ValueError(f"{path.name}: not a readable Parquet file ({str(err).splitlines()[0]})") from None
-    missing = [name for name in COLUMNS if name not in table.column_names]
+    missing = [name for name in COLUMNS if name not in table.column_names and name != BIN_COLUMN]  # older: seconds
     if missing:
         raise ValueError(f"{path.name}: no column {missing[0]!r} (the per-second series has {', '.join(COLUMNS)})")
     try:
-        columns = {name: column_of(table, name, _KIND[name], gaps=name == "users") for name in COLUMNS}
-        frame = pa.table({name: columns[name] for name in COLUMNS if name != "users"}).to_pandas()
+        names = [name for name in COLUMNS if name in table.column_names]
+        columns = {name: column_of(table, name, _KIND[name], gaps=name == "users") for name in names}
+        frame = pa.table({name: columns[name] for name in names if name != "users"}).to_pandas()
         frame["users"] = columns["users"].to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)  # no float between
         frame = of_frame(frame)
         _check_text(frame)
@@ -171,15 +202,21 @@ def _check_text(frame: pd.DataFrame) -> None:
 
 
 def check_span(frame: pd.DataFrame) -> None:
-    """A ``ValueError`` where the series' seconds span more than ``MAX_SPAN_S`` (from second 0, or its first before it,
-    to its last: every chart and finding is an array that long) or its wall-clock seconds are no dates."""
+    """A ``ValueError`` where a row holds other than 1 to ``MAX_BIN_S`` seconds, the series' rows span more than
+    ``MAX_SPAN_S`` of its widest (from second 0, or its first before it, to its last: a chart or finding reads an
+    array a row that long), or its wall-clock seconds are no dates."""
     if frame.empty:
         return
+    widths = frame[BIN_COLUMN]
+    if int(widths.min()) < 1 or int(widths.max()) > MAX_BIN_S:
+        wrong = int(widths.min()) if int(widths.min()) < 1 else int(widths.max())
+        raise ValueError(f"column {BIN_COLUMN!r}: {wrong:,} is not the seconds a row holds (1 to {MAX_BIN_S:,})")
+    widest = int(widths.max())
     low, high = min(0, int(frame["t"].min())), max(0, int(frame["t"].max()))
-    if high - low > MAX_SPAN_S:
+    if high - low > MAX_SPAN_S * widest:
         raise ValueError(
-            f"column 't': seconds from {low:,} to {high:,}, a span of more than {MAX_SPAN_S:,} s (the most the tool "
-            f"reads of one run)"
+            f"column 't': seconds from {low:,} to {high:,}, a span of more than {MAX_SPAN_S * widest:,} s (the most the "
+            f"tool reads of one run{'' if widest == 1 else f' in rows of {widest:,} s'})"
         )
     seconds = frame["second"]
     if int(seconds.min()) < 0 or int(seconds.max()) >= EPOCH_END:

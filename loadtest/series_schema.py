@@ -12,13 +12,15 @@ from .operations import OpClass
 from .options.limits import MAX_DURATION_S
 from .typed_reader import Check
 
-__all__ = ["LATE_S", "MAX_SPAN_S", "Counts", "KeyRange", "LoadSample", "RunSecond", "Sample", "TimeseriesRow"]
+__all__ = ["LATE_S", "MAX_BIN_S", "MAX_SPAN_S", "Counts", "KeyRange", "LoadSample", "RunSecond", "Sample", "TimeseriesRow"]
 
 #: The most seconds the tool reads a run's per-second figures over (a series from second 0 to its last, an engine's
 #: clock, engines' clocks together): the longest run (``MAX_DURATION_S``, a week) and a day beside it (engines started
 #: apart, a late stop). Each figure is an array a second long, so a small file that said more would ask for gigabytes
 #: (a week of one key's series took the report 0.8 GB: a year would take some 40).
 MAX_SPAN_S = MAX_DURATION_S + 86_400
+#: The most seconds a row holds: an hour (``rolled_frame``'s widest bin, a span past a week).
+MAX_BIN_S = 3_600
 #: Seconds an engine's count may lie before its clock's start or after its stop (a report counted late); one further
 #: out is not of its run.
 LATE_S = 60
@@ -57,6 +59,7 @@ class TimeseriesRow(Counts):
     p99_ms: float
     max_ms: float
     users: int | None  # running that second (none where no sample was taken)
+    bin_s: NotRequired[Annotated[int, Check(lambda n: 1 <= n <= MAX_BIN_S, f"1 to {MAX_BIN_S:,} seconds")]]  # held
 
 
 class InFlightSample(TypedDict, total=False):

@@ -9,7 +9,7 @@ reads the recent buckets with ``per_partition``, ``series`` and ``demand``, and 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -21,10 +21,11 @@ from . import series_frame
 from .bucket_frame import summed, tallied
 from .buckets import GROUPS, OTHER, Bucket, BucketKey
 from .counts import RunCounts, max_ms, ms_at, new_histogram
-from .latency import Latency
+from .latency import PER_SECOND_FOR_S, ROLLUP_S, Latency
 from .operations import OpClass
 from .phases import Phases
 from .results import AccountRow, PartitionRow, Results, RunInfo
+from .rolled_frame import BIN_COLUMN, bin_start, rolled, width_for
 
 __all__ = ["build", "counted", "demand", "logged_shares", "per_partition", "series"]
 
@@ -47,10 +48,10 @@ def demand(by_second: Mapping[int, Bucket], span: list[int]) -> list[float]:
     return [float(by_second[s].demand) if s in by_second else 0.0 for s in span]
 
 
-def _demand_figures(seconds: np.ndarray, asked: np.ndarray, phases: Phases, target: int) -> dict[str, float]:
+def _demand_figures(seconds: np.ndarray, asked: np.ndarray, phases: Phases, target: int, mean: float) -> dict[str, float]:
     peak = phases.sparse_peak(seconds, asked)
     return {
-        "offered_mean_eps": phases.sparse_mean(seconds, asked),
+        "offered_mean_eps": mean,
         "offered_peak_eps": peak,
         "offered_ratio": round(peak / target, 4),
     }
@@ -67,16 +68,29 @@ def _figures(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows["second"].to_numpy(np.int64), rows["entities"].to_numpy(np.float64), _asked(rows).to_numpy(np.float64)
 
 
+def _seconds_of(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of one second each: all of them, or of a long span's frame those kept a second each (``rolled_frame``:
+    every second of each peak's window is among them)."""
+    return rows if BIN_COLUMN not in rows else rows[rows[BIN_COLUMN] == 1]
+
+
+def _means(rows: pd.DataFrame, phases: Phases) -> tuple[float, float]:
+    """Mean entities/s, served and asked, over the steady phase: every row's counts, whatever seconds it holds."""
+    seconds, values, asked = _figures(rows)
+    return phases.sparse_mean(seconds, values), phases.sparse_mean(seconds, asked)
+
+
 def _row(partition: str, op_class: OpClass, rows: pd.DataFrame, phases: Phases, target: int) -> PartitionRow:
     total = {name: int(rows[name].sum()) for name in ("requests", "entities", "offered", "estimated", "failures")}
-    seconds, values, asked = _figures(rows)
+    seconds, values, asked = _figures(_seconds_of(rows))
     peak = phases.sparse_peak(seconds, values)
+    mean, asked_mean = _means(rows, phases)
     return PartitionRow(
-        **_demand_figures(seconds, asked, phases, target),
+        **_demand_figures(seconds, asked, phases, target, asked_mean),
         partition=partition,
         op_class=op_class,
         **total,
-        mean_eps=phases.sparse_mean(seconds, values),
+        mean_eps=mean,
         peak_eps=peak,
         target=target,
         ratio=round(peak / target, 4),
@@ -100,15 +114,16 @@ def partition_rows(frame: pd.DataFrame, phases: Phases, target: int) -> list[Par
 
 def account_row(frame: pd.DataFrame, phases: Phases, target: int) -> AccountRow:
     """Every partition's entities together, each second's in that second (looked up, never indexed by an offset)."""
-    seconds, values, asked = _figures(frame)
+    seconds, values, asked = _figures(_seconds_of(frame))
     peak = phases.sparse_peak(seconds, values)
+    mean, asked_mean = _means(frame, phases)
     return AccountRow(
         entities=int(frame["entities"].sum()),
-        mean_eps=phases.sparse_mean(seconds, values),
+        mean_eps=mean,
         peak_eps=peak,
         target=target,
         ratio=round(peak / target, 4),
-        **_demand_figures(seconds, asked, phases, target),
+        **_demand_figures(seconds, asked, phases, target, asked_mean),
     )
 
 
@@ -177,22 +192,37 @@ def in_flight_figures(samples: Mapping[int, Mapping[str, Any]], rate: float) -> 
     }
 
 
-def timeseries(frame: pd.DataFrame, latency: Latency, samples: Mapping[int, Mapping[str, float]], first: int) -> pd.DataFrame:
+def timeseries(
+    frame: pd.DataFrame,
+    latency: Latency,
+    samples: Mapping[int, Mapping[str, float]],
+    first: int,
+    bin_of: Callable[[int], int] | None = None,
+) -> pd.DataFrame:
     """One row per second, partition and op class (``series_frame``'s columns), in the frame's order (``summed``'s: by
     key); latency is per second and op class (its minute's once aged: ``latency``), its percentiles read once for all
-    the second's partitions."""
+    the second's partitions. A long span's frame (``rolled_frame``; ``bin_of``: a minute's bin) holds bins too: a
+    bin's percentiles are its minutes' together, and a second's its minute's."""
     read = latency.figures()
-    pairs = frame[["second", "op_class"]].drop_duplicates()
+    width = frame[BIN_COLUMN].to_numpy(np.int64) if BIN_COLUMN in frame else np.ones(len(frame), np.int64)
+    pairs = frame[["second", "op_class"]].assign(_binned=width > 1).drop_duplicates()
+    binned = latency.bin_figures(bin_of) if bin_of is not None else {}
     figures = pd.DataFrame(
-        [read(second, op_class) for second, op_class in zip(pairs["second"].tolist(), pairs["op_class"].tolist(), strict=True)],
+        [
+            binned.get((second, op_class), (0.0,) * 4) if whole else read(second, op_class)
+            for second, op_class, whole in zip(
+                pairs["second"].tolist(), pairs["op_class"].tolist(), pairs["_binned"].tolist(), strict=True
+            )
+        ],
         columns=list(series_frame.LATENCY),
         dtype="float64",
     )
     percentiles = pd.concat([pairs.reset_index(drop=True), figures], axis=1)
-    rows = frame.merge(percentiles, on=["second", "op_class"], how="left", sort=False)
+    rows = frame.assign(_binned=width > 1).merge(percentiles, on=["second", "op_class", "_binned"], how="left", sort=False)
     users = {second: sample["users"] for second, sample in samples.items() if sample.get("users") is not None}
     rows["t"] = rows["second"] - first
     rows["users"] = rows["second"].map(users)
+    rows[BIN_COLUMN] = width
     return series_frame.of_frame(rows)
 
 
@@ -214,10 +244,18 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
     }
 
 
-def counted(counts: RunCounts, buckets: pd.DataFrame | None = None) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
+def counted(
+    counts: RunCounts, buckets: pd.DataFrame | None = None, *, roll: bool = False
+) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
     """The run's phases, its buckets as a frame (``bucket_frame``) with every key outside the top folded into
     ``OTHER``, and the entities folded per (second, key range). ``buckets``: ``counts.frame()``, where the caller has
-    made it already."""
+    made it already. ``roll``: a span longer than a day is read a chunk at a time into ``rolled_frame``'s form (its
+    clock must be whole: records read, not a run still counting)."""
+    if roll and buckets is None and counts.started is not None and counts.stopped is not None:
+        phases = Phases.of([], counts.started, counts.steady_from, counts.stopped, counts.steady_until)
+        if width_for(len(phases.span)) > 1:
+            frame, ranges = rolled(counts.frames, phases, counts.top_partitions(), counts.ranges)
+            return phases, frame, ranges
     frame = counts.frame() if buckets is None else buckets
     phases = Phases.of(frame["second"].unique().tolist(), counts.started, counts.steady_from, counts.stopped, counts.steady_until)
     ranges = Counter(counts.ranges)
@@ -238,15 +276,22 @@ def build(
     workers: Mapping[str, Any] | None = None,
     workload: Mapping[str, Any] | None = None,
     buckets: pd.DataFrame | None = None,
+    roll: bool = False,
 ) -> Results:
     """The run's results from what was counted (a run's, the engines' added, a simulation's), the per-second samples,
     the workers' record and the workload profile's figures (``buckets``: ``counts.frame()``, where the caller has made
-    it already). A ceiling search's judgement is the ceiling's own (``ceiling.judge.judged``), added by the run that
-    searched."""
+    it already; ``roll``: records read over more than a day, in ``rolled_frame``'s form). A ceiling search's
+    judgement is the ceiling's own (``ceiling.judge.judged``), added by the run that searched."""
     samples = samples or {}
     rate = float(info.settings.get("arrival_rate", 0) or 0)
-    phases, frame, ranges = counted(counts, buckets)
+    phases, frame, ranges = counted(counts, buckets, roll=roll)
     first, last = phases.span[0], phases.span[-1]
+    bin_of = None
+    if BIN_COLUMN in frame:  # a long span's bins: their latency is their minutes' (every second rolled into its minute)
+        width = width_for(len(phases.span))
+        for latency in (counts.latency, counts.corrected):
+            latency.roll_up(last + PER_SECOND_FOR_S + ROLLUP_S)
+        bin_of = lambda minute: int(bin_start(np.int64(minute), phases, width))  # noqa: E731
     rows = partition_rows(frame, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)
@@ -265,7 +310,7 @@ def build(
         account=account_row(frame, phases, info.account_target),
         errors=dict(errors),
         attempts=attempts,
-        timeseries=timeseries(frame, counts.latency, samples, first),
+        timeseries=timeseries(frame, counts.latency, samples, first, bin_of),
         load=[{"t": s - first, **v} for s, v in sorted(samples.items()) if first <= s <= last],
         workers=dict(workers or {}),
         workload=dict(workload or {}),

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-__all__ = ["UTC_FROM_S", "RunClock", "clock_form", "first_epoch"]
+__all__ = ["UTC_FROM_S", "RunClock", "clock_form", "first_epoch", "time_form", "unit_of"]
 
 UTC_FROM_S = 600  # a run this long or longer says the wall-clock time beside its seconds
 
@@ -28,6 +28,17 @@ def first_epoch(frame: pd.DataFrame) -> float | None:
 def clock_form(span_s: float) -> str:
     """How a time of a run this long reads: to the second within an hour, to the minute within a day, then dated."""
     return "%H:%M:%S" if span_s <= 3600 else "%H:%M" if span_s <= 86_400 else "%m-%d %H:%M"
+
+
+def unit_of(size: int) -> str:
+    """Seconds in words: ``60`` a minute, ``7200`` 2 hours, ``90`` 90 s."""
+    unit = next(((size // n, name) for n, name in ((86_400, "day"), (3_600, "hour"), (60, "minute")) if size % n == 0), None)
+    return f"{unit[0]} {unit[1]}s" if unit and unit[0] > 1 else (unit[1] if unit else f"{size} s")
+
+
+def time_form(span_s: float) -> str:
+    """A second of a run this long on the UTC clock: ``14:02:12``, dated past a day."""
+    return "%H:%M:%S" if span_s <= 86_400 else "%Y-%m-%d %H:%M:%S"
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,8 @@ class RunClock:
 
     def utc(self, t: float) -> str:
         assert self.first is not None
-        try:
-            return datetime.fromtimestamp(self.first + t, UTC).strftime("%H:%M:%S")
+        try:  # a span past a day: dated, or its seconds of different days read alike
+            return datetime.fromtimestamp(self.first + t, UTC).strftime(time_form(self.span_s))
         except (ValueError, OverflowError, OSError):  # a clock read from a file, near the last date a datetime holds
             return "after 9999"
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadtest.phases import Phases, moving_average_peak
+from loadtest.phases import Phases, moving_average_peak, peak_window
 
 
 def test_moving_average_peak_is_the_best_10_second_window():
@@ -45,3 +45,7 @@ def test_the_peak_and_mean_of_a_partitions_rows_are_those_of_its_seconds_made_wh
     assert phases.sparse_peak(seconds, values) == round(moving_average_peak(dense, phases.window), 2)
     steady = dense[phases.steady.start - phases.span.start : phases.steady.stop - phases.span.start]
     assert phases.sparse_mean(seconds, values) == (round(steady.sum() / len(steady), 2) if len(steady) else 0.0)
+    if rows:  # where the peak lies: a window of the span whose own seconds sum to it
+        peak, start, length = peak_window(seconds, values, phases.span.start, phases.span.stop - 1, phases.window)
+        assert length == phases.window and phases.span.start <= start <= phases.span.stop - length
+        assert dense[start - phases.span.start : start - phases.span.start + length].sum() / length == peak

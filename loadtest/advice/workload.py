@@ -19,6 +19,7 @@ from ..operations import OPERATIONS
 from ..options.limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings, namespace
 from ..results_schema import USER_SETTINGS
+from ..rolled_frame import BIN_COLUMN
 
 __all__ = ["WORKLOAD", "Workload", "from_namespace", "from_results"]
 
@@ -127,4 +128,5 @@ def _busiest(path: str) -> float:
         return 0.0
     if frame.empty:
         return 0.0
-    return float(frame[frame["op_class"] != "ALL"].groupby("t")["requests"].sum().max())
+    seconds = frame[(frame["op_class"] != "ALL") & (frame[BIN_COLUMN] == 1)]  # a long span's bins are no second's
+    return float(seconds.groupby("t")["requests"].sum().max()) if len(seconds) else 0.0

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import summary
 from ..results import Results
+from ..rolled_frame import BIN_COLUMN, PAST_A_DAY, binned_leaves_out
 
 __all__ = ["SHARD_EDGES", "added_logs"]
 
@@ -19,9 +20,15 @@ SHARD_EDGES = (
 )
 
 
+def _width(merged: Results) -> int:
+    frame = merged.timeseries
+    return int(frame[BIN_COLUMN].max()) if len(frame) else 1
+
+
 def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, Any]:
     """Shards' accounts of their records (``results.logs``) as one read's: every count added, the span from the first
-    record to the last, the shares from the merged figures (``summary.logged_shares``)."""
+    record to the last, the shares from the merged figures (``summary.logged_shares``), what they leave out as the
+    merged span reads it (its bins: ``rolled_frame``)."""
 
     def added(key: str) -> dict[str, int]:
         return dict(sum((Counter(shard.get(key) or {}) for shard in shards), Counter()))
@@ -51,5 +58,5 @@ def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, A
         "unreadable": added("unreadable"),
         "unreadable_examples": examples,
         "error_status": dict(sorted(errors.items())),
-        "leaves_out": first.get("leaves_out", "") + SHARD_EDGES,
+        "leaves_out": first.get("leaves_out", "").split(PAST_A_DAY)[0] + binned_leaves_out(_width(merged)) + SHARD_EDGES,
     }

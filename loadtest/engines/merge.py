@@ -35,6 +35,8 @@ from ..operations import OpClass
 from ..outputs import BUCKETS_FILE
 from ..request_profile import RequestProfile
 from ..results import Results, RunInfo
+from ..rolled_frame import width_for
+from .bucket_stream import BucketStream
 from .bucket_sum import BucketSum
 from .engine_load import EngineLoad
 from .engine_read import add_buckets, read_buckets, undecoded
@@ -179,7 +181,7 @@ class _Merging:
         self.incomplete += [{**step, "step": f"engine {engine}: {step['step']}"} for step in results.incomplete]
         self.shares.append(_share(results))
 
-    def summed(self, beside: BucketsBeside | None, pool: MergeWorkers | None = None) -> BucketSum:
+    def summed(self, beside: BucketsBeside | None, pool: MergeWorkers | None = None) -> BucketSum | BucketStream:
         """Once every engine is in: the run's clock from the engines', and every engine's buckets added (in the
         workers, where there are), the partitions outside the run's top keys into OTHER."""
         if self.first is None:
@@ -192,13 +194,30 @@ class _Merging:
         metrics.steady_until = min(c["stopped"] for c in clocks)
         if self.logs:  # shards of logs: every second of each was steady (no ramp), so is every second of them all
             metrics.steady_from, metrics.steady_until = metrics.started, metrics.stopped
+            if width_for(int(metrics.stopped) - int(metrics.started)) > 1:  # past a day: read as one read's, in bins
+                return self._streamed(beside, int(metrics.started), int(metrics.stopped))
         return self._summed(beside, pool, int(metrics.started), int(metrics.stopped))
 
-    def merged(self, sums: BucketSum) -> Results:
+    def _streamed(self, beside: BucketsBeside | None, first: int, last: int) -> BucketStream:
+        """The shards' buckets as sources ``summary`` reads a batch at a time (``bucket_stream``), no array a second."""
+        stream = BucketStream(first, last)
+        for source, encoded in self.held.items():
+            stream.add(source, encoded)
+        if self.beside:
+            if beside is None:
+                raise UsageError(f"{next(iter(self.beside))}: its buckets are in {BUCKETS_FILE}: give the engine's folder")
+            for (source, rows), given in zip(self.beside.items(), beside(list(self.beside)), strict=True):
+                stream.add(source, given, rows)
+        return stream
+
+    def merged(self, sums: BucketSum | BucketStream) -> Results:
         assert self.first is not None
         metrics = self.metrics
-        metrics.add_frame(sums.frame())
-        metrics.ranges.update(sums.ranges)
+        if isinstance(sums, BucketStream):
+            metrics.aged.add_source(sums.frames, sums.rows)
+        else:
+            metrics.add_frame(sums.frame())
+            metrics.ranges.update(sums.ranges)
         base = self.first[1]
         info = replace(
             base,
@@ -210,7 +229,9 @@ class _Merging:
             interrupted=",".join(sorted(self.interrupted - {""})),
         )
         workers = self.workers if self.workers["reported"] else {}
-        merged = summary.build(metrics, info, samples=self.load.samples(), workers=workers, workload=self.workload.figures())
+        samples, figures = self.load.samples(), self.workload.figures()
+        # request logs' shards over more than a day: one read's form (``rolled_frame``), as ``traffic`` gives it
+        merged = summary.build(metrics, info, samples=samples, workers=workers, workload=figures, roll=bool(self.logs))
         merged.integrity = _integrity(self.integrity)
         if self.logs:
             merged.logs = added_logs(self.logs, merged)  # type: ignore[assignment]

@@ -1,8 +1,9 @@
 """Outages: whole seconds in which a partition completed nothing while its operations waited, timed out or were
 refused — a frozen or stalled target, a range moved by load balancing ("offline a few seconds", the docs say).
 
-Pure questions of the results: their per-second rows (answers, attempts, the longest operation ending each second)
-and the partition layer's range splits (the emulator's, a simulation's). ``verdict`` names them as OUTAGE findings;
+Pure questions of the results: their per-second rows (answers, attempts, the longest operation ending each second;
+of a long span's, the seconds kept around its peaks: a bin tells no second's answers) and the partition layer's range
+splits (the emulator's, a simulation's). ``verdict`` names them as OUTAGE findings;
 the report marks their seconds. A run that ends unanswered is TARGET_LOST, not an outage.
 """
 
@@ -19,6 +20,7 @@ from ..bounds.run_span import target_lost
 from ..buckets import GROUPS
 from ..operations import OpClass
 from ..results import Results
+from ..rolled_frame import BIN_COLUMN
 from ..service_errors import THROTTLING_CODES, UNANSWERED
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
@@ -61,6 +63,7 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
     hour over 50 keys is 360,000 rows). A partition's are made as the loop asks for them, one at a time: made at once,
     a week of logs over 51 keys held three arrays of 31 million seconds."""
     frame = results.timeseries[results.timeseries["op_class"] != OpClass.ALL]
+    frame = frame[frame[BIN_COLUMN] == 1]  # a long span's bins tell no second's answers: its kept seconds only
     if frame.empty:
         return iter(()), None
     answered = (frame["requests"] - series_frame.tally(frame, "errors", _STALLED)).to_numpy(np.int64)

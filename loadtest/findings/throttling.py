@@ -14,13 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import series_frame
 from ..bounds.throttlers import judged_by, throttler
 from ..buckets import GROUPS, named
 from ..finding_kinds import SPREAD_ACCOUNTS
 from ..finding_names import Act, Cause, K
 from ..operations import OpClass
 from ..results import Finding, PartitionRow, Results
+from ..rolled_frame import BIN_COLUMN
 from ..service_errors import BUSY, CAUSES, THROTTLING_CODES
+from ..wall_clock import unit_of
 from .common import REMEDIES, finding
 
 __all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]
@@ -79,13 +82,14 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
         return Explained(Cause.ACCOUNT, "the account was over its limit", _account_remedy(), Act.ACCOUNTS)
     seconds: list[int] = []
     own_peak = results.headline(partition).judged(open_loop)[0]
+    width = 1
     if own_peak < OWN_LOAD_SHARE * judge:  # the series read only where its own load may not explain it
-        frame = results.timeseries
+        frame, width = series_frame.one_width(results.timeseries)  # a long span's: bin by bin, each bin's mean
         frame = frame[frame["op_class"] != OpClass.ALL]
         own = frame[frame["partition"] == partition]
         seconds = sorted(set(own.loc[own["throttled"] > 0, "t"].tolist()))
         at = frame[frame["t"].isin(seconds)]
-        per_second = at.assign(asked=_asked(at)).groupby(["t", "partition"])["asked"].sum()
+        per_second = at.assign(asked=_asked(at) / at[BIN_COLUMN]).groupby(["t", "partition"])["asked"].sum()
         if seconds:
             own_peak = max(own_peak, float(per_second.xs(partition, level="partition").max()))
     if own_peak >= OWN_LOAD_SHARE * judge or not seconds:
@@ -96,7 +100,7 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
             + (f" Where the account was over its limit: {SPREAD_ACCOUNTS}." if "account" in throttled_by else ""),
             Act.RETRY,
         )
-    span = _seconds_words(results, seconds)
+    span = _seconds_words(results, seconds, width)
     own_words = (
         f"its own load peaked at {own_peak:,.0f} entities/s, {own_peak / judge:.1%} of "
         f"{throttler(results.run, 'partition')}, so its own load does not explain it"
@@ -138,11 +142,14 @@ def explained(results: Results, partition: str, throttled_by: Mapping[str, int])
     )
 
 
-def _seconds_words(results: Results, seconds: list[int]) -> str:
-    """Its throttled seconds in words: how many, and from when to when."""
+def _seconds_words(results: Results, seconds: list[int], width: int = 1) -> str:
+    """Its throttled seconds in words: how many, and from when to when (a long span's: its throttled minutes or hours,
+    ``width`` seconds each, and the figures beside them their means)."""
+    unit = "second" if width == 1 else unit_of(width)
     if not seconds:
-        return "its throttled seconds"
-    return f"its {len(seconds):,} throttled seconds, {results.clock.span(seconds[0], seconds[-1] + 1)}"
+        return f"its throttled {unit}s"
+    means = "" if width == 1 else f" (each {unit} read as its mean per second)"
+    return f"its {len(seconds):,} throttled {unit}s{means}, {results.clock.span(seconds[0], seconds[-1] + width)}"
 
 
 def _account_remedy() -> str:

@@ -68,12 +68,14 @@ def legend_beside(ax: Axes, handles: list | None = None, labels: list | None = N
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
 
 
-def time_axes(fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.DataFrame | None = None, size: int = 1) -> str:
+def time_axes(
+    fig: Figure, ax: Axes, title: str, ylabel: str = "", frame: pd.DataFrame | None = None, size: int = 1, row: int = 1
+) -> str:
     """The finish every over-time chart shares: labels (a long run: UTC along the top; ``size``: the seconds a point
-    holds, said), zero-based y, legend, grid; then the image."""
+    holds, ``row`` a row of the series, said), zero-based y, legend, grid; then the image."""
     if frame is not None and not frame.empty:
         utc_axis(ax, first_epoch(frame), frame["t"].max())
-    ax.set_xlabel("seconds since start" + bin_words(size))
+    ax.set_xlabel("seconds since start" + bin_words(size, row))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.set_ylim(bottom=0)

@@ -11,17 +11,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from ..buckets import GROUPS
+from .. import series_frame
+from ..buckets import COUNTERS, GROUPS
 from ..findings.levels import level
 from ..findings.outages import outages
 from ..phases import PEAK_WINDOW_S, peak_words
 from ..results import Results
+from ..rolled_frame import BIN_COLUMN
 from .badges import colour
 from .canvas import COLORS, figure, image, legend_beside, per_second, text, time_axes
 from .ceiling_chart import ceiling_steps
 from .designs_chart import designs_chart
 from .heat_map import heat_map
-from .time_axis import line_binned
+from .time_axis import line_binned, unit_of
 
 # matplotlib tries each category label as a date: a timestamp key beside its op class ("202611231156 PUT") reads as
 # a date in an unknown time zone, and dateutil warns; the labels are categories, so the warning says nothing
@@ -33,9 +35,22 @@ if TYPE_CHECKING:
 __all__ = ["all_charts", "timeseries_frame"]
 
 
-def timeseries_frame(results: Results) -> pd.DataFrame:
-    """One row per second x partition x op class (``series_frame``'s columns)."""
-    return results.timeseries
+def timeseries_frame(results: Results) -> tuple[pd.DataFrame, int]:
+    """One row per second x partition x op class (``series_frame``'s columns), and the seconds a row holds: a long
+    span's rows are bins (``series_frame.one_width``), each counter its mean per second over the bin."""
+    frame, width = series_frame.one_width(results.timeseries)
+    if width > 1:
+        frame = frame.assign(**{name: frame[name] / frame[BIN_COLUMN] for name in COUNTERS})
+    return frame, width
+
+
+def _busiest_second(results: Results) -> tuple[int, float] | None:
+    """A long span's busiest second served (every partition together), from the seconds it kept: (t, entities)."""
+    kept = results.timeseries[results.timeseries[BIN_COLUMN] == 1]
+    if kept.empty:
+        return None
+    served = kept.groupby("t")["entities"].sum()
+    return int(served.idxmax()), float(served.max())
 
 
 def _mark_outages(ax: Axes, spans: Sequence[tuple[int, int]]) -> None:
@@ -55,7 +70,7 @@ def _outage_spans(results: Results) -> list[tuple[int, int]]:
     return spans
 
 
-def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
+def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = (), row: int = 1) -> str:
     fig, ax = figure((9, 3.6))
     size = 1  # seconds a point holds
     if not frame.empty:
@@ -66,24 +81,24 @@ def entities_over_time(results: Results, frame: pd.DataFrame, spans: Sequence[tu
             asked = per_second(frame.assign(demand=frame["offered"] + frame["unsent"]), "demand", "op_class").sum(axis=1)
             table["demand (GET+PUT)"] = asked.reindex(table.index, fill_value=0)
         served = table["GET+PUT"] if "GET+PUT" in table else table.iloc[:, 0]
-        busiest = int(served.idxmax())  # its second, before the bins
-        table, size = line_binned(table)  # each point its bin's busiest second
+        busiest = (int(served.idxmax()), float(served.max())) if row == 1 else _busiest_second(results)  # before the bins
+        table, size = line_binned(table)  # each point its bin's busiest second (a long span's: its busiest bin's mean)
         styles = {"GET+PUT": (COLORS["ALL"], ":"), "demand (GET+PUT)": ("#888888", "--")}
         for column in table.columns:
             color, style = styles.get(column, (COLORS.get(column), "-"))
             label = column if column in styles else f"{column} entities/s"
             ax.plot(table.index, table[column], label=label, color=color, linestyle=style)
-        if size > 1:  # a point holds many seconds: the busiest of the run marked at its own
-            peak = float(served.loc[busiest])
-            label = f"busiest second: {peak:,.0f}/s at {busiest:,} s"
-            ax.plot([busiest], [peak], marker="o", linestyle="none", color=COLORS["ALL"], label=label)
+        if max(size, row) > 1 and busiest is not None:  # a point holds many seconds: the busiest of the run at its own
+            at, peak = busiest
+            label = f"busiest second: {peak:,.0f}/s at {at:,} s"
+            ax.plot([at], [peak], marker="o", linestyle="none", color=COLORS["ALL"], label=label)
     target = results.run.partition_target
     ax.axhline(target, color="red", linestyle="--", label=f"partition target {target:,}/s")
     if results.run.steady_from_s:
         ax.axvline(results.run.steady_from_s, color="grey", linewidth=0.8, label="steady phase from")
     _mark_outages(ax, spans)
     title = "Entities per second (all partitions) against the per-partition target"
-    return time_axes(fig, ax, title, "entities / s", frame, size)
+    return time_axes(fig, ax, title, "entities / s", frame, size, row)
 
 
 def partition_peaks(results: Results) -> str:
@@ -106,7 +121,7 @@ def partition_peaks(results: Results) -> str:
     return image(fig)
 
 
-def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
+def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = (), row: int = 1) -> str:
     fig, ax = figure((9, 3.6))
     size = 1  # seconds a point holds
     if not frame.empty:
@@ -122,10 +137,11 @@ def latency_over_time(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()
             for name, style in (("p50", "-"), ("p95", "--"), ("p99", ":")):
                 ax.plot(worst.index, worst[name], color=color, linestyle=style, label=f"{op_class} {name}")
     _mark_outages(ax, spans)
-    return time_axes(fig, ax, "Latency percentiles per second (HDR histogram)", "ms", frame, size)
+    title = f"Latency percentiles per {'second' if row == 1 else unit_of(row)} (HDR histogram)"
+    return time_axes(fig, ax, title, "ms", frame, size, row)
 
 
-def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = ()) -> str:
+def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = (), row: int = 1) -> str:
     fig, ax = figure((9, 3.2))
     size = 1  # seconds a point holds
     if not frame.empty:
@@ -137,7 +153,7 @@ def errors_and_attempts(frame: pd.DataFrame, spans: Sequence[tuple[int, int]] = 
         ax.stairs(per_second["failures"], edges, fill=True, label="failed operations/s", color="#d62728", alpha=0.6)
         ax.stairs(per_second["throttled"], edges, fill=True, label="throttled attempts/s", color="#8c564b", alpha=0.6)
     _mark_outages(ax, spans)
-    return time_axes(fig, ax, "Operations, attempts and errors per second", frame=frame, size=size)
+    return time_axes(fig, ax, "Operations, attempts and errors per second", frame=frame, size=size, row=row)
 
 
 def strategy_peaks(comparison: Comparison) -> str:
@@ -161,13 +177,13 @@ def strategy_peaks(comparison: Comparison) -> str:
 
 
 def all_charts(results: Results) -> dict[str, str]:
-    frame, spans = timeseries_frame(results), _outage_spans(results)
+    (frame, row), spans = timeseries_frame(results), _outage_spans(results)
     return {
         **({"ceiling": ceiling_steps(results)} if results.ceiling.get("steps") else {}),
         **({"designs": designs_chart(results.advice)} if results.advice else {}),
-        "entities": entities_over_time(results, frame, spans),
+        "entities": entities_over_time(results, frame, spans, row),
         "peaks": partition_peaks(results),
-        "latency": "" if results.run.simulated else latency_over_time(frame, spans),  # a simulation times nothing
-        "errors": errors_and_attempts(frame, spans),
-        "heat": heat_map(results, frame),
+        "latency": "" if results.run.simulated else latency_over_time(frame, spans, row),  # a simulation times nothing
+        "errors": errors_and_attempts(frame, spans, row),
+        "heat": heat_map(results, frame, row=row),
     }

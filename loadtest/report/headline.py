@@ -18,6 +18,8 @@ from ..ceiling.remedies import LIMITS
 from ..finding_kinds import BOUNDS
 from ..operations import OpClass
 from ..results import Results
+from ..rolled_frame import BIN_COLUMN
+from ..wall_clock import time_form
 
 __all__ = ["design_words", "verdict_sentences", "what_ran"]
 
@@ -106,7 +108,8 @@ def _clock(results: Results, t: int) -> str:
     """A second of the run on the UTC clock (``HH:MM:SS``; its second since the start where the start is unreadable, or
     the time is past the dates a ``datetime`` holds)."""
     try:
-        return f"{datetime.fromisoformat(results.run.started.replace('Z', '+00:00')) + timedelta(seconds=t):%H:%M:%S}"
+        at = datetime.fromisoformat(results.run.started.replace("Z", "+00:00")) + timedelta(seconds=t)
+        return at.strftime(time_form(results.run.duration_s))
     except (ValueError, OverflowError):  # no date, or one past the year 9999
         return f"{t} s"
 
@@ -125,14 +128,16 @@ def _logs(results: Results) -> str:
     if throttled and max(throttled.values()) > 0:
         worst, n = max(throttled.items(), key=lambda kv: (kv[1], kv[0]))
         frame = results.timeseries
-        seconds = frame.loc[(frame["partition"] == worst) & (frame["throttled"] > 0), "t"].tolist() or [0]
-        said = [f"partition {worst!r} was throttled {n:,} times between {_clock(results, min(seconds))} and "
-                f"{_clock(results, max(seconds))} UTC"]  # fmt: skip
+        rows = frame[(frame["partition"] == worst) & (frame["throttled"] > 0)]
+        first_t, last_t = (int(rows["t"].min()), int((rows["t"] + rows[BIN_COLUMN]).max()) - 1) if len(rows) else (0, 0)
+        said = [f"partition {worst!r} was throttled {n:,} times between {_clock(results, first_t)} and "
+                f"{_clock(results, last_t)} UTC"]  # fmt: skip
     said.append(_peak(results).replace("the hottest partition", "the hottest", 1))
     if logs.get("unattributed_share"):
         said.append(f"{logs['unattributed_share']:.0%} of the requests name no partition (inserts and batches)")
     records = f"{logs['records']:,} records, " if "records" in logs else ""
-    return f"The account's request logs ({records}{first} to {last[11:]} UTC) show {'; '.join(said)}."
+    until = last[11:] if last[:10] == first[:10] else last  # another day's: dated
+    return f"The account's request logs ({records}{first} to {until} UTC) show {'; '.join(said)}."
 
 
 def verdict_sentences(results: Results) -> list[str]:

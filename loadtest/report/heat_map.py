@@ -9,17 +9,20 @@ from matplotlib.colors import Normalize
 
 from ..buckets import GROUPS
 from ..results import Results
+from ..rolled_frame import BIN_COLUMN
 from .canvas import figure, image, per_second, text
-from .time_axis import binned, first_epoch, utc_axis
+from .time_axis import bin_words, binned, first_epoch, utc_axis
 
 __all__ = ["heat_map"]
 
 
-def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int = 16) -> str:
+def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int = 16, *, row: int = 1) -> str:
     """Key Visualizer-style: time across, partitions down, colour = share of the per-partition target.
 
     First the busiest tracked partitions (exact counts), then the untracked keys in key-range
-    buckets by their first character, in key order: the way range partitions group them.
+    buckets by their first character, in key order: the way range partitions group them. ``frame``'s counters are
+    per second (a long span's: each bin's mean, its rows ``row`` seconds; the key ranges are given per bin, and
+    divided by it here).
     """
     target = results.run.partition_target
     table = pd.DataFrame()
@@ -31,6 +34,9 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         spans = pd.DataFrame(results.key_ranges).pivot_table(
             index="t", columns="range", values="entities", aggfunc="sum", fill_value=0
         )
+        if row > 1:  # each bin's entities as its mean per second (its length from the series: the span cuts the edges)
+            lengths = frame.groupby("t")[BIN_COLUMN].max()
+            spans = spans.div(lengths.reindex(spans.index).fillna(row), axis=0)
         spans = spans[sorted(spans.columns)]
         if len(spans.columns) > ranges:  # adjacent ranges together, still in key order
             size = -(-len(spans.columns) // ranges)
@@ -52,7 +58,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         bar = fig.colorbar(scale, ax=ax)
         bar.set_label("× target", fontsize=8)  # short: it stands beside a map that may be one row tall
         utc_axis(ax, first_epoch(frame), table.index[-1] + size)
-    ax.set_xlabel("seconds since start" + (f" (a column: the busiest second of {size} s)" if size > 1 else ""))
+    ax.set_xlabel("seconds since start" + bin_words(size, row).replace("a point", "a column"))
     ax.set_title(
         "Key heat map: entities/s per partition (and per key range) as a share of the per-partition target\n"
         "(1.0 = the target; 2x and above: brightest)",

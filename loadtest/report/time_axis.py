@@ -16,9 +16,19 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
-from ..wall_clock import UTC_FROM_S, clock_form, first_epoch
+from ..wall_clock import UTC_FROM_S, clock_form, first_epoch, unit_of
 
-__all__ = ["HEAT_MAP_COLUMNS", "LINE_POINTS", "UTC_FROM_S", "bin_words", "binned", "first_epoch", "line_binned", "utc_axis"]
+__all__ = [
+    "HEAT_MAP_COLUMNS",
+    "LINE_POINTS",
+    "UTC_FROM_S",
+    "bin_words",
+    "binned",
+    "first_epoch",
+    "line_binned",
+    "unit_of",
+    "utc_axis",
+]
 
 HEAT_MAP_COLUMNS = 600  # at most this many columns across: a column is at least a pixel and a half of the map
 
@@ -83,10 +93,13 @@ def line_binned(table: pd.DataFrame, *, fill: bool = True) -> tuple[pd.DataFrame
     return binned(table, max(1, int(table.index.max()) + 1) if len(table.index) else 1, fill=fill)
 
 
-def bin_words(size: int) -> str:
-    """What a point of a binned line is, as the axis says it."""
+def bin_words(size: int, row: int = 1) -> str:
+    """What a point of a binned line is, as the axis says it (``row``: the seconds a row of the series holds, a long
+    span's bins)."""
+    if row > 1:
+        if size <= row:
+            return f" (a point: each {unit_of(row)}'s mean)"
+        return f" (a point: the busiest {unit_of(row)}'s mean of its {unit_of(size)})"
     if size <= 1:
         return ""
-    unit = next(((size // n, name) for n, name in ((86_400, "day"), (3_600, "hour"), (60, "minute")) if size % n == 0), None)
-    held = f"{unit[0]} {unit[1]}s" if unit and unit[0] > 1 else (unit[1] if unit else f"{size} s")
-    return f" (a point: the busiest second of its {held})"
+    return f" (a point: the busiest second of its {unit_of(size)})"

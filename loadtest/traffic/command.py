@@ -14,7 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from .. import junit, summary, wrapup
+from ..bucket_frame import Chunks
 from ..connection_string import CONNECTION_STRING_ENV
 from ..engines.blobs import upload_outputs, upload_place
 from ..exit_codes import ToolError, UsageError
@@ -27,6 +30,7 @@ from ..outputs import check_out, new_run_id
 from ..profiles import PROFILES
 from ..progress import Progress
 from ..results import Results, RunInfo
+from ..rolled_frame import binned_leaves_out, width_for
 from ..serverlogs import kql_string
 from .classic import HourSeen
 from .container import LogBlobs
@@ -243,8 +247,13 @@ def _read_once(
         entity_bytes=tally.workload.entity_bytes() or given["entity_bytes"],
         settings={"profile_out": given["profile_out"]} if given["profile_out"] else {},
     )
-    buckets = counts.frame()  # one frame for the summary and the mergeable count
-    results = summary.build(counts, info, workload=tally.workload.figures(), buckets=buckets)
+    width = width_for(int(info.duration_s))
+    if width > 1:  # a long span: its seconds read a chunk at a time, never one frame
+        results = summary.build(counts, info, workload=tally.workload.figures(), roll=True)
+        buckets: pd.DataFrame | Chunks = Chunks(counts.frames, counts.aged.rows + len(counts.buckets))
+    else:
+        buckets = counts.frame()  # one frame for the summary and the mergeable count
+        results = summary.build(counts, info, workload=tally.workload.figures(), buckets=buckets)
     # a read of some of the logs (an hour's, a day's) is a shard ``loadtest merge`` adds to the others, as engines'
     results.mergeable = capture(counts, tally.workload.profile, {}, run_id=info.id, engine=engine, buckets=buckets)
     results.logs = {
@@ -254,7 +263,7 @@ def _read_once(
         "client_request_id": given["client_request_id"],
         "hashed_keys": given["hash_keys"],
         **tally.account(results),
-        "leaves_out": LEAVES_OUT,
+        "leaves_out": LEAVES_OUT + binned_leaves_out(width),
     }  # type: ignore[typeddict-item]
     counts.close()
     profile = None

@@ -41,9 +41,9 @@ __all__ = ["EXAMPLES", "LONGEST_SPAN_S", "RETRY_WINDOW_S", "Tally", "hashed"]
 EXAMPLES = 3  # unreadable lines shown per reason (redacted, cut short)
 RETRY_WINDOW_S = 300  # an operation's retries come within this: its id is forgotten after (memory stays bounded)
 BLOCK = 65_536  # records read a line at a time, counted together
-#: The longest span of records one run's outputs hold: they are counted, summed and drawn second by second (a week of
-#: two records took 52 s and 711 MB, a year exhausted memory). Longer logs are read a window at a time.
-LONGEST_SPAN_S = 7 * 86_400
+#: The longest span of records one run's outputs hold: past a week they are summed an hour a row (``rolled_frame``),
+#: some 9,600 rows a partition and op class over this span. Longer logs are read a window at a time.
+LONGEST_SPAN_S = 400 * 86_400
 OUTSIDE = "outside --since/--until"
 OTHER_CLIENTS = "another client's (--client-request-id)"
 _KEY = ["second", "partition", "op_class"]
@@ -149,7 +149,7 @@ class Tally:
             days = LONGEST_SPAN_S // 86_400
             raise UsageError(
                 f"traffic: the records counted span {utc_text(first)} to {utc_text(last)}, more than {days} days, the most "
-                f"one run's outputs hold second by second; give --since/--until a window of at most {days} days"
+                f"one run's outputs hold; give --since/--until a window of at most {days} days"
             )
         self.first, self.last = first, last
         self.counted += records.num_rows

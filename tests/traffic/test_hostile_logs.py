@@ -113,11 +113,12 @@ def test_a_record_at_a_time_no_calendar_holds_is_unreadable(tmp_path):
 
 
 def test_records_years_apart_are_refused_in_one_line_naming_the_window(tmp_path, monkeypatch):
-    """One report holds a bounded span of seconds: records a year apart are refused, not drawn second by second."""
+    """One report holds a bounded span (an hour a row past a week, so its rows stay bounded): records years apart are
+    refused, not summed over decades."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "x.json").write_text(diagnostic_line(0) + diagnostic_line(2, time="2027-11-24T13:04:05Z"))
+    (tmp_path / "x.json").write_text(diagnostic_line(0) + diagnostic_line(2, time="2028-11-24T13:04:05Z"))
     code, out, err = in_process(monkeypatch, "traffic", "x.json", "--out", "out")
-    assert one_line_refusal(code, err) and "--since" in err and "--until" in err and "7 days" in err
+    assert one_line_refusal(code, err) and "--since" in err and "--until" in err and "400 days" in err
     assert not (tmp_path / "out").exists()
 
 

@@ -1,0 +1,181 @@
+"""A long span's buckets as one frame that fits: each second kept where the figures read seconds, the rest summed per
+minute or per hour.
+
+A month of production's logs at 10 requests/s is some 12 million rows a second, partition and op class: held as one
+frame (and a series with its latency beside it) they were gigabytes. The verdict reads seconds in one place: each
+partition's and the account's busiest ``PEAK_WINDOW_S`` seconds (its peak, served and asked, per op class and both
+together). Those windows are found first, over every second counted, a partition at a time (``_windows``); their
+seconds keep their rows, and every other row goes into its bin (``width_for``: a minute past a day, an hour past a
+week), a row of ``bin_s`` seconds (whole minutes or hours of the wall clock, the first and last as the span cuts them). Sums
+are exact whatever the width; the peaks are exact because the seconds that make each one are all kept, and a window
+of other seconds can only read less than it held.
+
+Keys outside the run's top are folded into ``OTHER`` before the windows are looked for (as ``summary.counted`` folds
+a frame of seconds), so the other partitions' peak is theirs together, and the entities folded are given per bin and
+first key character (``key_ranges``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from .bucket_frame import summed
+from .buckets import GROUPS, OTHER
+from .phases import Phases, peak_window
+from .series_schema import MAX_BIN_S
+from .wall_clock import unit_of
+
+__all__ = ["BIN_COLUMN", "DAY_S", "PAST_A_DAY", "WEEK_S", "bin_start", "binned_leaves_out", "rolled", "width_for"]
+
+DAY_S = 86_400
+WEEK_S = 7 * DAY_S
+BIN_COLUMN = "bin_s"  # seconds a row holds: 1, or its bin's (the span's last bin may be shorter)
+#: What request logs read over a span past a day leave out beside the rest (``binned_leaves_out``).
+PAST_A_DAY = "; past a day, "
+_BATCH_ROWS = 250_000  # rows decoded and handled together: few numpy calls a chunk, bounded memory
+_ALL = "ALL"
+
+
+def width_for(span_s: int) -> int:
+    """Seconds a row not kept holds: every second up to a day, a minute up to a week, an hour beyond."""
+    return 1 if span_s <= DAY_S else 60 if span_s <= WEEK_S else MAX_BIN_S
+
+
+def binned_leaves_out(width: int) -> str:
+    """What a span read in bins of ``width`` seconds leaves out (results.logs' ``leaves_out`` ends with it): nothing
+    for seconds."""
+    if width == 1:
+        return ""
+    return (
+        f"{PAST_A_DAY}the seconds outside each partition's and the account's busiest windows (summed per "
+        f"{unit_of(width)}: a partition's own refusals are judged outages only in the seconds kept)"
+    )
+
+
+def _batches(frames: Iterable[pd.DataFrame], top: Collection[str]) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """The frames gathered to ``_BATCH_ROWS`` rows, each with keys outside ``top`` folded into ``OTHER``: (the batch,
+    its folded rows as they were)."""
+    keep = frozenset(top) | GROUPS
+    gathered: list[pd.DataFrame] = []
+    rows = 0
+
+    def batch() -> tuple[pd.DataFrame, pd.DataFrame]:
+        frame = pd.concat(gathered, ignore_index=True)
+        folding = ~frame["partition"].isin(keep)
+        moved = frame[folding]
+        if folding.any():
+            frame = frame.assign(partition=frame["partition"].where(~folding, OTHER))
+        return frame, moved
+
+    for frame in frames:
+        if len(frame):
+            gathered.append(frame)
+            rows += len(frame)
+        if rows >= _BATCH_ROWS:
+            yield batch()
+            gathered, rows = [], 0
+    if gathered:
+        yield batch()
+
+
+def _asked(frame: pd.DataFrame) -> np.ndarray:
+    return (frame["offered"] + frame["unsent"]).to_numpy(np.int64)
+
+
+def _windows(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[str, list[tuple[int, int]]]:
+    """Per partition (``_ALL``: the account, every partition's rows): the [start, stop) of each busiest window, served
+    and asked, of each op class and of them together."""
+    first, last, window = phases.span.start, phases.span.stop - 1, phases.window
+    parts: dict[tuple[str, str], list[np.ndarray]] = {}
+    account: list[np.ndarray] = []
+    for frame in batches:
+        seconds = frame["second"].to_numpy(np.int64) - first  # from the span's first: 32 bits hold 400 days
+        values = np.stack([seconds, frame["entities"].to_numpy(np.int64), _asked(frame)])
+        if values.min() >= 0 and values.max() < 2**31:  # a month's rows are some 12 million: half the memory
+            values = values.astype(np.int32)
+        for key, rows in frame.groupby(["partition", "op_class"], sort=False).indices.items():
+            parts.setdefault(key, []).append(values[:, rows])
+        distinct, inverse = np.unique(seconds, return_inverse=True)
+        account.append(np.stack([distinct, *(np.bincount(inverse, weights=v, minlength=len(distinct)) for v in values[1:])]))
+        del values
+
+    def found(tracks: Iterable[np.ndarray]) -> list[tuple[int, int]]:
+        spans = []
+        for track in tracks:
+            for column in (1, 2):  # served, asked
+                _, start, length = peak_window(track[0], track[column], 0, last - first, window)
+                spans.append((first + start, first + start + length))
+        return sorted(set(spans))
+
+    out: dict[str, list[tuple[int, int]]] = {}
+    for partition in sorted({p for p, _ in parts}):
+        classes = {c: np.concatenate(parts.pop((partition, c)), axis=1) for p, c in list(parts) if p == partition}
+        out[partition] = found([*classes.values(), np.concatenate(list(classes.values()), axis=1)])
+    out[_ALL] = found([np.concatenate(account, axis=1)] if account else [])
+    return out
+
+
+def _kept(frame: pd.DataFrame, windows: dict[str, list[tuple[int, int]]]) -> np.ndarray:
+    """Which rows lie in their partition's windows or the account's."""
+    seconds = frame["second"].to_numpy(np.int64)
+    kept = np.zeros(len(frame), bool)
+    for start, stop in windows[_ALL]:
+        kept |= (seconds >= start) & (seconds < stop)
+    for partition, rows in frame.groupby("partition", sort=False).indices.items():
+        at = seconds[rows]
+        inside = np.zeros(len(rows), bool)
+        for start, stop in windows.get(partition, ()):
+            inside |= (at >= start) & (at < stop)
+        kept[rows] |= inside
+    return kept
+
+
+def bin_start(seconds: np.ndarray, phases: Phases, width: int) -> np.ndarray:
+    """The first second of each second's bin: bins of ``width`` on the wall clock (whole minutes, whole hours, as
+    the latency's minutes are), the first from the span's first second."""
+    return np.maximum(phases.span.start, seconds // width * width)
+
+
+def _binned(frame: pd.DataFrame, phases: Phases, width: int) -> pd.DataFrame:
+    """Each row moved to its bin's first second, with its bin's length (the first and last as the span cuts them)."""
+    seconds = frame["second"].to_numpy(np.int64)
+    start = bin_start(seconds, phases, width)
+    stop = np.minimum((seconds // width + 1) * width, phases.span.stop)
+    return frame.assign(second=start, **{BIN_COLUMN: stop - start})
+
+
+def rolled(
+    frames: Callable[[], Iterable[pd.DataFrame]], phases: Phases, top: Collection[str], ranges: Counter[tuple[int, str]]
+) -> tuple[pd.DataFrame, Counter[tuple[int, str]]]:
+    """Every bucket of ``frames`` (called twice: each pass reads them afresh, a chunk at a time) with keys outside
+    ``top`` folded into ``OTHER``, the windows' seconds a row each and the rest per ``width_for`` the span (a
+    ``BIN_COLUMN`` says which); and the entities folded (``ranges``, the counts' own, and those folded here) per bin
+    and first key character."""
+    width = width_for(len(phases.span))
+    windows = _windows((frame for frame, _ in _batches(frames(), top)), phases)
+    kept: list[pd.DataFrame] = []
+    binned: list[pd.DataFrame] = []
+    folded: Counter[tuple[int, str]] = Counter()
+    for frame, moved in _batches(frames(), top):
+        inside = _kept(frame, windows)
+        kept.append(frame[inside])
+        binned.append(summed(_binned(frame[~inside], phases, width).drop(columns=BIN_COLUMN)))
+        if len(moved):
+            moved = _binned(moved, phases, width)
+            by_range = moved.groupby([moved["second"], moved["partition"].str[:1]])["entities"].sum()
+            folded.update({(int(second), start): int(n) for (second, start), n in by_range.items()})
+    for (second, start), n in ranges.items():
+        folded[(int(bin_start(np.int64(second), phases, width)), start)] += n
+    seconds = summed(pd.concat(kept, ignore_index=True)).assign(**{BIN_COLUMN: 1}) if kept else None
+    bins = summed(pd.concat(binned, ignore_index=True)) if binned else None
+    if bins is not None:
+        bins = _binned(bins, phases, width)
+    parts = [part for part in (seconds, bins) if part is not None]
+    if not parts:
+        return pd.DataFrame(), folded
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values(["second", "partition", "op_class", BIN_COLUMN], kind="stable", ignore_index=True), folded
