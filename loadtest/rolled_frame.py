@@ -4,11 +4,12 @@ minute or per hour.
 A month of production's logs at 10 requests/s is some 12 million rows a second, partition and op class: held as one
 frame (and a series with its latency beside it) they were gigabytes. The verdict reads seconds in one place: each
 partition's and the account's busiest ``PEAK_WINDOW_S`` seconds (its peak, served and asked, per op class and both
-together). Those windows are found first, over every second counted, a partition at a time (``_windows``); their
-seconds keep their rows, and every other row goes into its bin (``width_for``: a minute past a day, an hour past a
-week), a row of ``bin_s`` seconds (whole minutes or hours of the wall clock, the first and last as the span cuts them). Sums
-are exact whatever the width; the peaks are exact because the seconds that make each one are all kept, and a window
-of other seconds can only read less than it held.
+together). Those windows are found first, over every second counted (``_windows``: read in time order, each series'
+newest seconds held and the rest let go; every row held where batches come out of order). Their seconds keep their
+rows, and every other row goes into its bin (``width_for``: a minute past a day, an hour past a week), a row of
+``bin_s`` seconds (whole minutes or hours of the wall clock, the first and last as the span cuts them). Sums are exact
+whatever the width; the peaks are exact because the seconds that make each one are all kept, and a window of other
+seconds can only read less than it held.
 
 Keys outside the run's top are folded into ``OTHER`` before the windows are looked for (as ``summary.counted`` folds
 a frame of seconds), so the other partitions' peak is theirs together, and the entities folded are given per bin and
@@ -86,36 +87,97 @@ def _asked(frame: pd.DataFrame) -> np.ndarray:
     return (frame["offered"] + frame["unsent"]).to_numpy(np.int64)
 
 
-def _windows(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[str, list[tuple[int, int]]]:
+def _rows(frame: pd.DataFrame, first: int) -> np.ndarray:
+    """A batch's (second from the span's first, entities served, entities asked), a column a row: 32 bits where they
+    fit (a month's rows are some 12 million)."""
+    values = np.stack([frame["second"].to_numpy(np.int64) - first, frame["entities"].to_numpy(np.int64), _asked(frame)])
+    return values.astype(np.int32) if values.min() >= 0 and values.max() < 2**31 else values
+
+
+def _spans(track: np.ndarray, first: int, last: int, window: int) -> list[tuple[int, int]]:
+    """The busiest window of a track's rows (``_rows``' form), served and asked: [start, stop) each."""
+    spans = []
+    for column in (1, 2):
+        _, start, length = peak_window(track[0], track[column], 0, last - first, window)
+        spans.append((first + start, first + start + length))
+    return spans
+
+
+class _Track:
+    """One series read in time order: its best windows so far (served, asked) and the rows of its newest seconds,
+    which a window ending later may still hold. Each window is read whole once its last row is in (every row of it
+    since is held), and read in part before that (never more than it holds): the best read is the best window."""
+
+    __slots__ = ("best", "newest", "rows", "starts")
+
+    def __init__(self) -> None:
+        self.best, self.starts = [-1.0, -1.0], [0, 0]
+        self.rows: np.ndarray | None = None
+        self.newest = -1
+
+    def add(self, rows: np.ndarray, last: int, window: int) -> bool:
+        """A batch's rows of the series; False where one comes before the newest second read (out of time order)."""
+        if rows[0].min() < self.newest:
+            return False
+        held = rows if self.rows is None else np.concatenate([self.rows, rows], axis=1)
+        for column in (0, 1):
+            peak, start, _ = peak_window(held[0], held[column + 1], 0, last, window)
+            if peak > self.best[column]:
+                self.best[column], self.starts[column] = peak, start
+        self.newest = int(held[0].max())
+        self.rows = held[:, held[0] > self.newest - window]
+        return True
+
+    def spans(self, first: int, length: int) -> list[tuple[int, int]]:
+        return [(first + start, first + start + length) for start in self.starts]
+
+
+def _windows(frames: Callable[[], Iterable[pd.DataFrame]], phases: Phases) -> dict[str, list[tuple[int, int]]]:
     """Per partition (``_ALL``: the account, every partition's rows): the [start, stop) of each busiest window, served
-    and asked, of each op class and of them together."""
+    and asked, of each op class and of them together. Read in time order (as records are counted and shards given)
+    only the newest seconds of each series are held; batches out of order are read again, every row held."""
+    found = _windows_in_order(frames(), phases)
+    return _windows_held(frames(), phases) if found is None else found
+
+
+def _windows_in_order(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[str, list[tuple[int, int]]] | None:
+    first, last, window = phases.span.start, phases.span.stop - 1 - phases.span.start, phases.window
+    tracks: dict[tuple[str, str], _Track] = {}
+    for frame in batches:
+        values = _rows(frame, first)
+        given = [((_ALL, _ALL), values)]
+        for partition, rows in frame.groupby("partition", sort=False).indices.items():
+            given.append(((partition, _ALL), values[:, rows]))
+            classes = frame["op_class"].to_numpy()[rows]
+            for op_class in np.unique(classes):
+                given.append(((partition, op_class), values[:, rows[classes == op_class]]))
+        for key, rows in given:
+            if not tracks.setdefault(key, _Track()).add(rows, last, window):
+                return None
+    length = min(window, last + 1)
+    out: dict[str, list[tuple[int, int]]] = {_ALL: []}
+    for (partition, _), track in tracks.items():
+        out.setdefault(partition, []).extend(track.spans(first, length))
+    return {partition: sorted(set(spans)) for partition, spans in out.items()}
+
+
+def _windows_held(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[str, list[tuple[int, int]]]:
+    """``_windows`` with every row held: each partition's and op class's (the account's summed per second)."""
     first, last, window = phases.span.start, phases.span.stop - 1, phases.window
     parts: dict[tuple[str, str], list[np.ndarray]] = {}
     account: list[np.ndarray] = []
     for frame in batches:
-        seconds = frame["second"].to_numpy(np.int64) - first  # from the span's first: 32 bits hold 400 days
-        values = np.stack([seconds, frame["entities"].to_numpy(np.int64), _asked(frame)])
-        if values.min() >= 0 and values.max() < 2**31:  # a month's rows are some 12 million: half the memory
-            values = values.astype(np.int32)
+        values = _rows(frame, first)
         for key, rows in frame.groupby(["partition", "op_class"], sort=False).indices.items():
             parts.setdefault(key, []).append(values[:, rows])
-        distinct, inverse = np.unique(seconds, return_inverse=True)
+        distinct, inverse = np.unique(values[0], return_inverse=True)
         account.append(np.stack([distinct, *(np.bincount(inverse, weights=v, minlength=len(distinct)) for v in values[1:])]))
-        del values
-
-    def found(tracks: Iterable[np.ndarray]) -> list[tuple[int, int]]:
-        spans = []
-        for track in tracks:
-            for column in (1, 2):  # served, asked
-                _, start, length = peak_window(track[0], track[column], 0, last - first, window)
-                spans.append((first + start, first + start + length))
-        return sorted(set(spans))
-
     out: dict[str, list[tuple[int, int]]] = {}
     for partition in sorted({p for p, _ in parts}):
-        classes = {c: np.concatenate(parts.pop((partition, c)), axis=1) for p, c in list(parts) if p == partition}
-        out[partition] = found([*classes.values(), np.concatenate(list(classes.values()), axis=1)])
-    out[_ALL] = found([np.concatenate(account, axis=1)] if account else [])
+        classes = [np.concatenate(parts.pop((partition, c)), axis=1) for p, c in list(parts) if p == partition]
+        tracks = [*classes, np.concatenate(classes, axis=1)]
+        out[partition] = sorted({span for track in tracks for span in _spans(track, first, last, window)})
+    out[_ALL] = sorted(set(_spans(np.concatenate(account, axis=1), first, last, window))) if account else []
     return out
 
 
@@ -156,7 +218,7 @@ def rolled(
     ``BIN_COLUMN`` says which); and the entities folded (``ranges``, the counts' own, and those folded here) per bin
     and first key character."""
     width = width_for(len(phases.span))
-    windows = _windows((frame for frame, _ in _batches(frames(), top)), phases)
+    windows = _windows(lambda: (frame for frame, _ in _batches(frames(), top)), phases)
     kept: list[pd.DataFrame] = []
     binned: list[pd.DataFrame] = []
     folded: Counter[tuple[int, str]] = Counter()

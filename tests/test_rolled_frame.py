@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from unittest.mock import patch
 
+import numpy as np
 import pytest
 from helpers import run_info
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from loadtest import rolled_frame, summary
 from loadtest.counts import RunCounts
 from loadtest.histograms import new_histogram
 from loadtest.latency import PER_SECOND_FOR_S
+from loadtest.phases import Phases
 from loadtest.rolled_frame import BIN_COLUMN, DAY_S, width_for
 
 START = 1_793_491_200  # 2026-11-01T00:00:00Z
@@ -105,3 +107,24 @@ def test_a_bins_latency_is_its_minutes_together():
     assert (hours["second"] % 3600 == 0).all()  # whole hours of the wall clock (the span starts on one here)
     kept = frame[frame[BIN_COLUMN] == 1]
     assert len(kept) and (kept["p99_ms"] > 0).all()
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10**6), days=st.sampled_from([2.5, 8.0]))
+def test_batches_out_of_time_order_are_read_again_holding_every_row_to_the_same_figures(seed, days):
+    """Read in time order, each series holds only its newest seconds; given out of order (shards named in any order),
+    that is seen, not guessed past: the batches are read again with every row held, to the same figures."""
+    counts = _counts(seed, days, 30, 500, 0)
+    phases = Phases.of([], counts.started, counts.steady_from, counts.stopped)
+    top = counts.top_partitions()
+    frames = list(counts.frames())
+    pieces = [frame.iloc[rows] for frame in frames for rows in np.array_split(np.arange(len(frame)), 7) if len(rows)]
+    shuffled = random.Random(seed).sample(pieces, len(pieces))
+    figures = []
+    with patch.object(rolled_frame, "_BATCH_ROWS", 53):
+        for given, in_order in ((pieces, True), (shuffled, False)):
+            batches = (frame for frame, _ in rolled_frame._batches(given, top))
+            assert (rolled_frame._windows_in_order(batches, phases) is not None) == in_order
+            frame, _ = rolled_frame.rolled(lambda given=given: iter(given), phases, top, counts.ranges)
+            figures.append((summary.partition_rows(frame, phases, 50), summary.account_row(frame, phases, 200)))
+    assert figures[0] == figures[1]
