@@ -272,22 +272,31 @@ class RunCounts:
         stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
         self._kept.extend(key for key in judged if key in self.buckets)
-        for key, bucket in others.items():
-            self._bucket(*key).add(bucket)
+        for key, bucket in others.items():  # judged already (a group is never folded): kept with the buckets they left
+            if key in self.buckets:
+                self.buckets[key].add(bucket)
+            else:
+                self.buckets[key] = bucket
+                self._kept.append(key)
         self.ranges.update(folded)
         self.folded_before = cutoff
 
     def _put_away(self, before: int) -> None:
         """Put the kept buckets of seconds before ``before`` away as columns (oldest first: one made late waits behind
-        a newer one, a few seconds at most)."""
-        kept = self._kept
+        a newer one, a few seconds at most), each call's in time order: records read a block at a time are kept a
+        block at a time, with the other partitions' buckets folded from it, and a long span's reader reads the columns
+        in time order (``rolled_frame``)."""
+        kept, leaving = self._kept, []
         while kept and kept[0][0] < before:
             key = kept.popleft()
             bucket = self.buckets.pop(key, None)
             if bucket is not None:
-                self.aged.add(key, bucket)
-                if self.live:
-                    self.aged_peaks.add(key, bucket)
-                    self.aged_totals.setdefault(key[1:], Bucket()).add(bucket)
+                leaving.append((key, bucket))
+        leaving.sort(key=lambda pair: pair[0][0])
+        for key, bucket in leaving:
+            self.aged.add(key, bucket)
+            if self.live:
+                self.aged_peaks.add(key, bucket)
+                self.aged_totals.setdefault(key[1:], Bucket()).add(bucket)
         if self.live:
             self.aged_peaks.close(before)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections import Counter
 from pathlib import Path
+from unittest.mock import patch
 
 import pandas as pd
 import pyarrow as pa
@@ -16,7 +18,8 @@ import pytest
 from helpers import in_process, run_info
 from test_forms import classic_line
 
-from loadtest import summary
+from loadtest import rolled_frame, summary
+from loadtest.phases import Phases
 from loadtest.rolled_frame import BIN_COLUMN
 from loadtest.traffic import reader
 from loadtest.traffic.tally import Tally
@@ -142,3 +145,24 @@ def test_a_long_spans_shard_with_wrong_buckets_is_refused_in_one_line_and_nothin
     code, said, err = in_process(monkeypatch, "merge", *map(str, shards), "--no-report", "--out", str(tmp_path / "merged"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert str(shards[1]) in err and "buckets.parquet" in err and not (tmp_path / "merged").exists()
+
+
+def test_counts_of_records_read_block_by_block_are_put_away_in_time_order(tmp_path):
+    """Past a day, a long span's windows are found holding only each series' newest seconds, which needs the counts
+    read back in time order: records of many keys (the other partitions' folded after each block's own) are."""
+    draw, lines = random.Random(5), []
+    for i in range(200_000):  # three blocks of the reader's
+        second = i * 2  # some 4.6 days
+        key = f"k{min(int(draw.paretovariate(1.0)), 400):03d}"
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(1_793_491_200 + second))
+        url = f"http://127.0.0.1:10002/acct/orders(PartitionKey='{key}',RowKey='r{i}')"
+        lines.append(classic_line(time=f"{stamp}.1000000Z", url=url, request_id=f"r{i}", client=f"c{i}"))
+    (tmp_path / "x.log").write_text("".join(lines))
+    tally = Tally(entity_bytes=900)
+    reader.read(str(tmp_path / "x.log"), "auto", tally, Counter())
+    counts = tally.finish()
+    assert counts.aged.rows > 10_000 and len(counts.top_partitions()) == 50  # others folded as they aged
+    phases = Phases.of([], counts.started, counts.steady_from, counts.stopped)
+    batches = (frame for frame, _ in rolled_frame._batches(counts.frames(), counts.top_partitions()))
+    with patch.object(rolled_frame, "_BATCH_ROWS", 1_000):
+        assert rolled_frame._windows_in_order(batches, phases) is not None
