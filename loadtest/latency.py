@@ -158,8 +158,15 @@ class Latency:
     def figures(self) -> Callable[[int, str], Figures]:
         """p50, p95, p99 and max (ms) of a (second, op class): its own, its minute's where rolled up, else zeros."""
         own = {key: _figures(hist) for key, hist in self._each_second()}
-        rolled = {(minute, op_class): _figures(hist) for minute, op_class, hist in self._decoded_minutes()}
-        return lambda second, op_class: own.get((second, op_class)) or rolled.get((minute_of(second), op_class), (0.0,) * 4)
+        minutes, read = self.minutes, {}  # a minute decoded when first asked of (a long span's series asks of few)
+
+        def of(second: int, op_class: str) -> Figures:
+            key = (minute_of(second), op_class)
+            if key not in read:
+                read[key] = _figures(_sum(None, minutes[key])) if key in minutes else (0.0,) * 4
+            return read[key]
+
+        return lambda second, op_class: own.get((second, op_class)) or of(second, op_class)
 
     def bin_figures(self, start_of: Callable[[int], int]) -> dict[tuple[int, str], Figures]:
         """p50, p95, p99 and max (ms) of each bin and op class: its minutes' histograms added (``start_of``: a

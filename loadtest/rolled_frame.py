@@ -34,11 +34,13 @@ __all__ = ["BIN_COLUMN", "DAY_S", "PAST_A_DAY", "WEEK_S", "bin_start", "binned_l
 
 DAY_S = 86_400
 WEEK_S = 7 * DAY_S
-BIN_COLUMN = "bin_s"  # seconds a row holds: 1, or its bin's (the span's last bin may be shorter)
+BIN_COLUMN = "bin_s"  # seconds a row holds: 1, or its bin's (the span cuts its first and last)
 #: What request logs read over a span past a day leave out beside the rest (``binned_leaves_out``).
 PAST_A_DAY = "; past a day, "
 _BATCH_ROWS = 250_000  # rows decoded and handled together: few numpy calls a chunk, bounded memory
-_ALL = "ALL"
+#: The series that are no partition's alone, named as no PartitionKey can be ('#' is forbidden in keys): the account's
+#: (every row), and a partition's op classes together.
+_ACCOUNT, _BOTH = "#account", "#both"
 
 
 def width_for(span_s: int) -> int:
@@ -133,7 +135,7 @@ class _Track:
 
 
 def _windows(frames: Callable[[], Iterable[pd.DataFrame]], phases: Phases) -> dict[str, list[tuple[int, int]]]:
-    """Per partition (``_ALL``: the account, every partition's rows): the [start, stop) of each busiest window, served
+    """Per partition (``_ACCOUNT``: the account, every partition's rows): the [start, stop) of each busiest window, served
     and asked, of each op class and of them together. Read in time order (as records are counted and shards given)
     only the newest seconds of each series are held; batches out of order are read again, every row held."""
     found = _windows_in_order(frames(), phases)
@@ -145,9 +147,9 @@ def _windows_in_order(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[s
     tracks: dict[tuple[str, str], _Track] = {}
     for frame in batches:
         values = _rows(frame, first)
-        given = [((_ALL, _ALL), values)]
+        given = [((_ACCOUNT, _BOTH), values)]
         for partition, rows in frame.groupby("partition", sort=False).indices.items():
-            given.append(((partition, _ALL), values[:, rows]))
+            given.append(((partition, _BOTH), values[:, rows]))
             classes = frame["op_class"].to_numpy()[rows]
             for op_class in np.unique(classes):
                 given.append(((partition, op_class), values[:, rows[classes == op_class]]))
@@ -155,7 +157,7 @@ def _windows_in_order(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[s
             if not tracks.setdefault(key, _Track()).add(rows, last, window):
                 return None
     length = min(window, last + 1)
-    out: dict[str, list[tuple[int, int]]] = {_ALL: []}
+    out: dict[str, list[tuple[int, int]]] = {_ACCOUNT: []}
     for (partition, _), track in tracks.items():
         out.setdefault(partition, []).extend(track.spans(first, length))
     return {partition: sorted(set(spans)) for partition, spans in out.items()}
@@ -177,7 +179,7 @@ def _windows_held(batches: Iterable[pd.DataFrame], phases: Phases) -> dict[str, 
         classes = [np.concatenate(parts.pop((partition, c)), axis=1) for p, c in list(parts) if p == partition]
         tracks = [*classes, np.concatenate(classes, axis=1)]
         out[partition] = sorted({span for track in tracks for span in _spans(track, first, last, window)})
-    out[_ALL] = sorted(set(_spans(np.concatenate(account, axis=1), first, last, window))) if account else []
+    out[_ACCOUNT] = sorted(set(_spans(np.concatenate(account, axis=1), first, last, window))) if account else []
     return out
 
 
@@ -185,7 +187,7 @@ def _kept(frame: pd.DataFrame, windows: dict[str, list[tuple[int, int]]]) -> np.
     """Which rows lie in their partition's windows or the account's."""
     seconds = frame["second"].to_numpy(np.int64)
     kept = np.zeros(len(frame), bool)
-    for start, stop in windows[_ALL]:
+    for start, stop in windows[_ACCOUNT]:
         kept |= (seconds >= start) & (seconds < stop)
     for partition, rows in frame.groupby("partition", sort=False).indices.items():
         at = seconds[rows]
@@ -230,8 +232,11 @@ def rolled(
             moved = _binned(moved, phases, width)
             by_range = moved.groupby([moved["second"], moved["partition"].str[:1]])["entities"].sum()
             folded.update({(int(second), start): int(n) for (second, start), n in by_range.items()})
-    for (second, start), n in ranges.items():
-        folded[(int(bin_start(np.int64(second), phases, width)), start)] += n
+    if ranges:  # the counts' own, folded as they aged: a month's are some 200,000 (second, range) pairs
+        aged_at, starts = zip(*ranges, strict=True)
+        at = bin_start(np.fromiter(aged_at, np.int64, len(ranges)), phases, width).tolist()
+        for second, start, n in zip(at, starts, ranges.values(), strict=True):
+            folded[(second, start)] += n
     seconds = summed(pd.concat(kept, ignore_index=True)).assign(**{BIN_COLUMN: 1}) if kept else None
     bins = summed(pd.concat(binned, ignore_index=True)) if binned else None
     if bins is not None:

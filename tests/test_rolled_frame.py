@@ -36,7 +36,7 @@ def _counts(seed: int, days: float, keys: int, rows: int, offset: int) -> RunCou
     seconds += [b + rng.randrange(12) for b in bursts for _ in range(rows // 10)]
     seconds += [first, first + span - 1]
     for second in sorted(min(s, first + span - 1) for s in seconds):
-        partition = f"k{min(int(rng.paretovariate(1.1)), keys) - 1:03d}"
+        partition = f"k{min(int(rng.paretovariate(1.1)), keys) - 1:03d}".replace("k001", "ALL")  # a key, not a total
         op_class = rng.choice(("GET", "PUT"))
         bucket = counts.bucket(second, partition, op_class)
         n = rng.randint(1, 40)
