@@ -44,7 +44,7 @@ def test_the_peak_and_mean_of_a_partitions_rows_are_those_of_its_seconds_made_wh
     seconds, values = np.array([t for t, _ in rows], np.int64), np.array([n for _, n in rows], np.float64)
     assert phases.sparse_peak(seconds, values) == round(moving_average_peak(dense, phases.window), 2)
     steady = dense[phases.steady.start - phases.span.start : phases.steady.stop - phases.span.start]
-    assert phases.sparse_mean(seconds, values) == (round(steady.sum() / len(steady), 2) if len(steady) else 0.0)
+    assert phases.sparse_mean(seconds, values) == (round(float(steady.sum()) / len(steady), 2) if len(steady) else 0.0)
     if rows:  # where the peak lies: a window of the span whose own seconds sum to it
         peak, start, length = peak_window(seconds, values, phases.span.start, phases.span.stop - 1, phases.window)
         assert length == phases.window and phases.span.start <= start <= phases.span.stop - length
