@@ -66,7 +66,7 @@ def test_the_width_follows_the_span(days, width):
     assert width_for(int(days * DAY_S)) == width
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(
     seed=st.integers(0, 10**6),
     days=st.sampled_from([1.2, 3.0, 7.4, 9.0]),
@@ -109,7 +109,7 @@ def test_a_bins_latency_is_its_minutes_together():
     assert len(kept) and (kept["p99_ms"] > 0).all()
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(seed=st.integers(0, 10**6), days=st.sampled_from([2.5, 8.0]))
 def test_batches_out_of_time_order_are_read_again_holding_every_row_to_the_same_figures(seed, days):
     """Read in time order, each series holds only its newest seconds; given out of order (shards named in any order),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import time
 from collections import Counter
 from pathlib import Path
@@ -132,15 +133,27 @@ def _mutated(path: Path, how: str) -> None:
     pq.write_table(table, path)
 
 
-@pytest.mark.parametrize("how", ["not parquet", "an op class", "a second", "a count as text", "a tally", "rows dropped"])
-def test_a_long_spans_shard_with_wrong_buckets_is_refused_in_one_line_and_nothing_is_written(logs, tmp_path, monkeypatch, how):
+@pytest.fixture(scope="module")
+def two_shards(logs, tmp_path_factory) -> list[Path]:
+    """Two days' shards and the two after (together past a day), read once for every mutation."""
     _, files, _ = logs
-    shards = []
-    for part in (files[: 2 * 24], files[2 * 24 : 4 * 24]):
-        out = tmp_path / f"shard-{len(shards)}"
-        code, said, err = in_process(monkeypatch, "traffic", *map(str, part), "--no-report", "--out", str(out))
-        assert code in (0, 3), said + err
-        shards.append(out)
+    folder, shards = tmp_path_factory.mktemp("shards"), []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for part in (files[: 2 * 24], files[2 * 24 : 4 * 24]):
+            out = folder / f"shard-{len(shards)}"
+            code, said, err = in_process(monkeypatch, "traffic", *map(str, part), "--no-report", "--out", str(out))
+            assert code in (0, 3), said + err
+            shards.append(out)
+    return shards
+
+
+@pytest.mark.parametrize("how", ["not parquet", "an op class", "a second", "a count as text", "a tally", "rows dropped"])
+def test_a_long_spans_shard_with_wrong_buckets_is_refused_in_one_line_and_nothing_is_written(
+    two_shards, tmp_path, monkeypatch, how
+):
+    shards = [tmp_path / shard.name for shard in two_shards]
+    for shard, given in zip(shards, two_shards, strict=True):
+        shutil.copytree(given, shard)
     _mutated(shards[1] / "buckets.parquet", how)
     code, said, err = in_process(monkeypatch, "merge", *map(str, shards), "--no-report", "--out", str(tmp_path / "merged"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
