@@ -3,7 +3,7 @@ ceiling search's: ``typed_reader`` checks it on read, the results reference show
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time.
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from .typed_reader import Check
 
@@ -84,6 +84,7 @@ class Measured(TypedDict):
 
     ratio: float
     served_share: float
+    served_share_se: NotRequired[float]  # the served share's standard error, from the window's seconds
     served_eps: float
     throttled_share: float
     attempts: int
@@ -97,6 +98,7 @@ class Compared(TypedDict):
     simulated: Measured
     compared: bool
     agrees: bool
+    served_within: NotRequired[float]  # relative: SERVED_WITHIN, or three standard errors where wider
     throttled_within: float
 
 

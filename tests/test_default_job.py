@@ -99,12 +99,13 @@ def test_the_default_jobs_report_gives_one_straight_answer(tmp_path: Path, artif
     assert chosen["cost"]["batches_split_per_s"] > 0 and "def partition_key" in advice["code"]["python"]
     check = advice["verification"]
     assert check["factor"] == pytest.approx(200 / 800) and [d["family"] for d in check["designs"]] == ["current", "shard"]
-    for design in check["designs"]:  # per partition: the served share within 15 %, the throttled share within 5 points
-        compared = [row for row in design["partitions"] if row["compared"]]
+    for design in check["designs"]:  # per partition: the served share within 15 % (or 3 standard errors of the two
+        compared = [row for row in design["partitions"] if row["compared"]]  # windows' seconds), throttled within 5 points
         assert len(compared) == len(design["partitions"]) >= 1, design
         for row in compared:
             real, sim = row["real"], row["simulated"]
-            assert real["served_share"] == pytest.approx(sim["served_share"], rel=0.15), (design["family"], row)
+            assert row["served_within"] >= 0.15 and real["served_share_se"] >= 0 and sim["served_share_se"] >= 0
+            assert real["served_share"] == pytest.approx(sim["served_share"], rel=row["served_within"]), (design["family"], row)
             assert abs(real["throttled_share"] - sim["throttled_share"]) <= max(0.05, row["throttled_within"]), row
     assert check["agrees"] and "agrees with the simulation" in done.stdout
 
