@@ -9,10 +9,20 @@ import re
 from datetime import UTC, datetime
 from functools import lru_cache
 
-__all__ = ["EARLIEST", "FORMS", "LATEST", "parse_time", "utc_text"]
+__all__ = ["CLASSIC_FIELDS", "EARLIEST", "FORMS", "LATEST", "parse_time", "utc_text"]
 
 #: Azure Monitor's archived diagnostic logs, a Log Analytics export (CSV, JSON), Storage Analytics' classic logs.
 FORMS = ("diagnostic", "analytics-csv", "analytics-json", "classic")
+#: Storage Analytics' classic records: version 1.0's fields, in order (``<version>;<request-start-time>;…``), what
+#: ``traffic.classic`` reads and the emulator's ``--request-log`` writes.
+CLASSIC_FIELDS = (
+    "version", "request-start-time", "operation-type", "request-status", "http-status-code", "end-to-end-latency-in-ms",
+    "server-latency-in-ms", "authentication-type", "requester-account-name", "owner-account-name", "service-type",
+    "request-url", "requested-object-key", "request-id-header", "operation-count", "requester-ip-address",
+    "request-version-header", "request-header-size", "request-packet-size", "response-header-size",
+    "response-packet-size", "request-content-length", "request-md5", "server-md5", "etag-identifier",
+    "last-modified-time", "conditions-used", "user-agent-header", "referrer-header", "client-request-id",
+)  # fmt: skip
 #: The times a log may hold, epoch seconds: the calendar's years 1 to 9999 in UTC (Python's and Kusto's alike).
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
 LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=UTC).timestamp()  # below the next year's in float64

@@ -8,7 +8,7 @@ import pytest
 from browser import chromium_page
 from helpers import in_process
 
-from loadtest.compare import StrategyOutcome, rank
+from loadtest.comparison import StrategyOutcome, rank
 
 WORKLOAD = ("-t", "4s", "-u", "4", "-r", "4", "--rate", "10", "--mix", "read=50,insert=50", "--seed-entities", "200")
 

@@ -18,7 +18,8 @@ from lxml import etree
 from synthetic import recorded
 
 from loadtest import junit
-from loadtest.compare import StrategyOutcome, _suite
+from loadtest.compare import _suite
+from loadtest.comparison import StrategyOutcome
 from loadtest.finding_kinds import FAIL_ON, RUN_FAILURES
 from loadtest.findings.assess import FindingCheck, assess, checks_for, exit_code
 from loadtest.outputs import RESULTS_FILE

@@ -8,13 +8,13 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..child_process import ChildProcess
 from ..exit_codes import RunError, UsageError
-from ..options.emulator import upstream as checked_upstream
 from .budgets import Budgets
 
-__all__ = ["EmulatorProcess"]
+__all__ = ["EmulatorProcess", "checked_upstream"]
 
 
 class EmulatorProcess(ChildProcess):
@@ -63,3 +63,32 @@ class EmulatorProcess(ChildProcess):
             str(self.splits_file),
             *(("--request-log", self.request_log) if self.request_log else ()),
         ]
+
+
+def checked_upstream(flag: str, value: Any) -> str:
+    """``--upstream``: the table service the emulator relays to, as ``http://HOST:PORT`` (without a scheme: http). The
+    relay speaks plain HTTP to it and forwards each request's own path, so TLS, a path and a port that is no number
+    are refused here, before anything starts (https was relayed in plaintext to port 80)."""
+    given = ("" if value is None else str(value)).strip()
+    said = f"{flag} {given[:200]!r}"
+    valid = "valid: the table service's http://HOST:PORT, e.g. Azurite's http://127.0.0.1:10002"
+    try:
+        parts = urlsplit(given if "://" in given else f"http://{given}")
+    except ValueError as err:  # an unclosed [ of an IPv6 address
+        raise UsageError(f"{said}: not an address ({err}); {valid}") from None
+    if parts.scheme != "http":
+        raise UsageError(
+            f"{said}: the emulator relays plain HTTP and holds no TLS; {valid}. Azure's https endpoints throttle on their "
+            "own: run against them without the emulator"
+        )
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of range
+        port = 0
+    if port == 0:
+        raise UsageError(f"{said}: its port must be a whole number from 1 to 65535; {valid}")
+    if not parts.hostname:
+        raise UsageError(f"{said}: it names no host; {valid}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
+        raise UsageError(f"{said}: the service's address alone (requests keep their own path and query); {valid}")
+    return f"http://{parts.netloc}"

@@ -164,7 +164,7 @@ class Relay:
     """One client connection at a time per greenlet (StreamServer's handler), relayed to ``upstream``."""
 
     def __init__(self, upstream: str, throttle: Throttle, log: RequestLog | None = None) -> None:
-        parts = urlsplit(upstream if "://" in upstream else f"http://{upstream}")  # checked: ``options.emulator.upstream``
+        parts = urlsplit(upstream if "://" in upstream else f"http://{upstream}")  # checked: ``process.checked_upstream``
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.throttle = throttle
         self.log = log  # every request and its answer, as Azure's logs record them (``--request-log``)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote
 
+from ..log_forms import CLASSIC_FIELDS
 from ..redact import redact
 from ..service_errors import service_message, throttle_reason
 from ..table_uri import category_of, operation_name
-from ..traffic.classic import FIELDS
 
 __all__ = ["CLASSIC_SUFFIX", "RESPONSE_TYPES", "RequestLog", "answer_of", "classic_line", "log_time"]
 
@@ -113,7 +113,7 @@ def classic_line(record: dict[str, Any]) -> str:
         "user-agent-header": _quoted(p["userAgentHeader"]),
         "client-request-id": _quoted(p["clientRequestId"]) if p["clientRequestId"] else "",
     }
-    return ";".join(values.get(name, "") for name in FIELDS) + "\n"
+    return ";".join(values.get(name, "") for name in CLASSIC_FIELDS) + "\n"
 
 
 class RequestLog:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..connection_string import CONNECTION_STRING_ENV
+from ..emulator.process import checked_upstream
 from ..exit_codes import UsageError
 from . import rules
 from .advise import ADVISE_OPTIONS
-from .emulator import EMULATOR_OPTIONS, upstream
+from .emulator import EMULATOR_OPTIONS
 from .limits import MAX_DURATION_S, MAX_USERS, MAX_WORKERS
 from .option import REAL_RUN, Option, of, only
 from .stress import CEILING_OPTIONS, OPTIONS
@@ -102,7 +103,9 @@ COMPARE_OPTIONS: tuple[Option, ...] = only(
 SERVE_OPTIONS: tuple[Option, ...] = only(
     "emulator",
     (
-        Option(("--upstream",), "the table service, e.g. http://127.0.0.1:10002", "", upstream, locust=False, required=True),
+        Option(
+            ("--upstream",), "the table service, e.g. http://127.0.0.1:10002", "", checked_upstream, locust=False, required=True
+        ),
         Option(("--host",), "address to listen on", "127.0.0.1", locust=False),
         Option(("--port",), "port to listen on", 10102, port, locust=False),
         Option(

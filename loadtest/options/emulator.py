@@ -5,17 +5,14 @@ stress test as ``--emulator-X`` (``emulator_options``); and where it writes what
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
-from urllib.parse import urlsplit
 
 from ..emulator.budgets import Budgets
 from ..entities import MAX_PAGE_ENTITIES
-from ..exit_codes import UsageError
 from . import rules
 from .option import REAL_RUN, STRESS_TEST, Option, only
-from .values import non_negative, number, positive, share, text, whole
+from .values import non_negative, number, positive, share, whole
 
-__all__ = ["EMULATOR_OPTIONS", "REQUEST_LOG", "emulator_options", "upstream"]
+__all__ = ["EMULATOR_OPTIONS", "REQUEST_LOG", "emulator_options"]
 
 #: The emulator's options, with its own defaults: ``loadtest emulator --X`` and ``loadtest run --emulator-X``.
 EMULATOR_OPTIONS: tuple[Option, ...] = only(
@@ -71,32 +68,3 @@ def _emulator(option: Option) -> Option:
 def emulator_options() -> tuple[Option, ...]:
     """The emulator's budgets as a stress test takes them: ``--emulator-X``."""
     return tuple(map(_emulator, EMULATOR_OPTIONS))
-
-
-def upstream(flag: str, value: Any) -> str:
-    """``--upstream``: the table service the emulator relays to, as ``http://HOST:PORT`` (without a scheme: http). The
-    relay speaks plain HTTP to it and forwards each request's own path, so TLS, a path and a port that is no number
-    are refused here, before anything starts (https was relayed in plaintext to port 80)."""
-    given = text(flag, value).strip()
-    said = f"{flag} {given[:200]!r}"
-    valid = "valid: the table service's http://HOST:PORT, e.g. Azurite's http://127.0.0.1:10002"
-    try:
-        parts = urlsplit(given if "://" in given else f"http://{given}")
-    except ValueError as err:  # an unclosed [ of an IPv6 address
-        raise UsageError(f"{said}: not an address ({err}); {valid}") from None
-    if parts.scheme != "http":
-        raise UsageError(
-            f"{said}: the emulator relays plain HTTP and holds no TLS; {valid}. Azure's https endpoints throttle on their "
-            "own: run against them without the emulator"
-        )
-    try:
-        port = parts.port
-    except ValueError:  # not a number, or out of range
-        port = 0
-    if port == 0:
-        raise UsageError(f"{said}: its port must be a whole number from 1 to 65535; {valid}")
-    if not parts.hostname:
-        raise UsageError(f"{said}: it names no host; {valid}")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
-        raise UsageError(f"{said}: the service's address alone (requests keep their own path and query); {valid}")
-    return f"http://{parts.netloc}"

@@ -18,7 +18,7 @@ from .badges import badge_css
 from .headline import verdict_sentences, what_ran
 
 if TYPE_CHECKING:
-    from ..compare import Comparison
+    from ..comparison import Comparison
 
 __all__ = ["render", "render_comparison"]
 

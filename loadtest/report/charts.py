@@ -30,7 +30,7 @@ from .time_axis import line_binned, unit_of
 warnings.filterwarnings("ignore", message="tzname .* identified but not understood")
 
 if TYPE_CHECKING:
-    from ..compare import Comparison
+    from ..comparison import Comparison
 
 __all__ = ["all_charts", "timeseries_frame"]
 

@@ -12,21 +12,12 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..log_forms import parse_time
+from ..log_forms import CLASSIC_FIELDS, parse_time
 from .records import LogRecord, Unreadable, logged_number, logged_status
 
-__all__ = ["DUPLICATE", "FIELDS", "SIZES", "HourSeen", "classic_records", "duplicate", "hour_of"]
+__all__ = ["DUPLICATE", "SIZES", "HourSeen", "classic_records", "duplicate", "hour_of"]
 
-#: Version 1.0's fields, in order (``<version>;<request-start-time>;…``).
-FIELDS = (
-    "version", "request-start-time", "operation-type", "request-status", "http-status-code", "end-to-end-latency-in-ms",
-    "server-latency-in-ms", "authentication-type", "requester-account-name", "owner-account-name", "service-type",
-    "request-url", "requested-object-key", "request-id-header", "operation-count", "requester-ip-address",
-    "request-version-header", "request-header-size", "request-packet-size", "response-header-size",
-    "response-packet-size", "request-content-length", "request-md5", "server-md5", "etag-identifier",
-    "last-modified-time", "conditions-used", "user-agent-header", "referrer-header", "client-request-id",
-)  # fmt: skip
-_AT = {name: i for i, name in enumerate(FIELDS)}
+_AT = {name: i for i, name in enumerate(CLASSIC_FIELDS)}
 DUPLICATE = "a duplicate record (the same request id and operation count)"
 #: The sizes a record is read for, in bytes: its request's body, its response's packet and headers.
 SIZES = ("request-content-length", "response-packet-size", "response-header-size")
@@ -126,8 +117,8 @@ def classic_records(lines: Iterable[str], seen: HourSeen | None = None) -> Itera
             row = next(csv.reader((line,), delimiter=";", quotechar='"'), [])
         except csv.Error:  # a field over the reader's limit
             row = []
-        if not row or row[0] not in ("1.0", "2.0") or len(row) < len(FIELDS):
-            yield Unreadable(f"not a version 1.0 or 2.0 record of {len(FIELDS)} fields", line)
+        if not row or row[0] not in ("1.0", "2.0") or len(row) < len(CLASSIC_FIELDS):
+            yield Unreadable(f"not a version 1.0 or 2.0 record of {len(CLASSIC_FIELDS)} fields", line)
             continue
         try:
             started = _field(row, "request-start-time")

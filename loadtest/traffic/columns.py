@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .classic import FIELDS, SIZES, HourSeen, duplicate
+from ..log_forms import CLASSIC_FIELDS
+from .classic import SIZES, HourSeen, duplicate
 from .records import MOST, STATUS_MOST, LogRecord, Unreadable
 
 __all__ = ["COLUMNS", "NOT_FAST", "classic_block", "diagnostic_block", "from_records"]
@@ -162,7 +163,7 @@ def diagnostic_block(block: bytes | memoryview) -> pa.Table:
     )
 
 
-_CLASSIC_READ = pa_csv.ReadOptions(column_names=list(FIELDS), block_size=1 << 22)
+_CLASSIC_READ = pa_csv.ReadOptions(column_names=list(CLASSIC_FIELDS), block_size=1 << 22)
 _CLASSIC_PARSE = pa_csv.ParseOptions(delimiter=";", quote_char='"')
 _CLASSIC_WANTED = (
     "version", "request-start-time", "operation-type", "request-status", "http-status-code", "end-to-end-latency-in-ms",

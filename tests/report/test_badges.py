@@ -7,7 +7,7 @@ from browser import chromium_page
 from helpers import run_info
 from synthetic import recorded
 
-from loadtest.compare import Comparison, StrategyOutcome
+from loadtest.comparison import Comparison, StrategyOutcome
 from loadtest.findings.assess import assess
 from loadtest.report import render, render_comparison
 from loadtest.results import Finding, FindingKind

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import escape
 
-from loadtest.compare import Comparison, StrategyOutcome
+from loadtest.comparison import Comparison, StrategyOutcome
 from loadtest.report import render_comparison
 
 MARKUP = '"><img src=x onerror=window.__pwned=1>&amp;<script>window.__pwned=2</script>'

@@ -274,7 +274,7 @@ def test_a_key_of_dollars_is_drawn_as_typed_in_every_chart(tmp_path, monkeypatch
     the service accepts. Every string drawn is text: keys, key ranges, op classes' labels, strategies, families."""
     from matplotlib.text import Text
 
-    from loadtest.compare import Comparison, StrategyOutcome
+    from loadtest.comparison import Comparison, StrategyOutcome
     from loadtest.report import canvas, ceiling_chart, charts, designs_chart, heat_map
 
     data = results_of()

@@ -179,7 +179,7 @@ def test_the_peak_charts_captions_name_the_window_each_run_averaged_over(monkeyp
     """The issue: a 15-s comparison's findings said "5-s average" while its chart said "10-second moving average"."""
     from matplotlib.axes import Axes
 
-    from loadtest.compare import Comparison, StrategyOutcome
+    from loadtest.comparison import Comparison, StrategyOutcome
     from loadtest.report.charts import partition_peaks, strategy_peaks
 
     captions: list[str] = []

@@ -294,7 +294,7 @@ DIAGNOSTIC_FIELDS = {("time",): "time", ("operationName",): "text", ("statusCode
 ANALYTICS_FIELDS = {"TimeGenerated": "time", "OperationName": "text", "StatusCode": "number", "StatusText": "text",
                     "Uri": "text", "DurationMs": "number", "RequestBodySize": "number", "ResponseBodySize": "number",
                     "OperationCount": "number", "ClientRequestId": "text", "ObjectKey": "text"}  # fmt: skip
-#: The classic fields at their places (``classic.FIELDS``): the times, numbers and texts read.
+#: The classic fields at their places (``log_forms.CLASSIC_FIELDS``): the times, numbers and texts read.
 CLASSIC_FIELDS = {1: "time", 4: "number", 5: "number", 6: "number", 11: "text", 14: "number", 19: "number",
                   20: "number", 21: "number", 29: "text"}  # fmt: skip
 

@@ -20,8 +20,8 @@ from helpers import file_text, in_process, results_of, run_loadtest, run_locustf
 from loadtest.azurite import azurite_connection_string
 from loadtest.blob_container import BLOB_API_VERSION
 from loadtest.buckets import UNATTRIBUTED
+from loadtest.log_forms import CLASSIC_FIELDS as FIELDS
 from loadtest.redact import AZURITE_KEY
-from loadtest.traffic.classic import FIELDS
 
 #: the logged run and its replays are compared rate for rate: nothing runs beside them
 pytestmark = pytest.mark.alone
