@@ -13,7 +13,7 @@ COPY requirements.lock ./
 RUN pip install --no-cache-dir -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY loadtest ./loadtest
-COPY --from=webui /src/loadtest/report/webui ./loadtest/report/webui
+COPY --from=webui /src/loadtest/live/webui ./loadtest/live/webui
 RUN pip install --no-cache-dir --no-deps -e .
 EXPOSE 8089 5557
 ENTRYPOINT ["locust", "-f", "loadtest/locustfile.py"]

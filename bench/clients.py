@@ -35,7 +35,7 @@ EMULATOR_ARGS = ("--emulate-throttling", "--emulator-partition-rate", "1e9", "--
 #: A side named ``<client>-glibc`` (``fast-glibc``, ``sdk-glibc``): that client with glibc's own malloc thresholds,
 #: ``loadtest run``'s fixed mmap threshold (``entry.MMAP_THRESHOLDS``) left out; otherwise ``python -m loadtest``.
 GLIBC_OWN = "-glibc"
-LAUNCH_GLIBC_OWN = "import sys, loadtest.entry as e; e.MMAP_THRESHOLDS.clear(); sys.exit(e.main())"
+LAUNCH_GLIBC_OWN = "import sys, loadtest.command_line.entry as e; e.MMAP_THRESHOLDS.clear(); sys.exit(e.main())"
 
 
 def children(pid: int) -> list[int]:
@@ -126,11 +126,11 @@ def _batch(args: argparse.Namespace, base: str, payload: str, user: int, n: int)
 
 
 def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
-    from loadtest.azurite import EmbeddedAzurite
-    from loadtest.entities import EntityShape
-    from loadtest.key_specs import key_strategy
-    from loadtest.table import TestTable
-    from loadtest.target import resolve_target
+    from loadtest.account.azurite import EmbeddedAzurite
+    from loadtest.account.endpoint import resolve_target
+    from loadtest.service.entities import EntityShape
+    from loadtest.testbed.table import TestTable
+    from loadtest.workload.key_specs import key_strategy
 
     with EmbeddedAzurite() as azurite, tempfile.TemporaryDirectory() as out:
         target = resolve_target(connection_string=azurite.connection_string)
@@ -208,7 +208,7 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
         if side == "floor":
             counts = {int(k): v for k, v in json.loads(stdout.strip().splitlines()[-1])["counts"].items()}
         else:
-            from loadtest.results import Results  # the series is beside results.json (series.parquet)
+            from loadtest.results.form import Results  # the series is beside results.json (series.parquet)
 
             per_second = Results.load_file(Path(out) / "results.json").timeseries.groupby("second")["requests"].sum()
             counts = {int(second): int(n) for second, n in per_second.items()}
@@ -226,11 +226,11 @@ def measure(side: str, op: str, args: argparse.Namespace) -> dict[str, float]:
 
 def seeding(args: argparse.Namespace) -> dict[str, float]:
     """``TestTable.seed`` of ``--seed-rows`` 1-KiB entities under one PartitionKey into a fresh Azurite."""
-    from loadtest.azurite import EmbeddedAzurite
-    from loadtest.entities import EntityShape
-    from loadtest.key_specs import key_strategy
-    from loadtest.table import TestTable
-    from loadtest.target import resolve_target
+    from loadtest.account.azurite import EmbeddedAzurite
+    from loadtest.account.endpoint import resolve_target
+    from loadtest.service.entities import EntityShape
+    from loadtest.testbed.table import TestTable
+    from loadtest.workload.key_specs import key_strategy
 
     with EmbeddedAzurite() as azurite:
         table = TestTable.open(resolve_target(connection_string=azurite.connection_string))

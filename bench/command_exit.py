@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RUN = "import sys; from loadtest.entry import main; sys.argv = ['loadtest', *sys.argv[1:]]; sys.exit(main())"
+RUN = "import sys; from loadtest.command_line.entry import main; sys.argv = ['loadtest', *sys.argv[1:]]; sys.exit(main())"
 UNFROZEN = "import gc; gc.freeze = lambda: None; " + RUN
 
 

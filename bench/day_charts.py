@@ -23,7 +23,7 @@ from helpers import run_info  # noqa: E402
 from synthetic import recorded  # noqa: E402
 
 from loadtest.report import charts  # noqa: E402
-from loadtest.summary import build  # noqa: E402
+from loadtest.results.summary import build  # noqa: E402
 
 LIMIT_S = 5.0
 

@@ -18,10 +18,10 @@ import gevent  # noqa: E402
 import psutil  # noqa: E402
 from locust.event import EventHook  # noqa: E402
 
-from loadtest.azurite import EmbeddedAzurite  # noqa: E402
-from loadtest.session import TableSession  # noqa: E402
-from loadtest.table import TestTable  # noqa: E402
-from loadtest.target import resolve_target  # noqa: E402
+from loadtest.account.azurite import EmbeddedAzurite  # noqa: E402
+from loadtest.account.endpoint import resolve_target  # noqa: E402
+from loadtest.session.table_session import TableSession  # noqa: E402
+from loadtest.testbed.table import TestTable  # noqa: E402
 
 
 def main(lanes: int) -> None:

@@ -21,8 +21,8 @@ from locust.event import Events
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loadtest.metrics import PartitionMetrics  # noqa: E402
-from loadtest.request_profile import RequestProfile  # noqa: E402
+from loadtest.counting.request_evidence import RequestProfile  # noqa: E402
+from loadtest.counting.request_listener import PartitionMetrics  # noqa: E402
 
 
 def events(n: int) -> list[dict]:

@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 import psutil
 
-from loadtest import bucket_frame, series_frame
-from loadtest.buckets import COUNTERS
-from loadtest.latency import PER_SECOND_FOR_S, ROLLUP_S  # an engine keeps the last ten minutes per second
-from loadtest.mergeable import sample_columns
+from loadtest.counting import bucket_frame
+from loadtest.counting.buckets import COUNTERS
+from loadtest.counting.latency import PER_SECOND_FOR_S, ROLLUP_S  # an engine keeps the last ten minutes per second
+from loadtest.results import series_frame
+from loadtest.results.mergeable import sample_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = "engine-placeholder-0123456789"

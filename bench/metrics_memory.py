@@ -19,10 +19,10 @@ import tracemalloc
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.buckets import OTHER
-from loadtest.metrics import PartitionMetrics
-from loadtest.results import RunInfo
-from loadtest.summary import build
+from loadtest.counting.buckets import OTHER
+from loadtest.counting.request_listener import PartitionMetrics
+from loadtest.results.form import RunInfo
+from loadtest.results.summary import build
 
 LIMIT_MB = 100
 

@@ -13,10 +13,10 @@ import argparse
 import statistics
 import time
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
+from loadtest.account.endpoint import resolve_target
 from loadtest.emulator.budgets import Budgets
-from loadtest.table import TestTable
-from loadtest.target import resolve_target
+from loadtest.testbed.table import TestTable
 
 
 def timed_reads(client, reads: int) -> list[float]:

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
-from loadtest.buckets import COUNTERS
+from loadtest.counting.buckets import COUNTERS
 
 CHART = ["second", "partition", "op_class", "entities"]
 

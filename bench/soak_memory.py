@@ -23,7 +23,7 @@ import psutil
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.metrics import PartitionMetrics
+from loadtest.counting.request_listener import PartitionMetrics
 
 LIMIT_MB = 300
 FLAT_MB = 10  # what the last hours may grow, all of them together

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from loadtest.emulator.request_log import log_time
-from loadtest.log_forms import CLASSIC_FIELDS as FIELDS
+from loadtest.service.log_forms import CLASSIC_FIELDS as FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 START = 1_793_491_200.0  # 2026-11-01T00:00:00Z

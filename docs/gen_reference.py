@@ -1,10 +1,10 @@
 """The reference pages' generated parts, made from the declarations so that the docs cannot say otherwise.
 
 Each page holds hand-written prose around blocks between ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``;
-this script rewrites the blocks: the options of every command (``loadtest.cli``'s parser over ``loadtest.options``' declarations),
-the finding kinds (``loadtest.finding_kinds.KINDS``), the exit codes (``loadtest.exit_codes``) and the fields of
-results.json (``loadtest.results`` and the ``*_schema`` modules). ``tests/test_docs.py`` fails when a committed page
-differs from what this writes.
+this script rewrites the blocks: the options of every command (``loadtest.command_line.dispatch``'s parser
+over ``loadtest.options``' declarations), the finding kinds (``loadtest.results.finding_kinds.KINDS``), the exit
+codes (``loadtest.exit_codes``) and the fields of results.json (``loadtest.results.form`` and the ``*_schema``
+modules). ``tests/test_docs.py`` fails when a committed page differs from what this writes.
 
     .venv/bin/python docs/gen_reference.py          # rewrite the pages
     .venv/bin/python docs/gen_reference.py --check  # exit 1 naming the pages that drifted
@@ -13,6 +13,7 @@ differs from what this writes.
 from __future__ import annotations
 
 import argparse
+import ast
 import html
 import re
 import sys
@@ -23,15 +24,16 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
+import loadtest
 from loadtest import exit_codes
-from loadtest.cli import _parser
-from loadtest.finding_examples import EXAMPLES
-from loadtest.finding_kinds import KINDS, SEVERITY
-from loadtest.finding_names import Severity
+from loadtest.command_line.dispatch import _parser
+from loadtest.findings.examples import EXAMPLES
 from loadtest.options.commands import COMMANDS
 from loadtest.options.option import Option
 from loadtest.options.stress import OPTIONS
-from loadtest.results import Results
+from loadtest.results.finding_kinds import KINDS, SEVERITY
+from loadtest.results.finding_names import Severity
+from loadtest.results.form import Results
 
 DOCS = Path(__file__).resolve().parent
 
@@ -225,7 +227,26 @@ def results_block() -> str:
 
 
 #: page → the blocks it holds, each made by its function.
+def map_block() -> str:
+    """Where a change goes: a row per top-level module and per wing, in the words of its own docstring (a wing's
+    ``__init__``), so the map says what the code says."""
+    package = Path(loadtest.__file__).parent
+    rows = ["| where | its job, in its own docstring |", "|---|---|"]
+    for path in sorted(package.glob("*.py")):
+        rows.append(f"| `{path.name}` | {_cell(_first_paragraph(path))} |")
+    for path in sorted(package.glob("*/__init__.py")):
+        rows.append(f"| `{path.parent.name}/` | {_cell(_first_paragraph(path, whole=True))} |")
+    return "\n".join(rows)
+
+
+def _first_paragraph(path: Path, *, whole: bool = False) -> str:
+    """A module's docstring, its first paragraph (a wing's: all of it), on one line."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join((doc if whole else doc.split("\n\n")[0]).split())
+
+
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+    "development.md": {"map": map_block},
     "reference/options.md": {"options": options_block},
     "reference/findings.md": {"findings": findings_block, "examples": examples_block, "severities": severities_block},
     "reference/exit-codes.md": {"exit-codes": exit_codes_block},

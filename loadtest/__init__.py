@@ -20,21 +20,21 @@ if TYPE_CHECKING:
     from .ceiling.shape import CeilingShape
     from .lifecycle import register
     from .options.settings import Settings
-    from .session import TableSession
-    from .stress_run import StressRun, current_run
-    from .users import HotPartitionUser, TableUser
+    from .running.stress_run import StressRun, current_run
+    from .running.users import HotPartitionUser, TableUser
+    from .session.table_session import TableSession
 
 __version__ = "0.1.0"
 
 #: The public face: each name and the module it lives in.
 _FACE = {
     "CeilingShape": "ceiling.shape",
-    "HotPartitionUser": "users",
+    "HotPartitionUser": "running.users",
     "Settings": "options.settings",
-    "StressRun": "stress_run",
-    "TableSession": "session",
-    "TableUser": "users",
-    "current_run": "stress_run",
+    "StressRun": "running.stress_run",
+    "TableSession": "session.table_session",
+    "TableUser": "running.users",
+    "current_run": "running.stress_run",
     "register": "lifecycle",
 }
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from loadtest.entry import main
+from loadtest.command_line.entry import main
 
 sys.exit(main())

@@ -20,25 +20,26 @@ from locust.env import Environment
 from locust.runners import STATE_INIT, WorkerRunner
 from locust.stats import CSV_STATS_INTERVAL_SEC
 
-from . import junit, telemetry, webui, wrapup
+from . import wrapup
+from .account.connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
+from .account.endpoint import TargetKind, resolve_target
 from .ceiling.shape import CeilingShape
-from .connection_string import CONNECTION_STRING_ENV, SECRET_ON_COMMAND_LINE
-from .distributed import Cluster
+from .counting.request_evidence import RequestProfile
+from .counting.request_listener import PartitionMetrics
 from .exit_codes import EXIT_RUN_FAILED, ToolError, error_line
 from .findings.assess import checks_for, exit_code
-from .integrity import Ledger, verify
-from .metrics import PartitionMetrics
+from .live import partitions_tab, start_form, telemetry
 from .options.settings import Settings, namespace
 from .outputs import check_out, new_run_id
-from .prepare import SIGNALS, abandon, next_settings, prepare
 from .redact import public_url, redact, redact_every_handler
-from .report import live
-from .request_profile import RequestProfile
-from .run_results import results_of, upload_of
-from .stress_run import StressRun, set_current_run
-from .table import TestTable
-from .target import TargetKind, resolve_target
-from .user_classes import settings_per_class
+from .report import junit
+from .running.distributed import Cluster
+from .running.prepare import SIGNALS, abandon, next_settings, prepare
+from .running.run_results import results_of, upload_of
+from .running.stress_run import StressRun, set_current_run
+from .running.user_classes import settings_per_class
+from .testbed.integrity import Ledger, verify
+from .testbed.table import TestTable
 
 __all__ = ["register"]
 
@@ -100,9 +101,9 @@ def register(environment: Environment) -> StressRun | None:
     events.test_stop.add_listener(lambda environment, **_: _on_test_stop(run, environment))
     events.quitting.add_listener(lambda environment, **_: _on_quitting(run, environment))
     events.quit.add_listener(lambda exit_code, **_: _on_quit(run))
-    live.register(environment, run)
+    partitions_tab.register(environment, run)
     telemetry.register(environment, run)  # with --otel: the partitions' figures beside Locust's own metrics
-    webui.register(environment, lambda: run.settings)  # the start form: its fields, a bad start refused
+    start_form.register(environment, lambda: run.settings)  # the start form: its fields, a bad start refused
     return run
 
 

@@ -16,15 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import serverlogs
+from .account.endpoint import Target
+from .account.failures import SDK_ERRORS, explain
 from .exit_codes import ToolError
-from .failures import SDK_ERRORS, explain
 from .findings.assess import assess
 from .outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, SERVER_LOGS_FILE
 from .redact import redact
-from .results import Results
-from .service_errors import ServiceError
-from .target import Target
+from .report import server_logs
+from .results.form import Results
+from .service.error_codes import ServiceError
 
 __all__ = ["CONSOLE_FINDINGS", "console_lines", "finish", "written_line"]
 
@@ -42,7 +42,7 @@ def _render(results: Results, out: Path) -> None:
 
 #: The outputs written beside results.json and timeseries.csv, each on its own.
 OUTPUTS: tuple[tuple[str, Callable[[Results, Path], Any]], ...] = (
-    (SERVER_LOGS_FILE, serverlogs.write),
+    (SERVER_LOGS_FILE, server_logs.write),
     (REPORT_FILE, _render),
 )
 

@@ -34,9 +34,9 @@ if [ ! -x node_modules/.bin/azurite-table ] || [ package-lock.json -nt node_modu
 fi
 
 # Locust's web UI with the Partitions tab (webui/, the locust-ui library pinned in its package-lock.json), built into
-# loadtest/report/webui, which the tool serves as Locust's --build-path; rebuilt when its sources or pins change
+# loadtest/live/webui, which the tool serves as Locust's --build-path; rebuilt when its sources or pins change
 ui_want=$(cat webui/package.json webui/package-lock.json webui/*.js webui/index.html webui/src/* | sha256sum | cut -d' ' -f1)
-if [ "$(cat loadtest/report/webui/.built 2>/dev/null)" != "$ui_want" ]; then
+if [ "$(cat loadtest/live/webui/.built 2>/dev/null)" != "$ui_want" ]; then
   (cd webui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build >/dev/null)
-  echo "$ui_want" > loadtest/report/webui/.built
+  echo "$ui_want" > loadtest/live/webui/.built
 fi

@@ -8,17 +8,23 @@ from gevent import monkey
 monkey.patch_all()  # first, as Locust does on import: the tests run Locust in-process, and ssl must not be imported before
 
 import socket  # noqa: E402
+import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+
+#: The suite's folders mirror the package's wings; a test may take a helper from another folder's module by its name
+#: (``from test_results import engine_results``), so every folder is on the path whichever is collected first.
+sys.path += [str(folder) for folder in sorted(Path(__file__).parent.iterdir()) if folder.is_dir() and folder.name[0] not in "_."]
+
 from browser import close_chromium  # noqa: E402
 from helpers import ARTIFACTS, EVERY_OPERATION, SHORT, Finished, run_loadtest, stop_warm_servers  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from loadtest.azurite import EmbeddedAzurite  # noqa: E402
-from loadtest.table import TestTable  # noqa: E402
-from loadtest.target import Target, resolve_target  # noqa: E402
+from loadtest.account.azurite import EmbeddedAzurite  # noqa: E402
+from loadtest.account.endpoint import Target, resolve_target  # noqa: E402
+from loadtest.testbed.table import TestTable  # noqa: E402
 
 pytest_plugins = ["machine_share"]
 

@@ -24,10 +24,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from azure.data.tables import EdmType, EntityProperty
 
-from loadtest import series_frame
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
 from loadtest.outputs import SERIES_FILE
-from loadtest.results import RunInfo
+from loadtest.results import series_frame
+from loadtest.results.form import RunInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -139,7 +139,7 @@ def stop_warm_servers() -> None:
 def warm_start(module: str, args: list[str], *, env: dict[str, str], timeout: float) -> Finished:
     """``python -m MODULE ARGS`` forked from a warm server in ROOT with ``env``: its exit status and outputs, or
     ``subprocess.TimeoutExpired`` (the child killed) past ``timeout``."""
-    from loadtest.entry import GEVENT_COMMANDS
+    from loadtest.command_line.entry import GEVENT_COMMANDS
 
     ARTIFACTS.mkdir(exist_ok=True)
     server = _Warm.server(module == "locust" or args[:1] in ([c] for c in GEVENT_COMMANDS))
@@ -346,12 +346,12 @@ class Launched(Exception):
 
 
 def in_process(monkeypatch, *args: str, env: dict[str, str] | None = None) -> tuple[int | str, str, str]:
-    """``loadtest ARGS`` in this process, as ``loadtest.cli.main``, stopping where Locust would start:
+    """``loadtest ARGS`` in this process, as ``loadtest.command_line.dispatch.main``, stopping where Locust would start:
     (exit code or "launched", stdout, stderr). ``monkeypatch`` restores Locust, ``sys.argv`` and the environment."""
     import locust.main
 
-    from loadtest.cli import main
-    from loadtest.connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
+    from loadtest.account.connection_string import CONNECTION_STRING_ENV, FROM_FLAG_ENV
+    from loadtest.command_line.dispatch import main
 
     def launch() -> None:
         raise Launched

@@ -5,7 +5,7 @@ from __future__ import annotations
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.metrics import PartitionMetrics
+from loadtest.counting.request_listener import PartitionMetrics
 
 
 class Clock:

@@ -16,12 +16,12 @@ from azure.data.tables import TableClient
 from helpers import typed
 from locust.event import EventHook
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
+from loadtest.account.endpoint import Target, resolve_target
 from loadtest.emulator.budgets import Budgets
-from loadtest.retry import parse_retry
-from loadtest.session import TableSession
-from loadtest.table import TestTable
-from loadtest.target import Target, resolve_target
+from loadtest.service.retry import parse_retry
+from loadtest.session.table_session import TableSession
+from loadtest.testbed.table import TestTable
 
 #: What both clients must agree on, of each request event.
 COMPARED = ("request_type", "name", "response_length", "failed")

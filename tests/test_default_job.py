@@ -17,9 +17,9 @@ from browser import chromium_page
 from helpers import ROOT, run_loadtest
 from test_junit import valid
 
-from loadtest.finding_kinds import CHECKLIST, KINDS
 from loadtest.findings.remedies import contradictions, keys_needed
-from loadtest.results import Finding
+from loadtest.results.finding_kinds import CHECKLIST, KINDS
+from loadtest.results.form import Finding
 
 
 def default_job_args() -> list[str]:

@@ -22,14 +22,15 @@ from helpers import ROOT, docs_example, in_process
 sys.path.insert(0, str(ROOT / "docs"))
 import gen_reference  # noqa: E402
 
-from loadtest import cli, exit_codes  # noqa: E402
-from loadtest.finding_kinds import KINDS  # noqa: E402
-from loadtest.finding_names import FindingKind  # noqa: E402
-from loadtest.locust_args import locust_flags  # noqa: E402
+from loadtest import exit_codes  # noqa: E402
+from loadtest.command_line import dispatch as cli
+from loadtest.command_line.locust_args import locust_flags  # noqa: E402
 from loadtest.options.commands import COMMANDS, COMPARE_OPTIONS  # noqa: E402
 from loadtest.options.option import Option  # noqa: E402
 from loadtest.options.settings import Settings, namespace  # noqa: E402
-from loadtest.user_classes import is_table_user, settings_per_class  # noqa: E402
+from loadtest.results.finding_kinds import KINDS  # noqa: E402
+from loadtest.results.finding_names import FindingKind  # noqa: E402
+from loadtest.running.user_classes import is_table_user, settings_per_class  # noqa: E402
 
 DOCS = ROOT / "docs"
 #: Every page a user reads: the site's, the README, and deploy/README.md (the site includes it).
@@ -250,7 +251,7 @@ def _check_command(monkeypatch, line: str) -> None:
             _check_command(monkeypatch, shlex.join([*given_env, "loadtest", each, *extra, "--key-strategy", strategy]))
         return
     if command == "simulate":
-        from loadtest.simulator.command import DURATION, SIMULATE_OPTIONS, _check_size, _settings
+        from loadtest.simulator.simulate_command import DURATION, SIMULATE_OPTIONS, _check_size, _settings
 
         for name, value in env.items():
             monkeypatch.setenv(name, value)

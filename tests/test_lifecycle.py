@@ -20,12 +20,12 @@ from locust.runners import STATE_RUNNING
 
 import loadtest.plugin  # noqa: F401  (the tool's options on Locust's parser)
 from loadtest.child_process import free_port
-from loadtest.cli import LOCUSTFILE
+from loadtest.command_line.dispatch import LOCUSTFILE
 from loadtest.lifecycle import register
 from loadtest.options.settings import namespace
 from loadtest.outputs import new_run_id
-from loadtest.stress_run import current_run
-from loadtest.users import HotPartitionUser
+from loadtest.running.stress_run import current_run
+from loadtest.running.users import HotPartitionUser
 
 
 class _Watcher:

@@ -19,12 +19,13 @@ from synthetic import recorded
 
 from loadtest.engines import blobs
 from loadtest.findings.assess import assess
+from loadtest.live import partitions_tab as live
+from loadtest.live.telemetry import PartitionTelemetry
 from loadtest.options.settings import Settings, namespace
 from loadtest.outputs import RESULTS_FILE, write_text
 from loadtest.redact import AZURITE_KEY, RedactingFilter, public_url, redact
-from loadtest.report import live, render
-from loadtest.summary import build
-from loadtest.telemetry import PartitionTelemetry
+from loadtest.report import render
+from loadtest.results.summary import build
 
 
 def test_redact_removes_keys_and_signatures():

@@ -20,7 +20,7 @@ import yaml
 from helpers import ROOT
 from packaging.requirements import Requirement
 
-from loadtest.azurite import azurite_connection_string
+from loadtest.account.azurite import azurite_connection_string
 
 ALT = ROOT / "deploy" / "azure-load-testing"
 K8S = ROOT / "deploy" / "kubernetes"

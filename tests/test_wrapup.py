@@ -14,18 +14,21 @@ from helpers import in_process, results_of, run_info
 from synthetic import recorded
 from test_results import engine_results
 
-from loadtest import bucket_frame, series_frame, serverlogs, wrapup
-from loadtest import results as results_module
+from loadtest import wrapup
+from loadtest.counting import bucket_frame
 from loadtest.exit_codes import EXIT_RUN_FAILED
 from loadtest.findings import assess as assess_module
 from loadtest.findings.assess import DETECTORS, assess, exit_code
 from loadtest.findings.levels import levels
 from loadtest.findings.order import weight
-from loadtest.integrity import Ledger, verify
 from loadtest.outputs import REPORT_FILE, SERVER_LOGS_FILE
-from loadtest.results import Results
-from loadtest.service_errors import ServiceError
-from loadtest.summary import build
+from loadtest.report import server_logs as serverlogs
+from loadtest.results import form as results_module
+from loadtest.results import series_frame
+from loadtest.results.form import Results
+from loadtest.results.summary import build
+from loadtest.service.error_codes import ServiceError
+from loadtest.testbed.integrity import Ledger, verify
 from loadtest.wrapup import console_lines, finish
 
 

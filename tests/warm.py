@@ -26,7 +26,7 @@ def _imports(patched: bool) -> None:
         monkey.patch_all()
         import locust.main  # noqa: F401
     import loadtest  # noqa: F401  (the user classes a locustfile imports)
-    import loadtest.cli  # noqa: F401
+    import loadtest.command_line.dispatch  # noqa: F401
     import loadtest.report.charts  # noqa: F401
 
 

@@ -4,5 +4,5 @@ import { defineConfig } from "vite";
 
 export default defineConfig({
   base: "./",
-  build: { outDir: "../loadtest/report/webui", emptyOutDir: true, chunkSizeWarningLimit: 4000 },
+  build: { outDir: "../loadtest/live/webui", emptyOutDir: true, chunkSizeWarningLimit: 4000 },
 });

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..operations import OPERATIONS
+from ..service.operations import OPERATIONS
 from .designs import Design
 from .workload import Workload
 

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from .. import summary
 from ..emulator.budgets import Budgets
 from ..findings.remedies import HEADROOM
 from ..options import rules
 from ..progress import Progress
-from ..results import Results, RunInfo
+from ..results import summary
+from ..results.form import Results, RunInfo
 from ..simulator.simulation import Simulation
 from .costs import Cost, cost_of
 from .designs import FAMILIES, Design, Family, current_design, families_for

@@ -24,11 +24,11 @@ import numpy as np
 
 from ..emulator.budgets import Budgets
 from ..exit_codes import RunError
-from ..operations import OpClass
-from ..options.limits import MAX_USER_ARRIVAL_RATE
+from ..limits import MAX_USER_ARRIVAL_RATE
 from ..outputs import RESULTS_FILE
-from ..results import Results
-from ..traffic.profile import load_profile
+from ..results.form import Results
+from ..service.operations import OpClass
+from ..workload.traffic_profile import load_profile
 from .designs import Design
 from .search import Search, simulated
 from .workload import Workload

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..exit_codes import UsageError
-from ..operations import OPERATIONS
-from ..options.limits import MAX_SIMULATED_RATE
+from ..limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings, namespace
-from ..results_schema import USER_SETTINGS
-from ..rolled_frame import BIN_COLUMN
+from ..results.rolled_frame import BIN_COLUMN
+from ..results.schema import USER_SETTINGS
+from ..service.operations import OPERATIONS
 
 __all__ = ["WORKLOAD", "Workload", "from_namespace", "from_results"]
 
@@ -120,7 +120,7 @@ def _text(value: Any) -> str:
 
 def _busiest(path: str) -> float:
     """A closed loop's peak: the busiest second's operations in the series beside the results (0 without one)."""
-    from ..results import Results
+    from ..results.form import Results
 
     try:
         frame = Results.load_file(Path(path)).timeseries

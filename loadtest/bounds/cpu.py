@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from statistics import mean
 from typing import Any
 
-from ..results import Results
+from ..results.form import Results
 
 __all__ = [
     "GENERATOR_CPU_PERCENT",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import series_frame
-from ..results import Results
-from ..service_errors import UNANSWERED
+from ..results import series_frame
+from ..results.form import Results
+from ..service.error_codes import UNANSWERED
 
 __all__ = [
     "LOST_AFTER_S",

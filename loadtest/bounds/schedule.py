@@ -1,12 +1,12 @@
 """How much of an open loop's schedule the generator sent, and the operations in flight it needed for it (Little's
-law). Pure questions of the results; ``findings.demand`` words the answers.
+law). Pure questions of the results; ``findings.open_loop`` words the answers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results import Results
+from ..results.form import Results
 
 __all__ = [
     "SENT_SHARE",
@@ -36,7 +36,7 @@ class Concurrency:
 
 
 def concurrency(results: Results) -> Concurrency | None:
-    """The open loop's operations in flight (``arrivals.in_flight``); None for a closed loop, a simulation, or results
+    """The open loop's operations in flight (``running.in_flight``); None for a closed loop, a simulation, or results
     written before they were counted."""
     figures = results.arrivals.get("in_flight")
     if not figures:

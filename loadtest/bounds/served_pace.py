@@ -11,7 +11,7 @@ from statistics import mean, median
 
 import pandas as pd
 
-from ..results import Results
+from ..results.form import Results
 from .cpu import generator_bound
 
 __all__ = [

@@ -4,7 +4,7 @@ The findings and the ceiling's judgement name it beside the throttled attempts.
 
 from __future__ import annotations
 
-from ..results import RunInfo
+from ..results.form import RunInfo
 
 __all__ = ["budget", "judged_by", "throttler"]
 

@@ -16,13 +16,13 @@ from typing import Any
 
 from ..bounds.cpu import GENERATOR_CPU_PERCENT, busiest_cpu, servers_cpu
 from ..bounds.throttlers import throttler
-from ..bucket_frame import to_buckets
-from ..buckets import Bucket, BucketKey
-from ..counts import RunCounts, ms_at
-from ..latency import Latency
-from ..results import RunInfo
-from ..service_errors import THROTTLING_CODES
-from ..summary import counted
+from ..counting.bucket_frame import to_buckets
+from ..counting.buckets import Bucket, BucketKey
+from ..counting.counts import RunCounts, ms_at
+from ..counting.latency import Latency
+from ..results.form import RunInfo
+from ..results.summary import counted
+from ..service.error_codes import THROTTLING_CODES
 from .plan import Plan, StepWindow
 
 __all__ = ["judged", "search", "step_figures", "stopped_by"]

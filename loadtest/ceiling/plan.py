@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..exit_codes import UsageError
-from ..options.limits import MAX_DURATION_S
+from ..limits import MAX_DURATION_S
 from ..options.stress import CEILING_OPTIONS
 
 __all__ = ["MAX_STEPS", "MAX_USER_RATE", "SETTLE_S", "Plan", "StepWindow"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import get_args
 
-from ..ceiling_schema import Limit
-from ..finding_names import FindingKind
+from ..results.ceiling_schema import Limit
+from ..results.finding_names import FindingKind
 
 __all__ = ["LIMITS"]
 

@@ -19,7 +19,7 @@ import time
 from locust import LoadTestShape
 from locust.runners import WORKER_REPORT_INTERVAL, MasterRunner
 
-from ..counts import RunCounts
+from ..counting.counts import RunCounts
 from ..exit_codes import ToolError
 from .judge import step_figures, stopped_by
 from .plan import Plan, StepWindow

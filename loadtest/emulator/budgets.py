@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..profiles import DEFAULT_PROFILE, PROFILES
+from ..service.scale_targets import DEFAULT_PROFILE, PROFILES
 
 __all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "Split", "available", "passed", "settle", "split_at"]
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..entities import MAX_PAGE_ENTITIES
-from ..query_reach import reach_of
+from ..service.entities import MAX_PAGE_ENTITIES
+from ..workload.query_reach import reach_of
 
 __all__ = ["Query", "continuation", "is_query", "listed", "query_of", "returned", "rows_of"]
 

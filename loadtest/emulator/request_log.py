@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote
 
-from ..log_forms import CLASSIC_FIELDS
 from ..redact import redact
-from ..service_errors import service_message, throttle_reason
-from ..table_uri import category_of, operation_name
+from ..service.error_codes import service_message, throttle_reason
+from ..service.log_forms import CLASSIC_FIELDS
+from ..workload.table_uri import category_of, operation_name
 
 __all__ = ["CLASSIC_SUFFIX", "RESPONSE_TYPES", "RequestLog", "answer_of", "classic_line", "log_time"]
 

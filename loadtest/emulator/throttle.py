@@ -22,8 +22,8 @@ from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..service_errors import ACCOUNT_LIMITS, PARTITION_BUSY
-from ..table_uri import entity_keys
+from ..service.error_codes import ACCOUNT_LIMITS, PARTITION_BUSY
+from ..workload.table_uri import entity_keys
 from .budgets import Budget, Budgets, PartitionLayer
 from .queries import Query, is_query, query_of
 

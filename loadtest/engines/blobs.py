@@ -13,7 +13,7 @@ from pathlib import Path
 from azure.core.exceptions import AzureError, ResourceExistsError, ResourceNotFoundError
 from azure.storage.blob import ContainerClient, ContentSettings
 
-from ..blob_container import failed, open_container
+from ..account.blob_container import failed, open_container
 from ..exit_codes import UsageError
 from ..options.rules import read_name
 from ..outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE, TIMESERIES_GZ

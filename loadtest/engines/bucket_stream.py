@@ -20,11 +20,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..bucket_frame import COLUMNS, KEYS, TALLIES, column_of, tally_of
-from ..buckets import COUNTERS
+from ..counting.bucket_frame import COLUMNS, KEYS, TALLIES, column_of, tally_of
+from ..counting.buckets import COUNTERS
 from ..exit_codes import UsageError
-from ..operations import OpClass
 from ..outputs import BUCKETS_FILE
+from ..service.operations import OpClass
 from .bucket_sum import SLACK_S
 
 __all__ = ["BATCH_ROWS", "BucketStream"]

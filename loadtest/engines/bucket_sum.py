@@ -18,11 +18,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..bucket_frame import KEYS, TALLIES, column_of, tally_of, tally_text
-from ..buckets import COUNTERS, GROUPS, OTHER
+from ..counting.bucket_frame import KEYS, TALLIES, column_of, tally_of, tally_text
+from ..counting.buckets import COUNTERS, GROUPS, OTHER
 from ..exit_codes import UsageError
-from ..operations import OpClass
-from ..series_schema import LATE_S, MAX_SPAN_S
+from ..results.series_schema import LATE_S, MAX_SPAN_S
+from ..service.operations import OpClass
 
 __all__ = ["BucketSum"]
 

@@ -12,8 +12,8 @@ __all__ = ["cleanup_command"]
 
 
 def cleanup_command(ns: argparse.Namespace) -> int:
-    from ..table import remove_run  # the SDK loads only for this command
-    from ..target import resolve_target
+    from ..account.endpoint import resolve_target
+    from ..testbed.table import remove_run  # the SDK loads only for this command
 
     given = {opt.dest: opt.value(ns) for opt in CLEANUP_OPTIONS}
     run_id, connection_string, account_url = given["run_id"], given["connection_string"], given["account_url"]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..bounds.cpu import GENERATOR_CPU_PERCENT
-from ..mergeable import sample_columns
+from ..results.mergeable import sample_columns
 
 __all__ = ["PROCESSES_NAMED", "EngineLoad"]
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from .. import bucket_frame
-from ..counts import HISTOGRAMS
+from ..counting import bucket_frame
+from ..counting.counts import HISTOGRAMS
 from ..exit_codes import UsageError
 from ..options.rules import read_name
 from ..outputs import BUCKETS_FILE
-from ..results import Results
-from ..typed_reader import loads
+from ..results.form import Results
+from ..typed.reader import loads
 from .bucket_sum import BucketSum
 
 __all__ = ["add_buckets", "read_buckets", "read_results", "read_results_apart", "undecoded"]

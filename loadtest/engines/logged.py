@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .. import summary
-from ..results import Results
-from ..rolled_frame import BIN_COLUMN, PAST_A_DAY, binned_leaves_out
+from ..results import summary
+from ..results.form import Results
+from ..results.rolled_frame import BIN_COLUMN, PAST_A_DAY, binned_leaves_out
 
 __all__ = ["SHARD_EDGES", "added_logs"]
 

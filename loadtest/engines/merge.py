@@ -26,16 +26,17 @@ from typing import Any
 
 import pandas as pd
 
-from .. import bucket_frame, summary
-from ..buckets import Bucket, BucketKey
-from ..counts import RunCounts
+from ..counting import bucket_frame
+from ..counting.buckets import Bucket, BucketKey
+from ..counting.counts import RunCounts
+from ..counting.request_evidence import RequestProfile
 from ..exit_codes import UsageError
-from ..mergeable import MERGEABLE_VERSION
-from ..operations import OpClass
 from ..outputs import BUCKETS_FILE
-from ..request_profile import RequestProfile
-from ..results import Results, RunInfo
-from ..rolled_frame import width_for
+from ..results import summary
+from ..results.form import Results, RunInfo
+from ..results.mergeable import MERGEABLE_VERSION
+from ..results.rolled_frame import width_for
+from ..service.operations import OpClass
 from .bucket_stream import BucketStream
 from .bucket_sum import BucketSum
 from .engine_load import EngineLoad

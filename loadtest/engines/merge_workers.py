@@ -20,9 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..counts import HISTOGRAMS, RunCounts
+from ..counting.counts import HISTOGRAMS, RunCounts
 from ..exit_codes import ToolError, UsageError
-from ..results import Results
+from ..results.form import Results
 from .bucket_sum import BucketSum
 from .engine_read import add_buckets, read_buckets, read_results, read_results_apart
 

@@ -11,15 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..exit_codes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_RUN_FAILED
-from ..finding_kinds import RUN_FAILURES
-from ..finding_names import Act, Cause, K
-from ..results import Attempt, Finding, FindingKind, Results
+from ..results.finding_kinds import RUN_FAILURES
+from ..results.finding_names import Act, Cause, K
+from ..results.form import Attempt, Finding, FindingKind, Results
 from . import checklist
 from .capacity import capacity
 from .ceiling import ceiling
-from .demand import demand
 from .levels import levels
 from .losses import incomplete, losses
+from .open_loop import demand
 from .order import ranked
 from .remedies import CONTRADICTS
 from .spread import spread

@@ -7,10 +7,10 @@ from __future__ import annotations
 from ..bounds.cpu import GENERATOR_CPU_PERCENT, generator_bound, servers_bound
 from ..bounds.run_span import RAMP_SHARE, ramp_dominates
 from ..bounds.served_pace import Slowdown, emulator_slowed, saturation
-from ..finding_names import K
-from ..phases import peak_words
-from ..results import Finding, Results
-from ..wall_clock import RunClock
+from ..counting.phases import peak_words
+from ..results.finding_names import K
+from ..results.form import Finding, Results
+from ..results.wall_clock import RunClock
 from .common import finding
 
 __all__ = ["capacity"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ceiling.remedies import LIMITS
-from ..finding_names import K
-from ..results import Finding, FindingKind, Results
+from ..results.finding_names import K
+from ..results.form import Finding, FindingKind, Results
 from .common import REMEDIES, finding
 
 __all__ = ["ceiling"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..finding_kinds import CHECKLIST, KINDS
-from ..finding_names import K
-from ..results import Finding, FindingKind, Results
+from ..results.finding_kinds import CHECKLIST, KINDS
+from ..results.finding_names import K
+from ..results.form import Finding, FindingKind, Results
 
 __all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order"]
 

@@ -3,10 +3,10 @@ from the kinds' one declaration (``finding_kinds.KINDS``)."""
 
 from __future__ import annotations
 
-from ..finding_kinds import KINDS
-from ..finding_names import Act, Cause
-from ..operations import OpClass
-from ..results import Finding, FindingKind, PartitionRow
+from ..results.finding_kinds import KINDS
+from ..results.finding_names import Act, Cause
+from ..results.form import Finding, FindingKind, PartitionRow
+from ..service.operations import OpClass
 
 __all__ = ["REMEDIES", "finding"]
 

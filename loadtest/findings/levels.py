@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.throttlers import budget, throttler
-from ..buckets import GROUPS
-from ..finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
-from ..finding_names import Act, K
-from ..operations import OpClass
-from ..phases import peak_words
-from ..results import AccountRow, Finding, FindingKind, PartitionRow, Results
+from ..counting.buckets import GROUPS
+from ..counting.phases import peak_words
+from ..results.finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
+from ..results.finding_names import Act, K
+from ..results.form import AccountRow, Finding, FindingKind, PartitionRow, Results
+from ..service.operations import OpClass
 from . import checklist
 from .common import finding
 from .remedies import HEADROOM, accounts_needed, keys_needed, spread_words

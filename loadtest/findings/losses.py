@@ -4,9 +4,9 @@ after the load, acknowledged writes."""
 from __future__ import annotations
 
 from ..bounds.run_span import target_lost
-from ..finding_names import K
-from ..results import Finding, Results
-from ..wall_clock import RunClock
+from ..results.finding_names import K
+from ..results.form import Finding, Results
+from ..results.wall_clock import RunClock
 from .common import finding
 from .outages import Outage, outages
 

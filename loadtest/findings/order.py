@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..finding_kinds import KINDS, SEVERITY
-from ..finding_names import Cause, K, Severity
-from ..operations import OpClass
-from ..results import Finding, Results
+from ..results.finding_kinds import KINDS, SEVERITY
+from ..results.finding_names import Cause, K, Severity
+from ..results.form import Finding, Results
+from ..service.operations import OpClass
 
 __all__ = ["rank", "ranked", "weight"]
 

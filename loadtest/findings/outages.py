@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import series_frame
 from ..bounds.run_span import target_lost
-from ..buckets import GROUPS
-from ..operations import OpClass
-from ..results import Results
-from ..rolled_frame import BIN_COLUMN
-from ..service_errors import THROTTLING_CODES, UNANSWERED
+from ..counting.buckets import GROUPS
+from ..results import series_frame
+from ..results.form import Results
+from ..results.rolled_frame import BIN_COLUMN
+from ..service.error_codes import THROTTLING_CODES, UNANSWERED
+from ..service.operations import OpClass
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 

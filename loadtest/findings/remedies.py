@@ -13,8 +13,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..finding_names import Act, Cause
-from ..results import Finding
+from ..results.finding_names import Act, Cause
+from ..results.form import Finding
 
 __all__ = [
     "CONTRADICTS",

@@ -4,10 +4,10 @@ target over that share, however many keys there are."""
 
 from __future__ import annotations
 
-from ..buckets import GROUPS
-from ..finding_names import K
-from ..operations import OpClass
-from ..results import Finding, Results
+from ..counting.buckets import GROUPS
+from ..results.finding_names import K
+from ..results.form import Finding, Results
+from ..service.operations import OpClass
 from .common import finding
 
 __all__ = ["MIN_KEYS", "SKEW_SHARE", "SKEW_TIMES_EVEN", "spread"]

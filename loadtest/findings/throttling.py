@@ -14,16 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import series_frame
 from ..bounds.throttlers import judged_by, throttler
-from ..buckets import GROUPS, named
-from ..finding_kinds import SPREAD_ACCOUNTS
-from ..finding_names import Act, Cause, K
-from ..operations import OpClass
-from ..results import Finding, PartitionRow, Results
-from ..rolled_frame import BIN_COLUMN
-from ..service_errors import BUSY, CAUSES, THROTTLING_CODES
-from ..wall_clock import unit_of
+from ..counting.buckets import GROUPS, named
+from ..results import series_frame
+from ..results.finding_kinds import SPREAD_ACCOUNTS
+from ..results.finding_names import Act, Cause, K
+from ..results.form import Finding, PartitionRow, Results
+from ..results.rolled_frame import BIN_COLUMN
+from ..results.wall_clock import unit_of
+from ..service.error_codes import BUSY, CAUSES, THROTTLING_CODES
+from ..service.operations import OpClass
 from .common import REMEDIES, finding
 
 __all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..connection_string import CONNECTION_STRING_ENV
+from ..account.connection_string import CONNECTION_STRING_ENV
 from ..emulator.process import checked_upstream
 from ..exit_codes import UsageError
+from ..limits import MAX_DURATION_S, MAX_USERS, MAX_WORKERS
 from . import rules
 from .advise import ADVISE_OPTIONS
 from .emulator import EMULATOR_OPTIONS
-from .limits import MAX_DURATION_S, MAX_USERS, MAX_WORKERS
 from .option import REAL_RUN, Option, of, only
 from .stress import CEILING_OPTIONS, OPTIONS
 from .traffic import TRAFFIC_OPTIONS

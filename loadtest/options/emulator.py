@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..emulator.budgets import Budgets
-from ..entities import MAX_PAGE_ENTITIES
+from ..service.entities import MAX_PAGE_ENTITIES
 from . import rules
 from .option import REAL_RUN, STRESS_TEST, Option, only
 from .values import non_negative, number, positive, share, whole

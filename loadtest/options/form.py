@@ -4,8 +4,8 @@ shorter help a field's label shows whole.
 
 from __future__ import annotations
 
-from ..profiles import PROFILES
-from ..retry import RETRY_FORMS
+from ..service.retry import RETRY_FORMS
+from ..service.scale_targets import PROFILES
 from .emulator import EMULATOR_OPTIONS
 from .stress import CEILING_OPTIONS
 

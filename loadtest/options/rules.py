@@ -12,18 +12,18 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from ..arrivals import ARRIVALS
-from ..buckets import UNATTRIBUTED_DEMAND
-from ..connection_string import check_connection_string, http_url
-from ..entities import validate_key
+from ..account.connection_string import check_connection_string, http_url
+from ..counting.buckets import UNATTRIBUTED_DEMAND
 from ..exit_codes import UsageError
-from ..finding_kinds import FAIL_ON  # --fail-on takes the kinds the declaration marks
-from ..finding_names import FindingKind
-from ..log_forms import FORMS, parse_time
-from ..profiles import PROFILES
-from ..retry import RetryStrategy, parse_retry
-from ..skew import parse_skew
+from ..results.finding_kinds import FAIL_ON  # --fail-on takes the kinds the declaration marks
+from ..results.finding_names import FindingKind
+from ..service.entities import validate_key
+from ..service.log_forms import FORMS, parse_time
+from ..service.retry import RetryStrategy, parse_retry
+from ..service.scale_targets import PROFILES
 from ..transports.base import TRANSPORTS
+from ..workload.arrivals import ARRIVALS
+from ..workload.skew import parse_skew
 from .values import text
 
 __all__ = [

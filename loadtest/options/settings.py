@@ -11,19 +11,19 @@ from dataclasses import dataclass, fields
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from ..connection_string import CONNECTION_STRING_ENV
+from ..account.connection_string import CONNECTION_STRING_ENV
 from ..emulator.budgets import Budgets
-from ..entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from ..exit_codes import UsageError
-from ..finding_names import FindingKind
-from ..integrity import user_row_prefix
-from ..key_specs import key_strategy, row_key_maker
-from ..keys import KeyStrategy
-from ..profiles import PROFILES
+from ..limits import MAX_USER_ARRIVAL_RATE
 from ..redact import public_url, redact
-from ..results_schema import USER_SETTINGS
-from ..retry import RetryStrategy
-from .limits import MAX_USER_ARRIVAL_RATE
+from ..results.finding_names import FindingKind
+from ..results.schema import USER_SETTINGS
+from ..service.entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
+from ..service.retry import RetryStrategy
+from ..service.scale_targets import PROFILES
+from ..testbed.integrity import user_row_prefix
+from ..workload.key_specs import key_strategy, row_key_maker
+from ..workload.keys import KeyStrategy
 from .rules import host_engine
 from .stress import OPTIONS
 
@@ -122,7 +122,7 @@ class Settings:
             )
         v["engine"] = v["engine"] or host_engine()
         if v["upload"] and not offline:  # where the outputs go, known before anything is sent
-            from ..target import blob_url
+            from ..account.endpoint import blob_url
 
             blob_url(connection_string=v["connection_string"], account_url=v["account_url"], flag=f"--upload {v['upload']}")
         if v["reuse_table"] and not v["table"]:

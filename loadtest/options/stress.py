@@ -9,17 +9,9 @@ register ``OPTIONS``, so the web UI's start form, ``locust -f`` and ``loadtest r
 
 from __future__ import annotations
 
-from ..arrivals import ARRIVALS
-from ..connection_string import CONNECTION_STRING_ENV
-from ..entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
-from ..finding_kinds import FAIL_ON
-from ..operations import BATCH_OPERATIONS, MIX_OPERATIONS
-from ..profiles import DEFAULT_PROFILE, PROFILES
-from ..retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy
-from ..target import CONNECT_TIMEOUT_S, TIMEOUT_S
-from . import rules
-from .emulator import REQUEST_LOG, emulator_options
-from .limits import (
+from ..account.connection_string import CONNECTION_STRING_ENV
+from ..account.endpoint import CONNECT_TIMEOUT_S, TIMEOUT_S
+from ..limits import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MIX,
     MAX_DURATION_S,
@@ -33,6 +25,14 @@ from .limits import (
     MIN_RATE_SAID,
     MIN_STEP_S,
 )
+from ..results.finding_kinds import FAIL_ON
+from ..service.entities import MAX_BATCH_OPERATIONS, MAX_ENTITY_BYTES
+from ..service.operations import BATCH_OPERATIONS, MIX_OPERATIONS
+from ..service.retry import DEFAULT_RETRY, RETRY_FORMS, RetryStrategy
+from ..service.scale_targets import DEFAULT_PROFILE, PROFILES
+from ..workload.arrivals import ARRIVALS
+from . import rules
+from .emulator import REQUEST_LOG, emulator_options
 from .option import REAL_RUN, STRESS_TEST, Option, only
 from .values import duration, mix, number, optional, positive, property_names, show_mix, switch, whole
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..connection_string import CONNECTION_STRING_ENV
-from ..log_forms import FORMS
+from ..account.connection_string import CONNECTION_STRING_ENV
+from ..service.log_forms import FORMS
 from . import rules
 from .option import Option, of, only
 from .stress import OPTIONS

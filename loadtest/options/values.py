@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..entities import MAX_PROPERTIES
 from ..exit_codes import UsageError
-from ..operations import MIX_OPERATIONS
+from ..service.entities import MAX_PROPERTIES
+from ..service.operations import MIX_OPERATIONS
 
 __all__ = [
     "parse_timespan",

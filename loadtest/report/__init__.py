@@ -1,4 +1,7 @@
-"""report.html: one self-contained page rendered from the results alone (charts inlined)."""
+"""Outputs rendered from the results alone: report.html, one self-contained page (here: ``template.html.j2`` for a run,
+``compare.html.j2`` for a comparison; the charts inlined, ``charts``, ``canvas``, ``heat_map``, ``ceiling_chart``,
+``designs_chart``, on ``time_axis``; its first words, ``headline``; the badges, ``badges``), ``--junit``'s XML
+(``junit``) and ``server-logs.kql`` (``server_logs``)."""
 
 from __future__ import annotations
 
@@ -8,17 +11,17 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from ..buckets import OTHER, UNATTRIBUTED
-from ..finding_kinds import CHECKLIST
+from ..counting.buckets import OTHER, UNATTRIBUTED
 from ..outputs import COMPARISON_PAGE, REPORT_FILE, write_text
 from ..redact import redact
-from ..results import Results
-from ..results_schema import USER_SETTINGS
+from ..results.finding_kinds import CHECKLIST
+from ..results.form import Results
+from ..results.schema import USER_SETTINGS
 from .badges import badge_css
 from .headline import verdict_sentences, what_ran
 
 if TYPE_CHECKING:
-    from ..comparison import Comparison
+    from ..results.comparison import Comparison
 
 __all__ = ["render", "render_comparison"]
 

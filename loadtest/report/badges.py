@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 from markupsafe import Markup
 
-from ..finding_kinds import SEVERITY
-from ..finding_names import FindingKind, Severity
+from ..results.finding_kinds import SEVERITY
+from ..results.finding_names import FindingKind, Severity
 
 __all__ = ["BADGES", "badge_colours", "badge_css", "colour"]
 

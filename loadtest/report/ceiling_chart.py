@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..results import Results
+from ..results.form import Results
 from .canvas import COLORS, figure, image, text
 
 __all__ = ["ceiling_steps"]

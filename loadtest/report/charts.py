@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from .. import series_frame
-from ..buckets import COUNTERS, GROUPS
+from ..counting.buckets import COUNTERS, GROUPS
+from ..counting.phases import PEAK_WINDOW_S, peak_words
 from ..findings.levels import level
 from ..findings.outages import outages
-from ..phases import PEAK_WINDOW_S, peak_words
-from ..results import Results
-from ..rolled_frame import BIN_COLUMN
+from ..results import series_frame
+from ..results.form import Results
+from ..results.rolled_frame import BIN_COLUMN
 from .badges import colour
 from .canvas import COLORS, figure, image, legend_beside, per_second, text, time_axes
 from .ceiling_chart import ceiling_steps
@@ -30,7 +30,7 @@ from .time_axis import line_binned, unit_of
 warnings.filterwarnings("ignore", message="tzname .* identified but not understood")
 
 if TYPE_CHECKING:
-    from ..comparison import Comparison
+    from ..results.comparison import Comparison
 
 __all__ = ["all_charts", "timeseries_frame"]
 

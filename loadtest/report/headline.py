@@ -13,13 +13,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..bounds.throttlers import budget
-from ..buckets import GROUPS
 from ..ceiling.remedies import LIMITS
-from ..finding_kinds import BOUNDS
-from ..operations import OpClass
-from ..results import Results
-from ..rolled_frame import BIN_COLUMN
-from ..wall_clock import time_form
+from ..counting.buckets import GROUPS
+from ..results.finding_kinds import BOUNDS
+from ..results.form import Results
+from ..results.rolled_frame import BIN_COLUMN
+from ..results.wall_clock import time_form
+from ..service.operations import OpClass
 
 __all__ = ["design_words", "verdict_sentences", "what_ran"]
 

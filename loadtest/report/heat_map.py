@@ -7,9 +7,9 @@ import pandas as pd
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 
-from ..buckets import GROUPS
-from ..results import Results
-from ..rolled_frame import BIN_COLUMN
+from ..counting.buckets import GROUPS
+from ..results.form import Results
+from ..results.rolled_frame import BIN_COLUMN
 from .canvas import figure, image, per_second, text
 from .time_axis import bin_words, binned, first_epoch, utc_axis
 

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
-from ..wall_clock import UTC_FROM_S, clock_form, first_epoch, unit_of
+from ..results.wall_clock import UTC_FROM_S, clock_form, first_epoch, unit_of
 
 __all__ = [
     "HEAT_MAP_COLUMNS",

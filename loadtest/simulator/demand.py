@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..keys import KeyStrategy
-from ..operations import OPERATIONS, OpClass
 from ..options.settings import Settings
+from ..service.operations import OPERATIONS, OpClass
+from ..workload.keys import KeyStrategy
 
 __all__ = ["Demand", "Spread", "Stream", "demand_of"]
 

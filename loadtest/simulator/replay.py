@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..operations import OpClass
+from ..service.operations import OpClass
 from .demand import Demand, Stream
 
 __all__ = ["Replay", "replay"]

@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..bucket_frame import COLUMNS
-from ..buckets import COUNTERS, OTHER
-from ..counts import RunCounts
+from ..counting.bucket_frame import COLUMNS
+from ..counting.buckets import COUNTERS, OTHER
+from ..counting.counts import RunCounts
 
 __all__ = ["CHUNK_S", "COUNTED", "SecondRows", "WITHIN"]
 

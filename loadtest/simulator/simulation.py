@@ -18,10 +18,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..counts import TOP_K, RunCounts
+from ..counting.counts import TOP_K, RunCounts
 from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
 from ..progress import Progress
-from ..retry import RetryStrategy
+from ..service.retry import RetryStrategy
 from .demand import Demand
 from .second_rows import COUNTED, SecondRows
 

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..buckets import UNATTRIBUTED
-from ..table_uri import ENTITY_OPERATIONS, entity_keys, filter_reach
+from ..counting.buckets import UNATTRIBUTED
+from ..workload.table_uri import ENTITY_OPERATIONS, entity_keys, filter_reach
 
 __all__ = ["BATCH", "BATCH_PART_BYTES", "QUERY", "addressed", "attribute", "codes_of", "partition_of"]
 

@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..log_forms import CLASSIC_FIELDS, parse_time
+from ..service.log_forms import CLASSIC_FIELDS, parse_time
 from .records import LogRecord, Unreadable, logged_number, logged_status
 
 __all__ = ["DUPLICATE", "SIZES", "HourSeen", "classic_records", "duplicate", "hour_of"]

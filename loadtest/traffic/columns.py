@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from ..log_forms import CLASSIC_FIELDS
+from ..service.log_forms import CLASSIC_FIELDS
 from .classic import SIZES, HourSeen, duplicate
 from .records import MOST, STATUS_MOST, LogRecord, Unreadable
 

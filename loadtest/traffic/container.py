@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from azure.core.exceptions import AzureError
 
-from ..blob_container import failed, open_container
+from ..account.blob_container import failed, open_container
 from ..exit_codes import UsageError
 
 __all__ = ["LogBlobs", "hour_of", "of_tables", "plain_name"]

@@ -6,7 +6,7 @@
   CSV, or JSON: an array or a record a line; ``az monitor log-analytics query``'s JSON), its columns as the table
   names them, in any order, any that are not read left out. The portal's export names a time column with its zone
   (``TimeGenerated [UTC]``) and writes its times as the portal shows them (``11/23/2026, 7:59:59.875 PM``).
-- ``classic``: Storage Analytics logging (``$logs/table/…/NNNNNN.log``), ``classic.records``.
+- ``classic``: Storage Analytics logging (``$logs/table/…/NNNNNN.log``), ``classic.classic_records``.
 
 Built from the documented fields; no public sample of the Table service's logs exists to check them against (the
 docs page on this command says so). Records are read one at a time (the bulk forms a block at a time, ``columns``,
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..exit_codes import UsageError
-from ..log_forms import FORMS, parse_time
+from ..service.log_forms import FORMS, parse_time
 from .classic import HourSeen, classic_records
 from .records import LogRecord, Unreadable, logged_number, logged_status
 

@@ -1,4 +1,4 @@
-"""A traffic profile's counts as the records are read (``traffic.profile`` is its form): each operation's demand by
+"""A traffic profile's counts as the records are read (``workload.traffic_profile`` is its form): each operation's demand by
 partition and op class, the operation mix, the requests a second, the demand that names no partition; written as a
 profile, or handed whole to a ``--jobs`` parent that adds its shards'.
 """
@@ -11,8 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..buckets import UNATTRIBUTED
-from .profile import BIN_SIZES, BINS, FORMAT, VERSION
+from ..counting.buckets import UNATTRIBUTED
+from ..workload.traffic_profile import BIN_SIZES, BINS, FORMAT, VERSION
 
 __all__ = ["HEAVIEST", "MAX_KEYS", "ProfileCounts"]
 

@@ -19,12 +19,12 @@ import math
 from typing import Any
 
 from ..exit_codes import UsageError
+from ..limits import MAX_DURATION_S, MAX_SIMULATED_RATE, MAX_USER_ARRIVAL_RATE, MIN_RATE, MIN_RATE_SAID
 from ..options.commands import REPLAY_OPTIONS, RUN_OPTIONS
-from ..options.limits import MAX_DURATION_S, MAX_SIMULATED_RATE, MAX_USER_ARRIVAL_RATE, MIN_RATE, MIN_RATE_SAID
 from ..options.option import Option
-from ..profiled_keys import ProfiledKeys
-from ..results_schema import USER_SETTINGS
-from .profile import load_profile, traffic_flag
+from ..results.schema import USER_SETTINGS
+from ..workload.traffic_keys import ProfiledKeys
+from ..workload.traffic_profile import load_profile, traffic_flag
 
 __all__ = ["LOGGED_MIX", "REPLAYED", "replay_path", "replayed"]
 

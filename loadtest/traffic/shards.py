@@ -21,7 +21,7 @@ from ..exit_codes import RunError, UsageError
 from ..options.traffic import TRAFFIC_OPTIONS
 from ..outputs import BUCKETS_FILE, RESULTS_FILE
 from ..progress import Progress
-from ..results import Results
+from ..results.form import Results
 from .profile_counts import ProfileCounts
 
 __all__ = ["FORWARDED", "PROFILE_STATE_ENV", "PROFILE_STATE_FILE", "ShardProfile", "read_in_shards", "shards"]

@@ -20,15 +20,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..buckets import GROUPS, UNATTRIBUTED
-from ..counts import RunCounts, new_histogram
+from ..counting.buckets import GROUPS, UNATTRIBUTED
+from ..counting.counts import RunCounts, new_histogram
+from ..counting.latency import PER_SECOND_FOR_S, ROLLUP_S, minute_of
 from ..exit_codes import UsageError
-from ..latency import PER_SECOND_FOR_S, ROLLUP_S, minute_of
-from ..log_forms import utc_text
 from ..redact import redact
-from ..results import Results
-from ..service_errors import logged_throttling
-from ..summary import logged_shares
+from ..results.form import Results
+from ..results.summary import logged_shares
+from ..service.error_codes import logged_throttling
+from ..service.log_forms import utc_text
 from .attribution import attribute, codes_of
 from .columns import from_records
 from .profile_counts import ProfileCounts

@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..buckets import UNATTRIBUTED
-from ..request_profile import RequestProfile
+from ..counting.buckets import UNATTRIBUTED
+from ..counting.request_evidence import RequestProfile
 from .attribution import QUERY
 
 __all__ = ["LEAVES_OUT", "LoggedWorkload"]

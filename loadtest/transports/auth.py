@@ -14,7 +14,7 @@ from typing import Protocol
 
 from azure.core.credentials import AzureNamedKeyCredential, AzureSasCredential
 
-from ..target import Target
+from ..account.endpoint import Target
 
 __all__ = ["Auth", "Bearer", "Sas", "SharedKey", "auth_for"]
 

@@ -2,7 +2,7 @@
 
 ``--client`` picks the transport: ``fast`` is ``rest.RestTransport`` (the lean REST client on
 geventhttpclient, the default), ``sdk`` is ``sdk.SdkTransport`` (azure-data-tables, the reference). Both raise
-``service_errors.ServiceError`` classified by the service's error code, retry as the run's
+``error_codes.ServiceError`` classified by the service's error code, retry as the run's
 ``RetryStrategy`` says (per HTTP request, so a query's pages are not restarted), and report
 every answer and every wait to the hooks, so that attempts, throttled attempts and backoff
 are counted alike. Every attempt carries the operation's client request id, the key that joins
@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from importlib import import_module
 from typing import Any, Protocol
 
-from ..operations import Operation
+from ..service.operations import Operation
 
 __all__ = ["TRANSPORTS", "AttemptHooks", "Entity", "Transport", "transport_class"]
 
@@ -31,7 +31,7 @@ TRANSPORTS: dict[str, tuple[str, str]] = {
 class AttemptHooks(Protocol):
     def on_attempt(self, status: int, error_code: str | None, message: str = "") -> None:
         """An answer came back (every attempt, every result page); ``message``: a throttled answer's, which tells its
-        reason (``service_errors.throttle_reason``)."""
+        reason (``error_codes.throttle_reason``)."""
 
     def on_backoff(self, seconds: float) -> None:
         """A retry is about to happen after waiting ``seconds`` (0 for a connection error)."""

@@ -26,10 +26,10 @@ from azure.data.tables._entity import TableEntity
 from azure.data.tables._serialize import _add_entity_properties, _parameter_filter_substitution
 from geventhttpclient import HTTPClient
 
-from ..operations import Operation
-from ..retry import RetryStrategy
-from ..service_errors import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code, service_message
-from ..target import Target
+from ..account.endpoint import Target
+from ..service.error_codes import CONNECTION_ERROR, TIMEOUT, ServiceError, is_throttling, service_code, service_message
+from ..service.operations import Operation
+from ..service.retry import RetryStrategy
 from .auth import Auth, auth_for
 from .base import AttemptHooks, Entity
 
@@ -98,7 +98,7 @@ def _key(value: str) -> str:
 
 
 class RestTransport:
-    """``transport.Transport`` over one geventhttpclient connection."""
+    """``base.Transport`` over one geventhttpclient connection."""
 
     def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
         url = urlparse(target.endpoint)

@@ -18,11 +18,11 @@ from azure.core.pipeline.policies import RequestIdPolicy, RetryPolicy
 from azure.data.tables import TableClient, UpdateMode
 from azure.data.tables._policies import TablesRetryPolicy  # the SDK's retry policy for Tables
 
-from ..failures import SDK_ERRORS, error_code_of
-from ..operations import Operation
-from ..retry import RetryStrategy
-from ..service_errors import ServiceError, is_throttling, service_message
-from ..target import Target
+from ..account.endpoint import Target
+from ..account.failures import SDK_ERRORS, error_code_of
+from ..service.error_codes import ServiceError, is_throttling, service_message
+from ..service.operations import Operation
+from ..service.retry import RetryStrategy
 from .base import AttemptHooks, Entity
 
 __all__ = ["SdkTransport", "StrategyRetryPolicy", "with_policies"]
@@ -87,7 +87,7 @@ def _call(call: Callable[[], Any]) -> Any:
 
 
 class SdkTransport:
-    """``transport.Transport`` through azure-data-tables' TableClient."""
+    """``base.Transport`` through azure-data-tables' TableClient."""
 
     def __init__(self, *, target: Target, table: str, retry: RetryStrategy, seed: str | None, hooks: AttemptHooks) -> None:
         self.hooks = hooks

@@ -9,13 +9,13 @@ import pytest
 from helpers import run_info, run_loadtest, series_of
 from synthetic import recorded
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
 from loadtest.bounds import served_pace
 from loadtest.bounds.cpu import generator_bound
 from loadtest.bounds.served_pace import emulator_slowed, saturation
 from loadtest.findings.assess import assess
-from loadtest.results import Results
-from loadtest.summary import build
+from loadtest.results.form import Results
+from loadtest.results.summary import build
 
 
 def pace(out):

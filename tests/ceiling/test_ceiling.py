@@ -15,12 +15,12 @@ import pytest
 from browser import chromium_page
 from helpers import in_process, results_of, run_locustfile, web_ui_process
 
-from loadtest.buckets import Bucket
 from loadtest.ceiling.judge import search, step_figures, stopped_by
 from loadtest.ceiling.plan import Plan, StepWindow
 from loadtest.child_process import free_port
+from loadtest.counting.buckets import Bucket
+from loadtest.counting.latency import Latency
 from loadtest.exit_codes import UsageError
-from loadtest.latency import Latency
 
 BUDGET = 300  # entities/s per PartitionKey: the emulator's, the figure the search must find
 BURST = 0.4  # seconds of budget each bucket holds: batches arriving together fit; a step over the budget soon throttles
@@ -286,7 +286,7 @@ OWN_LOCUSTFILE = textwrap.dedent(
     """
     import loadtest.plugin  # noqa: F401
     from loadtest.ceiling.shape import CeilingShape  # noqa: F401
-    from loadtest.users import TableUser
+    from loadtest.running.users import TableUser
     from locust import task
 
 
@@ -361,7 +361,7 @@ def test_each_step_lasts_its_step_time_in_ticks_whatever_their_phase(monkeypatch
     when a step's boundary falls just after a tick (the last step once lost a second to it and went unjudged)."""
     from loadtest.ceiling import shape as shape_module
     from loadtest.ceiling.shape import CeilingShape
-    from loadtest.metrics import PartitionMetrics
+    from loadtest.counting.request_listener import PartitionMetrics
 
     clock = [1_000.0 + phase]
     monkeypatch.setattr(shape_module.time, "time", lambda: clock[0])

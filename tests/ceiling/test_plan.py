@@ -8,7 +8,7 @@ import pytest
 
 from loadtest.ceiling.plan import Plan
 from loadtest.exit_codes import UsageError
-from loadtest.options.limits import MAX_DURATION_S
+from loadtest.limits import MAX_DURATION_S
 
 
 def plan(**given: object) -> Plan:

@@ -18,20 +18,20 @@ from gevent.server import StreamServer
 from helpers import Hooks, results_of
 from synthetic import environment
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
+from loadtest.account.endpoint import Target, resolve_target
 from loadtest.emulator.budgets import Budget, Budgets
 from loadtest.emulator.relay import Relay
 from loadtest.emulator.throttle import Throttle, charge_of
-from loadtest.entities import EntityShape
-from loadtest.key_specs import key_strategy
-from loadtest.operations import OPERATIONS
 from loadtest.redact import AZURITE_ACCOUNT
-from loadtest.retry import parse_retry
-from loadtest.service_errors import CONNECTION_ERROR, PARTITION_BUSY, ServiceError, service_message, throttle_reason
-from loadtest.session import TableSession
-from loadtest.table import TestTable
-from loadtest.target import Target, resolve_target
+from loadtest.service.entities import EntityShape
+from loadtest.service.error_codes import CONNECTION_ERROR, PARTITION_BUSY, ServiceError, service_message, throttle_reason
+from loadtest.service.operations import OPERATIONS
+from loadtest.service.retry import parse_retry
+from loadtest.session.table_session import TableSession
+from loadtest.testbed.table import TestTable
 from loadtest.transports.rest import RestTransport
+from loadtest.workload.key_specs import key_strategy
 
 #: Budgets that never refill within a test (a millionth of an entity a second at most) and hold 100 entities per
 #: partition and 10,000 for the account: what a bucket lost is what the emulator charged.

@@ -10,8 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from loadtest import bucket_frame
-from loadtest.buckets import COUNTERS, OTHER, UNATTRIBUTED, Bucket
+from loadtest.counting import bucket_frame
+from loadtest.counting.buckets import COUNTERS, OTHER, UNATTRIBUTED, Bucket
 from loadtest.engines.bucket_sum import BucketSum
 
 

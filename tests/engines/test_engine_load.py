@@ -4,8 +4,8 @@ import pytest
 
 from loadtest.bounds.cpu import cpu_by_process
 from loadtest.engines.engine_load import PROCESSES_NAMED, EngineLoad
-from loadtest.mergeable import sample_columns
-from loadtest.typed_reader import read
+from loadtest.results.mergeable import sample_columns
+from loadtest.typed.reader import read
 
 ENGINES = {
     "a": [(10, {"users": 2, "cpu": 30.0, "workers_cpu": {"w1": 20.0}, "machine_cpu": 50.0, "in_flight": {"GET": 3}})],
@@ -49,7 +49,7 @@ def test_past_ten_processes_the_samples_name_the_busiest_and_the_users_stay_ever
 
 
 def test_sample_columns_hold_a_value_a_second_and_are_checked_on_read():
-    from loadtest.mergeable import Mergeable
+    from loadtest.results.mergeable import Mergeable
 
     columns = sample_columns(dict(ENGINES["b"] + [(12, {"users": 1, "cpu": 12.5, "workers_cpu": {"w2": 7.0}})]))
     assert columns == {

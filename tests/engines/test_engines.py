@@ -24,22 +24,23 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from synthetic import recorded
 
-from loadtest import bucket_frame, summary
-from loadtest.azurite import azurite_connection_string
-from loadtest.blob_container import BLOB_API_VERSION
+from loadtest.account.azurite import azurite_connection_string
+from loadtest.account.blob_container import BLOB_API_VERSION
 from loadtest.child_process import free_port
-from loadtest.counts import ms_at, new_histogram
+from loadtest.counting import bucket_frame
+from loadtest.counting.counts import ms_at, new_histogram
+from loadtest.counting.request_evidence import RequestProfile
 from loadtest.engines.blobs import RUN_OUTPUTS
 from loadtest.engines.merge import merge
 from loadtest.findings.assess import assess
-from loadtest.key_specs import key_strategy
-from loadtest.mergeable import capture
 from loadtest.redact import AZURITE_KEY
-from loadtest.request_profile import RequestProfile
-from loadtest.results import Results
-from loadtest.seeding_claim import SEEDING_PARTITION
-from loadtest.series_frame import records
-from loadtest.table import TestTable
+from loadtest.results import summary
+from loadtest.results.form import Results
+from loadtest.results.mergeable import capture
+from loadtest.results.series_frame import records
+from loadtest.testbed.seeding_claim import SEEDING_PARTITION
+from loadtest.testbed.table import TestTable
+from loadtest.workload.key_specs import key_strategy
 
 START = 1_000_000.0
 DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_engines import engine, load
 
-from loadtest.azurite import azurite_connection_string
+from loadtest.account.azurite import azurite_connection_string
 from loadtest.engines import blobs
 from loadtest.report import charts
 

@@ -15,7 +15,7 @@ from hdrh.histogram import HdrHistogram
 from helpers import ROOT, in_process
 from test_engines import engine, load
 
-from loadtest.engines import command
+from loadtest.engines import merge_command as command
 from loadtest.engines.merge import APART_FROM, merge_workers
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from helpers import ROOT, WORKLOAD, series_of
 
 from loadtest.child_process import free_port
-from loadtest.table import TestTable
+from loadtest.testbed.table import TestTable
 
 #: A master's word that its users are spawned: Locust's, or, when a worker's report comes later than it waits for (a
 #: busy machine), that it stopped waiting; either way the users run.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import SHORT, results_of, tables
 
-from loadtest.entities import entity_bytes
-from loadtest.table import TestTable
+from loadtest.service.entities import entity_bytes
+from loadtest.testbed.table import TestTable
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ from helpers import REFUSED, ROOT, SAS, in_process, tables
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loadtest.connection_string import CONNECTION_STRING_ENV
-from loadtest.operations import BATCH_OPERATIONS, MIX_OPERATIONS
+from loadtest.account.connection_string import CONNECTION_STRING_ENV
 from loadtest.options.stress import OPTIONS
 from loadtest.redact import AZURITE_KEY
+from loadtest.service.operations import BATCH_OPERATIONS, MIX_OPERATIONS
 
 KEY = AZURITE_KEY
 SECRETS = {KEY, OWN_KEY, SAS, SAS.rpartition("sig=")[2]}  # never in a message

@@ -13,13 +13,13 @@ from datetime import datetime
 import pytest
 from helpers import ROOT, SHORT, LoadWatch, run_info, series_of, tables
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
 from loadtest.bounds.run_span import target_lost
 from loadtest.exit_codes import UsageError
 from loadtest.findings.assess import assess, exit_code
 from loadtest.outputs import check_out, write_text
-from loadtest.results import AccountRow, FindingKind, Results
-from loadtest.service_errors import CONNECTION_ERROR
+from loadtest.results.form import AccountRow, FindingKind, Results
+from loadtest.service.error_codes import CONNECTION_ERROR
 
 
 def second(t: int, requests: int, unanswered: int = 0, other: int = 0) -> dict:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from helpers import SHORT, results_of
 
-from loadtest.keys import row_key
-from loadtest.table import TestTable
+from loadtest.testbed.table import TestTable
+from loadtest.workload.keys import row_key
 
 MIX = "read=20,upsert=15,replace=5,update=10,update-etag=5,insert=10,delete=10,batch=10,scan=10,filter-scan=5"
 

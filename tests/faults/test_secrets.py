@@ -17,7 +17,7 @@ from azure.data.tables import generate_account_sas
 from azure.data.tables._models import ResourceTypes
 from helpers import SHORT, file_text, results_of, web_ui_process
 
-from loadtest.azurite import EmbeddedAzurite
+from loadtest.account.azurite import EmbeddedAzurite
 from loadtest.child_process import free_port
 
 ACCOUNT, KEY = "stressacct", base64.b64encode(b"partition-stress test key, not Azurite's own!").decode()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, tables
 
-from loadtest.azurite import azurite_connection_string
+from loadtest.account.azurite import azurite_connection_string
 from loadtest.child_process import free_port
 
 

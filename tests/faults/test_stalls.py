@@ -10,11 +10,11 @@ import pytest
 from helpers import run_with_azurite_frozen, series_of
 from locust.event import EventHook
 
-from loadtest.azurite import EmbeddedAzurite, azurite_connection_string
-from loadtest.retry import parse_retry
-from loadtest.service_errors import TIMEOUT
-from loadtest.session import TableSession
-from loadtest.target import resolve_target
+from loadtest.account.azurite import EmbeddedAzurite, azurite_connection_string
+from loadtest.account.endpoint import resolve_target
+from loadtest.service.error_codes import TIMEOUT
+from loadtest.service.retry import parse_retry
+from loadtest.session.table_session import TableSession
 
 
 @pytest.mark.alone

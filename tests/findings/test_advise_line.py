@@ -6,7 +6,7 @@ import shlex
 from helpers import run_info
 
 from loadtest.findings.levels import advise_line
-from loadtest.results import AccountRow, Results
+from loadtest.results.form import AccountRow, Results
 
 
 def results(**run) -> Results:

@@ -4,8 +4,8 @@ from synthetic import recorded
 
 from loadtest.findings.assess import FindingCheck, assess, checks_for, exit_code
 from loadtest.findings.levels import level
-from loadtest.results import Results
-from loadtest.summary import build
+from loadtest.results.form import Results
+from loadtest.results.summary import build
 
 
 def steady(entities_per_second: int, op_class: str = "PUT", seconds: int = 12, **event):

@@ -16,12 +16,12 @@ from locust.env import Environment
 from locust.event import Events
 from synthetic import Clock
 
-from loadtest.finding_kinds import CHECKLIST
+from loadtest.counting.request_evidence import RequestProfile
 from loadtest.findings import checklist
 from loadtest.findings.checklist import LOW_DENSITY
-from loadtest.key_specs import key_strategy
-from loadtest.request_profile import RequestProfile
-from loadtest.results import AccountRow, Results
+from loadtest.results.finding_kinds import CHECKLIST
+from loadtest.results.form import AccountRow, Results
+from loadtest.workload.key_specs import key_strategy
 
 SHORT = ("-t", "3s", "-u", "4", "-r", "4", "--seed-entities", "400")  # evidence enough: every rule wants 20 operations
 LONGER = ("-t", "5s", "-u", "4", "-r", "4", "--seed-entities", "400")  # where no finding may come, more chances to
@@ -30,7 +30,7 @@ GOOD = """
 from locust import constant_throughput, task
 
 import loadtest.plugin  # noqa: F401
-from loadtest.users import TableUser
+from loadtest.running.users import TableUser
 
 
 class GoodUser(TableUser):
@@ -67,7 +67,7 @@ READ_THEN_WRITE = """
 from locust import constant_throughput, task
 
 import loadtest.plugin  # noqa: F401
-from loadtest.users import TableUser
+from loadtest.running.users import TableUser
 
 
 class ReadThenWriteUser(TableUser):

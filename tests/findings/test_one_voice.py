@@ -16,14 +16,14 @@ import pytest
 from helpers import run_info
 from synthetic import recorded
 
-from loadtest.finding_examples import EXAMPLES
-from loadtest.finding_kinds import KINDS
-from loadtest.finding_names import Act, Cause
 from loadtest.findings.assess import assess
+from loadtest.findings.examples import EXAMPLES
 from loadtest.findings.order import rank, weight
 from loadtest.findings.remedies import CONTRADICTS, accounts_needed, contradictions, keys_needed, spread_brief, spread_words
-from loadtest.results import Finding
-from loadtest.summary import build
+from loadtest.results.finding_kinds import KINDS
+from loadtest.results.finding_names import Act, Cause
+from loadtest.results.form import Finding
+from loadtest.results.summary import build
 
 TARGET = 100  # entities/s per partition in these scenarios
 START = 1_000_000

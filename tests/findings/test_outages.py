@@ -6,7 +6,7 @@ from synthetic import recorded
 from loadtest.findings.assess import assess, checks_for, exit_code
 from loadtest.findings.outages import outages
 from loadtest.options.rules import fail_on
-from loadtest.summary import build
+from loadtest.results.summary import build
 
 
 def served(partitions=("hot",), per_second=20, ms=5.0):

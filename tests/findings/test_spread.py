@@ -7,7 +7,7 @@ from helpers import run_info
 from synthetic import recorded
 
 from loadtest.findings.assess import assess
-from loadtest.summary import build
+from loadtest.results.summary import build
 
 
 def per_second(shares: dict[str, int], seconds: int = 12, **event) -> dict[int, list[dict]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers import in_process
 
-from loadtest.cli import _parser
+from loadtest.command_line.dispatch import _parser
 from loadtest.options.commands import (
     CLEANUP_OPTIONS,
     COMMANDS,

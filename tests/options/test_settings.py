@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from loadtest.connection_string import CONNECTION_STRING_ENV
+from loadtest.account.connection_string import CONNECTION_STRING_ENV
 from loadtest.exit_codes import UsageError
 from loadtest.options.option import add_options
 from loadtest.options.settings import Settings, namespace

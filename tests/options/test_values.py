@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from locust.util.timespan import parse_timespan as locusts
 
 from loadtest.exit_codes import UsageError
-from loadtest.options.limits import MAX_DURATION_S
+from loadtest.limits import MAX_DURATION_S
 from loadtest.options.values import parse_duration, parse_mix, parse_timespan
 
 SPANS = st.one_of(

@@ -7,11 +7,11 @@ from browser import chromium_page
 from helpers import run_info
 from synthetic import recorded
 
-from loadtest.comparison import Comparison, StrategyOutcome
 from loadtest.findings.assess import assess
 from loadtest.report import render, render_comparison
-from loadtest.results import Finding, FindingKind
-from loadtest.summary import build
+from loadtest.results.comparison import Comparison, StrategyOutcome
+from loadtest.results.form import Finding, FindingKind
+from loadtest.results.summary import build
 
 #: Each badge's background, the page's background behind it (the first ancestor that paints one), and its text colour.
 READ_BADGES = """

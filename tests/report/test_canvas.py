@@ -15,7 +15,7 @@ from synthetic import recorded
 
 from loadtest.findings.assess import assess
 from loadtest.report import render
-from loadtest.summary import build
+from loadtest.results.summary import build
 
 #: Valid PartitionKeys (none holds / \\ # ? or a control character) in the scripts and characters users write.
 KEYS = ["東京-注文", "مرحبا", "שלום", "🔥-hot", "$^^$", '<b>"a" & b</b>', "Ünïcødé ñ"]

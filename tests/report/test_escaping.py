@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from markupsafe import escape
 
-from loadtest.comparison import Comparison, StrategyOutcome
 from loadtest.report import render_comparison
+from loadtest.results.comparison import Comparison, StrategyOutcome
 
 MARKUP = '"><img src=x onerror=window.__pwned=1>&amp;<script>window.__pwned=2</script>'
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from test_results import engine_results
 
 from loadtest.outputs import BUCKETS_FILE, RESULTS_FILE, SERIES_FILE, TIMESERIES_FILE
-from loadtest.series_schema import MAX_SPAN_S
+from loadtest.results.series_schema import MAX_SPAN_S
 
 PREFIX = "loadtest: error: "
 
@@ -158,7 +158,7 @@ def test_a_series_entry_of_the_wrong_type_is_refused_in_one_line(tmp_path, monke
 
 def test_an_inline_timeseries_second_beyond_int64_is_refused_in_one_line(tmp_path, monkeypatch):
     """Once a results.json holding its rows (before series.parquet) with `t` = 2^70 ended in OverflowError."""
-    from loadtest import series_frame
+    from loadtest.results import series_frame
 
     data = results_of()
     rows = series_frame.records(series_frame.read(written(tmp_path / "src") / SERIES_FILE))
@@ -192,7 +192,7 @@ def test_a_wall_clock_at_the_end_of_datetimes_range_is_drawn_without_a_traceback
     """A series whose wall-clock seconds end at 9999-12-31 (each a date), 700 s long (a UTC axis along the top): its
     ticks past the year 9999 once ended the report in ValueError (year 10000 is out of range); a logs' run started
     then, in OverflowError (date value out of range) in the page's first words."""
-    from loadtest.results_schema import EPOCH_END
+    from loadtest.results.schema import EPOCH_END
 
     series = table_of(SERIES_FILE)
     seconds = series.column("t").to_pylist()
@@ -216,7 +216,7 @@ def test_a_wall_clock_at_the_end_of_datetimes_range_is_drawn_without_a_traceback
 def test_engines_whose_clock_ends_at_datetimes_last_date_merge_without_a_traceback(tmp_path, monkeypatch):
     """Two engines of a long run (its findings say their seconds in UTC too) on a clock in 9999's last hour, a worker
     lost after it: the finding once failed the merge (exit 1) in ValueError (year 10000 is out of range)."""
-    from loadtest.results_schema import EPOCH_END
+    from loadtest.results.schema import EPOCH_END
 
     folders = []
     for name in "ab":
@@ -274,8 +274,8 @@ def test_a_key_of_dollars_is_drawn_as_typed_in_every_chart(tmp_path, monkeypatch
     the service accepts. Every string drawn is text: keys, key ranges, op classes' labels, strategies, families."""
     from matplotlib.text import Text
 
-    from loadtest.comparison import Comparison, StrategyOutcome
     from loadtest.report import canvas, ceiling_chart, charts, designs_chart, heat_map
+    from loadtest.results.comparison import Comparison, StrategyOutcome
 
     data = results_of()
     for row in data["partitions"]:
@@ -388,7 +388,7 @@ FORMULAS = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx"]
 def test_a_key_that_a_spreadsheet_reads_as_a_formula_is_quoted_in_the_csv_only(tmp_path):
     """A key beginning with = + - @ (tab, carriage return) is a formula when a spreadsheet opens timeseries.csv: there
     it begins with a single quote, as OWASP advises; series.parquet and results.json keep it exact."""
-    from loadtest import series_frame
+    from loadtest.results import series_frame
 
     frame = series_frame.read(written(tmp_path / "src") / SERIES_FILE).head(len(FORMULAS)).copy()
     frame["partition"] = FORMULAS

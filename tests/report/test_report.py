@@ -12,10 +12,10 @@ from helpers import ROOT, run_info, without_imports
 from markupsafe import escape
 from synthetic import recorded
 
-from loadtest.finding_kinds import CHECKLIST
 from loadtest.findings.assess import assess
 from loadtest.report import render
-from loadtest.summary import build
+from loadtest.results.finding_kinds import CHECKLIST
+from loadtest.results.summary import build
 
 
 def test_report_renders_every_chart_inline_and_every_finding(tmp_path):
@@ -63,11 +63,12 @@ BLOCKED_IMPORT = (
 from pathlib import Path
 
 import loadtest.report
-from loadtest.results import Results
+from loadtest.results.form import Results
 
 out = Path(sys.argv[1])
 loadtest.report.render(Results.load_file(out / "results.json"), out)
-prefixes = ("azure", "loadtest.azurite", "loadtest.target", "loadtest.table", "loadtest.seeding")
+prefixes = ("azure", "loadtest.account.azurite", "loadtest.account.endpoint",
+            "loadtest.testbed.table", "loadtest.testbed.seeding")
 heavy = sorted(m for m in sys.modules if m.startswith(prefixes))
 print("heavy:", heavy)
 """
@@ -179,8 +180,8 @@ def test_the_peak_charts_captions_name_the_window_each_run_averaged_over(monkeyp
     """The issue: a 15-s comparison's findings said "5-s average" while its chart said "10-second moving average"."""
     from matplotlib.axes import Axes
 
-    from loadtest.comparison import Comparison, StrategyOutcome
     from loadtest.report.charts import partition_peaks, strategy_peaks
+    from loadtest.results.comparison import Comparison, StrategyOutcome
 
     captions: list[str] = []
     monkeypatch.setattr(Axes, "set_xlabel", lambda self, label, *a, **k: captions.append(label))

@@ -23,7 +23,7 @@ from loadtest.report.time_axis import (
     line_binned,
     utc_axis,
 )
-from loadtest.summary import build
+from loadtest.results.summary import build
 
 
 def test_a_days_seconds_fit_the_page_and_a_single_hot_second_stays_as_hot():

@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from loadtest.bucket_frame import to_buckets
-from loadtest.buckets import OTHER, UNATTRIBUTED
+from loadtest.counting.bucket_frame import to_buckets
+from loadtest.counting.buckets import OTHER, UNATTRIBUTED
 from loadtest.emulator.budgets import Budgets
-from loadtest.retry import parse_retry
+from loadtest.service.retry import parse_retry
 from loadtest.simulator.demand import Demand
 from loadtest.simulator.replay import replay
 from loadtest.simulator.simulation import Simulation

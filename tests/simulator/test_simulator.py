@@ -15,12 +15,12 @@ import pytest
 from browser import chromium_page
 from helpers import in_process, results_of, run_loadtest, series_of
 
-from loadtest.bucket_frame import to_buckets
-from loadtest.buckets import OTHER
+from loadtest.counting.bucket_frame import to_buckets
+from loadtest.counting.buckets import OTHER
 from loadtest.emulator.budgets import Budgets, PartitionLayer
 from loadtest.options.settings import Settings, namespace
-from loadtest.simulator.command import MAX_KEY_TICKS
 from loadtest.simulator.demand import demand_of
+from loadtest.simulator.simulate_command import MAX_KEY_TICKS
 from loadtest.simulator.simulation import Simulation
 
 #: Each case a real run through the emulator and a simulation on the same options: point reads (one key, range

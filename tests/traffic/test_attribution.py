@@ -8,7 +8,7 @@ import random
 import pyarrow as pa
 import pytest
 
-from loadtest.buckets import UNATTRIBUTED
+from loadtest.counting.buckets import UNATTRIBUTED
 from loadtest.traffic.attribution import addressed, attribute, partition_of
 from loadtest.traffic.columns import COLUMNS
 

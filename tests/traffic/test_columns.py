@@ -10,7 +10,7 @@ import pytest
 from helpers import run_info
 from test_forms import ENTITY, classic_line
 
-from loadtest.summary import build
+from loadtest.results.summary import build
 from loadtest.traffic import reader
 from loadtest.traffic.classic import DUPLICATE, HourSeen
 from loadtest.traffic.columns import NOT_FAST, classic_block, diagnostic_block, from_records

@@ -9,9 +9,9 @@ import json
 import pytest
 from helpers import in_process
 
-from loadtest.buckets import UNATTRIBUTED
-from loadtest.log_forms import parse_time
-from loadtest.service_errors import BUSY, logged_throttling
+from loadtest.counting.buckets import UNATTRIBUTED
+from loadtest.service.error_codes import BUSY, logged_throttling
+from loadtest.service.log_forms import parse_time
 from loadtest.traffic.attribution import attribute
 from loadtest.traffic.classic import DUPLICATE
 from loadtest.traffic.columns import from_records

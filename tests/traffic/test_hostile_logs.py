@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_columns import diagnostic_line
 from test_forms import ENTITY, classic_line
 
-from loadtest.log_forms import EARLIEST, LATEST, parse_time
+from loadtest.service.log_forms import EARLIEST, LATEST, parse_time
 from loadtest.traffic import reader
 from loadtest.traffic.tally import Tally
 

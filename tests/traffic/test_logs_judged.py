@@ -13,7 +13,7 @@ from pathlib import Path
 from helpers import in_process
 
 from loadtest.findings.remedies import contradictions
-from loadtest.results import Finding
+from loadtest.results.form import Finding
 
 DAY = datetime(2026, 11, 23, tzinfo=UTC)
 KEYS = [f"k{i:02d}" for i in range(20)]

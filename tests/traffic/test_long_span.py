@@ -19,9 +19,9 @@ import pytest
 from helpers import in_process, run_info
 from test_forms import classic_line
 
-from loadtest import rolled_frame, summary
-from loadtest.phases import Phases
-from loadtest.rolled_frame import BIN_COLUMN
+from loadtest.counting.phases import Phases
+from loadtest.results import rolled_frame, summary
+from loadtest.results.rolled_frame import BIN_COLUMN
 from loadtest.traffic import reader
 from loadtest.traffic.tally import Tally
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from helpers import in_process
 
-from loadtest.buckets import UNATTRIBUTED
-from loadtest.key_specs import key_strategy
-from loadtest.options.limits import MAX_SEED_ENTITIES
+from loadtest.counting.buckets import UNATTRIBUTED
+from loadtest.limits import MAX_SEED_ENTITIES
 from loadtest.traffic.profile_counts import ProfileCounts
+from loadtest.workload.key_specs import key_strategy
 
 START = 1_795_500_000
 #: Per second: reads and upserts on three named keys (hot 40+20, warm 10+5, cool 2+1), 25 reads over 1,300 light
@@ -191,7 +191,7 @@ def test_a_profile_whose_operations_asked_nothing_is_refused_as_having_no_mix(mo
 def test_a_simulation_replays_no_more_of_a_profile_than_a_run_would(monkeypatch, tmp_path, profile):
     """A profile longer than the longest run (a year of logs): simulate replays its first week, as ``run`` does (it
     replayed the whole span, a float a second, and ran for hours); here the bound is 20 s of the profile's 60."""
-    monkeypatch.setattr("loadtest.simulator.command.MAX_DURATION_S", 20)
+    monkeypatch.setattr("loadtest.simulator.simulate_command.MAX_DURATION_S", 20)
     monkeypatch.setattr("loadtest.report.render", lambda results, out: None)  # the page is not the point
     code, out, err = in_process(monkeypatch, "simulate", "--traffic", str(profile), "--out", str(tmp_path / "o"))
     assert code == 0, out + err

@@ -17,8 +17,8 @@ from azure.storage.blob import BlobServiceClient
 from helpers import ROOT, in_process
 from test_classic import _hour_files
 
-from loadtest.azurite import azurite_connection_string
-from loadtest.blob_container import BLOB_API_VERSION
+from loadtest.account.azurite import azurite_connection_string
+from loadtest.account.blob_container import BLOB_API_VERSION
 
 
 def _figures(results: dict) -> dict:

@@ -17,11 +17,11 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from helpers import file_text, in_process, results_of, run_loadtest, run_locustfile
 
-from loadtest.azurite import azurite_connection_string
-from loadtest.blob_container import BLOB_API_VERSION
-from loadtest.buckets import UNATTRIBUTED
-from loadtest.log_forms import CLASSIC_FIELDS as FIELDS
+from loadtest.account.azurite import azurite_connection_string
+from loadtest.account.blob_container import BLOB_API_VERSION
+from loadtest.counting.buckets import UNATTRIBUTED
 from loadtest.redact import AZURITE_KEY
+from loadtest.service.log_forms import CLASSIC_FIELDS as FIELDS
 
 #: the logged run and its replays are compared rate for rate: nothing runs beside them
 pytestmark = pytest.mark.alone

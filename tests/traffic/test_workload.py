@@ -7,8 +7,8 @@ import random
 
 from helpers import run_info
 
-from loadtest import summary
 from loadtest.findings.checklist import findings
+from loadtest.results import summary
 from loadtest.traffic.records import LogRecord
 from loadtest.traffic.tally import Tally
 

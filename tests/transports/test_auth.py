@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from helpers import SHORT, results_of
 
-from loadtest.azurite import EmbeddedAzurite
-from loadtest.target import STORAGE_SCOPE, TOKEN_RENEW_S, Target, TargetKind
+from loadtest.account.azurite import EmbeddedAzurite
+from loadtest.account.endpoint import STORAGE_SCOPE, TOKEN_RENEW_S, Target, TargetKind
 from loadtest.transports.auth import Bearer, auth_for
 
 IDENTITY_HEADER = "test-identity-header"

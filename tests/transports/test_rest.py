@@ -11,11 +11,11 @@ from azure.data.tables import EdmType, TableClient, TableSasPermissions, generat
 from azure.data.tables._models import ResourceTypes
 from helpers import Hooks, typed
 
-from loadtest.operations import OPERATIONS
+from loadtest.account.endpoint import resolve_target
 from loadtest.redact import AZURITE_ACCOUNT, AZURITE_KEY
-from loadtest.retry import parse_retry
-from loadtest.service_errors import ServiceError
-from loadtest.target import resolve_target
+from loadtest.service.error_codes import ServiceError
+from loadtest.service.operations import OPERATIONS
+from loadtest.service.retry import parse_retry
 from loadtest.transports.rest import RestTransport, entity_of
 
 

@@ -1,5 +1,5 @@
 // What the Partitions tab and the HTML report's Partitions section draw from one live view (live_view in
-// loadtest/report/live.py): entities/s per partition against the target, demand beside it in an open loop, throttled
+// loadtest/live/partitions_tab.py): entities/s per partition against the target, demand beside it in an open loop, throttled
 // attempts, a key heat map of the recent seconds and the table of findings. ECharts, as Locust's own Charts tab.
 // Keys and messages are anyone's text (production logs, traffic profiles): React and ECharts' canvas draw them as text;
 // a tooltip formatter's string is HTML to ECharts, so what it holds is encoded (encodeHTML).

@@ -1,4 +1,4 @@
-// The Partitions tab: reads /partition-stress/data (loadtest/report/live.py's live_view) every two seconds, as
+// The Partitions tab: reads /partition-stress/data (loadtest/live/partitions_tab.py's live_view) every two seconds, as
 // Locust's own tabs poll /stats/requests, and draws it in Locust's theme.
 import { useState } from "react";
 import { useSelector } from "react-redux";

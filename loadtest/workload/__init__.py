@@ -1,0 +1,4 @@
+"""The workload a user asks for: PartitionKey designs and RowKeys (``keys``), their forms on the command line read whole
+(``key_specs``) and ``template:`` keys (``key_templates``), access skew (``skew``), open-loop arrivals (``arrivals``),
+what an OData filter reaches (``query_reach``) and a Table URI names (``table_uri``), and production's traffic profile
+(``traffic_profile``) replayed as a key strategy (``traffic_keys``)."""
