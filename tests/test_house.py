@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
 import re
 from pathlib import Path
@@ -24,9 +25,9 @@ FILE_ENDINGS = {"json", "html", "csv", "parquet", "kql", "py", "xml", "md", "yml
 #: ``environment.events.request``, a run's ``info.settings``, a frame's ``frame.attrs``; an example's class
 #: (``OrdersUser.mix``, ``Class.attribute``); the service's own names (its JSON's ``odata.error``, Azure Monitor's
 #: ``StorageTableLogs.ClientRequestId``).
-PROSE = {"self", "environment", "env", "info", "user", "runner", "frame", "row", "results", "run", "settings", "args",
-         "ns", "parsed", "request", "response", "context", "stats", "options", "opt", "event", "events", "series",
-         "counts", "design", "workload", "table", "page", "app", "web_ui", "parser", "namespace", "budgets", "profile",
+PROSE = {"self", "environment", "env", "info", "user", "runner", "frame", "row", "run", "settings", "args",
+         "ns", "parsed", "request", "response", "context", "stats", "opt", "event", "events", "series",
+         "design", "page", "app", "web_ui", "parser", "namespace", "profile",
          "OrdersUser", "Class", "odata", "StorageTableLogs"}  # fmt: skip
 
 
@@ -55,10 +56,13 @@ def _docstrings(module: ModuleType) -> list[str]:
 
 
 def _attribute(holder: object, name: str) -> object | None:
-    """``holder.name``: an attribute, a dataclass's field or a TypedDict's key, a module of a package."""
+    """``holder.name``: an attribute, a dataclass's field or a TypedDict's key, what a class's methods set on
+    ``self``, a module of a package."""
     if hasattr(holder, name):
         return getattr(holder, name)
     if name in getattr(holder, "__dataclass_fields__", {}) or name in getattr(holder, "__annotations__", {}):
+        return object()
+    if isinstance(holder, type) and name in re.findall(r"self\.(\w+)(?=\s*[,:=])", inspect.getsource(holder)):
         return object()
     if isinstance(holder, ModuleType) and f"{holder.__name__}.{name}" in MODULES:
         return MODULES[f"{holder.__name__}.{name}"]
@@ -114,6 +118,7 @@ def test_the_reference_check_fails_on_a_name_that_moved_or_never_was():
     home = MODULES["loadtest.emulator.throttle"]
     assert _resolves("budgets.Budgets", home) and _resolves("emulator.budgets.Budgets.burst", home)
     assert _resolves("Budget.has", home)  # a name the writing module imports
+    assert _resolves("Throttle.partitions", home) and not _resolves("Throttle.spent", home)  # what __init__ sets on self
     assert _resolves("locust.events", home) and _resolves("counting.counts", home)
     assert not _resolves("errors.is_throttling", home)  # a module renamed
     assert not _resolves("budgets.Bucket", home) and not _resolves("budgets.Budgets.nothing", home)

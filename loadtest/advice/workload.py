@@ -18,6 +18,7 @@ from ..exit_codes import UsageError
 from ..limits import MAX_SIMULATED_RATE
 from ..options.settings import Settings, namespace
 from ..results.rolled_frame import BIN_COLUMN
+from ..results.rows import RecordedSettings
 from ..results.schema import USER_SETTINGS
 from ..service.operations import OPERATIONS
 
@@ -105,7 +106,7 @@ def from_results(path: str, growth: float, peak: float = 0.0) -> Workload:
         raise UsageError(f"{flag}: an advice's own results; give the run or simulation it advised on")
     options = {dest: _text(settings[dest]) for dest in WORKLOAD if settings.get(dest) not in (None, "")}
     if not peak:
-        peak = float(settings.get("arrival_rate") or 0) or _busiest(path)
+        peak = RecordedSettings.of(settings).arrival_rate or _busiest(path)
     return _checked(options, peak, growth, flag)
 
 

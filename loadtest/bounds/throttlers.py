@@ -12,9 +12,10 @@ __all__ = ["budget", "judged_by", "throttler"]
 def budget(run: RunInfo, reason: str = "partition") -> float:
     """The budget the throttling emulator or a simulation's model was given for ``reason`` (a partition's or the
     account's rate), 0 where the run had none (Azure, or Azurite alone)."""
-    if not (run.simulated or run.settings.get("emulate_throttling")):
+    recorded = run.recorded
+    if not (run.simulated or recorded.emulate_throttling):
         return 0.0
-    return float(run.settings.get("emulator_account_rate" if reason == "account" else "emulator_partition_rate", 0) or 0)
+    return recorded.emulator_account_rate if reason == "account" else recorded.emulator_partition_rate
 
 
 def judged_by(run: RunInfo, reason: str = "partition") -> float:
@@ -25,9 +26,8 @@ def judged_by(run: RunInfo, reason: str = "partition") -> float:
 def throttler(run: RunInfo, reason: str = "partition") -> str:
     """What judged a throttled attempt for ``reason`` (a partition's or the account's rate), with its figure: the
     budget given to the throttling emulator or to a simulation's model, else the service's own target."""
-    settings = run.settings
     account = reason == "account"
-    if run.simulated or settings.get("emulate_throttling"):
+    if run.simulated or run.recorded.emulate_throttling:
         rate = budget(run, reason)
         who = "the simulation's" if run.simulated else "the throttling emulator's"
         return f"{who} {rate:,.0f} entities/s {'account' if account else 'per-partition'} budget"

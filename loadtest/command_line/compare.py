@@ -120,5 +120,5 @@ def _suite(outcome: StrategyOutcome, index: int) -> ET.Element:
     except (OSError, ValueError) as err:
         reason = f"the {outcome.strategy} run (exit {outcome.exit_code}) left no results.json to judge: {err}"
         return junit.missing_suite(name, reason, index=index, package=package)
-    fail_on = rules.fail_on(FAIL_ON.flag, results.run.settings.get("fail_on", "never"))
+    fail_on = rules.fail_on(FAIL_ON.flag, results.run.recorded.fail_on)
     return junit.suite(results, fail_on, index=index, name=name, package=package)

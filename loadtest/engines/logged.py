@@ -26,7 +26,7 @@ def _width(merged: Results) -> int:
 
 
 def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, Any]:
-    """Shards' accounts of their records (``results.logs``) as one read's: every count added, the span from the first
+    """Shards' accounts of their records (``Results.logs``) as one read's: every count added, the span from the first
     record to the last, the shares from the merged figures (``summary.logged_shares``), what they leave out as the
     merged span reads it (its bins: ``rolled_frame``)."""
 

@@ -167,7 +167,7 @@ class _Merging:
             self.beside[source] = buckets["rows"]
         self.workload.merge(results.mergeable["workload"])
         self.clocks.append(results.mergeable["metrics"]["clock"])
-        self.arrival_rate += float(results.run.settings.get("arrival_rate") or 0)
+        self.arrival_rate += results.run.recorded.arrival_rate
         self.users += results.run.users
         self.interrupted.add(results.run.interrupted)
         for one in results.run.user_classes:  # each user class, its users summed (its design as the first engine's)

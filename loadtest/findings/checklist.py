@@ -1,6 +1,6 @@
 """The docs' performance checklist for tables, as findings: which of its practices the workload broke.
 
-Read from what the request profile counted (``request_profile``; ``results.workload``), each with the docs' remedy.
+Read from what the request profile counted (``request_evidence``; ``Results.workload``), each with the docs' remedy.
 Each rule wants some evidence first (``MIN_EVIDENCE`` operations), so a handful of requests
 never makes a finding. They are advice about the design, not failures, unless ``--fail-on``
 names them.

@@ -115,13 +115,13 @@ def advise_line(results: Results) -> str:
     if run.target_kind == "advice":
         return ""
     if run.target_kind == "logs":
-        profile = run.settings.get("profile_out")
+        profile = run.recorded.profile_out
         if profile:
             return f"{ask}--traffic {shlex.quote(str(profile))}"
         return f"{ask}--traffic traffic.json (write it: loadtest traffic LOGS --profile-out traffic.json)"
     if replayed:
         return f"{ask}--traffic {shlex.quote(str(replayed['profile']))} --scale {replayed['scale']:g}"
-    folder = run.settings.get("out") or f"reports/{run.id}"
+    folder = run.recorded.out or f"reports/{run.id}"
     return f"{ask}--from {shlex.quote(f'{folder}/results.json')}"
 
 

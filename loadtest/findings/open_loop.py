@@ -88,7 +88,7 @@ def _unserved_cause(results: Results, partition: str, rows: list[PartitionRow]) 
             "the simulated partition layer"
             if results.run.simulated
             else "the throttling emulator"
-            if results.run.settings.get("emulate_throttling")
+            if results.run.recorded.emulate_throttling
             else "the service"
         )
         words = (

@@ -30,6 +30,7 @@ from ..report.badges import badge_colours
 from ..results.form import Finding, Results
 from ..results.summary import demand, per_partition, series
 from ..running.distributed import Cluster
+from ..running.run_results import settings_info
 from ..service.operations import OpClass
 from . import locust_ui
 
@@ -90,7 +91,7 @@ def live_view(
     hottest member, whose peak it shows and names: the target is one partition's, never their sum's. The untracked
     keys folded together (outside the heaviest the metrics keep apart) count as their mean partition. The load now and
     the ranking read the seconds the counts still hold as buckets (the last ``counts.AGED_AFTER_S``: the chart's two
-    minutes); the peaks and throttled attempts cover the whole run, the older seconds' from ``counts.aged_peaks``."""
+    minutes); the peaks and throttled attempts cover the whole run, the older seconds' from ``RunCounts.aged_peaks``."""
     now = time.time() if now is None else now
     if metrics.stopped:  # a stopped test's chart ends where it stopped: no seconds of zeros drawn after it
         now = min(now, metrics.stopped)
@@ -213,7 +214,7 @@ def _columns(open_loop: bool) -> list[dict[str, str]]:
 
 
 class LiveRun(Protocol):
-    """What the live view reads of the run (``lifecycle.StressRun``): settings and outputs change between tests."""
+    """What the live view reads of the run (``stress_run.StressRun``): settings and outputs change between tests."""
 
     settings: Settings
     metrics: RunCounts
@@ -228,8 +229,8 @@ def register(environment: Environment, run: LiveRun) -> None:
     ``/partition-stress/data``; and the last finished test's report.html at ``/partition-stress/report``."""
 
     def view() -> dict[str, Any]:
-        settings = run.settings
-        data = live_view(run.metrics, target=settings.partition_target, open_loop=settings.arrival_rate > 0)
+        info = settings_info(run.settings)  # the facts its results will hold, as every other reader reads them
+        data = live_view(run.metrics, target=info.partition_target, open_loop=info.recorded.arrival_rate > 0)
         data["state"] = environment.runner.state if environment.runner else "stopped"
         data["report"] = "/partition-stress/report" if run.out and (run.out / REPORT_FILE).exists() else None
         data["lost_workers"] = list(run.cluster.lost.values())

@@ -1,5 +1,5 @@
-"""Each ``loadtest`` command's one-line help and its description, declared once: ``cli`` builds its parser from them,
-the options reference (``docs/gen_reference.py``) shows them.
+"""Each ``loadtest`` command's one-line help and its description, declared once: ``command_line.dispatch`` builds its
+parser from them, the options reference (``docs/gen_reference.py``) shows them.
 """
 
 from __future__ import annotations

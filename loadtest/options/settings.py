@@ -20,7 +20,7 @@ from ..results.finding_names import FindingKind
 from ..results.schema import USER_SETTINGS
 from ..service.entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from ..service.retry import RetryStrategy
-from ..service.scale_targets import PROFILES
+from ..service.scale_targets import judged_against
 from ..testbed.integrity import user_row_prefix
 from ..workload.key_specs import key_strategy, row_key_maker
 from ..workload.keys import KeyStrategy
@@ -109,9 +109,7 @@ class Settings:
                 f"{batch_bytes(shape, v['batch_size']) / 2**20:.1f} MiB exceeds the 4 MiB an entity group transaction "
                 "holds; lower either"
             )
-        partition_default, account_default = PROFILES[v["profile"]]
-        v["partition_target"] = v["partition_target"] or partition_default
-        v["account_target"] = v["account_target"] or account_default
+        v["partition_target"], v["account_target"] = judged_against(v["profile"], v["partition_target"], v["account_target"])
         if v["connection_string"] and v["account_url"]:
             raise UsageError("--connection-string and --account-url name two targets: give one")
         if urlsplit(v["account_url"]).query:

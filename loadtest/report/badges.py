@@ -1,4 +1,4 @@
-"""Each finding kind's badge: the colour of its severity (``results.SEVERITY``), one style sheet every page includes.
+"""Each finding kind's badge: the colour of its severity (``finding_kinds.SEVERITY``), one style sheet every page includes.
 
 A kind gets its style from its severity, so a new kind is visible wherever a badge shows it (the report, the
 comparison, the live view) once its severity is declared.

@@ -34,7 +34,7 @@ def _design(results: Results) -> str:
     replayed = results.simulation.get("traffic") if results.simulation else None
     if replayed:
         return _replayed(replayed)
-    simulated = f"Simulated at {float(settings.get('arrival_rate', 0)):,.0f} operations/s, k" if results.run.simulated else "K"
+    simulated = f"Simulated at {results.run.recorded.arrival_rate:,.0f} operations/s, k" if results.run.simulated else "K"
     classes = [c for c in results.run.user_classes if c.get("table_user")]
     if not classes:
         return f"{simulated}ey design {design_words(settings, results.keys.get('distinct', 0))}"
@@ -163,7 +163,7 @@ def verdict_sentences(results: Results) -> list[str]:
         parts.append("simulated by the partition layer's model with the budgets given, not measured")
     elif bounds:
         parts.append(f"bounded by {' and '.join(bounds)}, so these figures are lower bounds")
-    elif results.run.settings.get("emulate_throttling"):
+    elif results.run.recorded.emulate_throttling:
         parts.append(
             f"measured against the throttling emulator's {budget(results.run):,.0f} entities/s per partition, not Azure's"
         )
@@ -188,7 +188,7 @@ def what_ran(results: Results) -> str:
             f"Judged by the partition layer's model, nothing sent: it throttled as Azure would over {budgets} "
             f"({throttled:,} throttled attempts)."
         )
-    if run.settings.get("emulate_throttling"):
+    if run.recorded.emulate_throttling:
         return (
             f"Measured on Azurite behind the throttling emulator, which answered 503 ServerBusy as Azure would over "
             f"{budgets} ({throttled:,} throttled attempts); "

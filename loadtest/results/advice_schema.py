@@ -1,5 +1,5 @@
 """The form of results.json's ``advice`` section (``loadtest advise``), declared once as ``ceiling_schema`` declares a
-ceiling search's: ``typed_reader`` checks it on read, the results reference shows it."""
+ceiling search's: ``typed.reader`` checks it on read, the results reference shows it."""
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time.
 

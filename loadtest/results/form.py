@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-#: A field kept in a file beside results.json, not in it (``typed_reader`` reads past it), and the form results.json
+#: A field kept in a file beside results.json, not in it (``typed.reader`` reads past it), and the form results.json
 #: held it in before that file (``Results.from_dict`` still reads it).
 BESIDE = {"beside": SERIES_FILE, "older": list[TimeseriesRow]}
 
@@ -174,7 +174,7 @@ class Results:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Results:
         """The results a results.json holds, every field of the form checked against its declared type, every section
-        too (``typed_reader``): a ``ValueError`` names the first that is wrong (``results.partitions[3].ratio: a
+        too (``typed.reader``): a ``ValueError`` names the first that is wrong (``results.partitions[3].ratio: a
         number, not "x"``). Fields the form does not declare are read past. The series is in its own file
         (``load_file`` reads it); a results.json written before that file holds its rows, checked as they are read
         (``results.timeseries[3].requests: missing``)."""

@@ -7,7 +7,7 @@ profile's counts, the per-second samples and who counted them. The integrity led
 run's identity are in the results already.
 
 ``capture`` makes it (its buckets a frame, which ``Results.write`` puts in their file); ``Mergeable`` is its form,
-which ``Results.from_dict`` checks on read like every section (``results_schema``): the sketches decoded there, the
+which ``Results.from_dict`` checks on read like every section (``schema``): the sketches decoded there, the
 histograms' headers read (their counts are decoded once, as the merge adds them, and named if they do not decode). A
 count of another version is read past: ``merge`` refuses it, naming its version.
 """

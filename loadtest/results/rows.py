@@ -1,16 +1,41 @@
 """The rows of a run's result: what ran (``RunInfo``), entities against a target (the account's row and each
-partition's per op class), and a finding. ``results.Results`` holds them; every output reads them from there."""
+partition's per op class), and a finding. ``form.Results`` holds them; every output reads them from there."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from ..counting.phases import PEAK_WINDOW_S
 from ..service.operations import OpClass
 from .finding_names import FindingKind
 from .schema import RunSettings, UserClass
 
-__all__ = ["AccountRow", "Finding", "PartitionRow", "RunInfo"]
+__all__ = ["AccountRow", "Finding", "PartitionRow", "RecordedSettings", "RunInfo"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedSettings:
+    """The recorded settings that readers judge a run by, typed once (``RunInfo.recorded``). ``RunInfo.settings`` holds
+    every option as the report shows it; an older file, a simulation or a traffic read may lack any, which then reads
+    as its default here."""
+
+    arrival_rate: float = 0.0  # --arrival-rate: an open loop's operations/s (0: a closed loop)
+    arrivals: str = ""  # --arrivals: how the open loop's slots are spaced
+    retry: str = ""  # --retry
+    fail_on: str = "never"  # --fail-on, as shown
+    out: str = ""  # --out
+    profile_out: str = ""  # loadtest traffic's --profile-out
+    emulate_throttling: bool = False
+    emulator_partition_rate: float = 0.0  # the throttling emulator's budgets (recorded only when it ran)
+    emulator_account_rate: float = 0.0
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> RecordedSettings:
+        """Each field recorded, as its default's type reads it (a number shown as text, "" or None as 0)."""
+        typed = {float: lambda value: float(value or 0), bool: bool, str: str}
+        return cls(**{f.name: typed[type(f.default)](settings[f.name]) for f in fields(cls) if f.name in settings})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +61,11 @@ class RunInfo:
     interrupted: str = ""  # the signal that cut the run short (SIGINT, SIGTERM), "" if it ran its course
     planned_s: float = 0.0  # the duration it was given (-t), 0 if none
     user_classes: list[UserClass] = field(default_factory=list)  # each Locust user class that ran, with its design
+
+    @property
+    def recorded(self) -> RecordedSettings:
+        """The settings readers judge the run by, typed."""
+        return RecordedSettings.of(self.settings)
 
 
 @dataclass(kw_only=True)

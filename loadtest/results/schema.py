@@ -1,6 +1,6 @@
 """The form of results.json, declared once.
 
-Every field of the form has a type: the dataclasses of ``results`` (the run, the partition and account rows, the
+Every field of the form has a type: the dataclasses of ``form`` (the run, the partition and account rows, the
 findings) and, for the sections kept as plain JSON objects, the ``TypedDict``s here (the workers, the latency and
 key figures, the read-back, the workload, the open loop's arrivals, a simulation, a merge's engines, the range splits,
 the user classes), ``series_schema``'s (the per-second rows: the timeseries, the load samples, the key ranges),
@@ -127,7 +127,7 @@ class IncompleteStep(TypedDict):
 
 
 class NameCounts(TypedDict):
-    """What one request name did (``request_profile``): an engine's ``mergeable`` counts, and the workload's rows."""
+    """What one request name did (``request_evidence``): an engine's ``mergeable`` counts, and the workload's rows."""
 
     op: str
     op_class: OpClass

@@ -130,7 +130,7 @@ def empty() -> pd.DataFrame:
 
 def of_rows(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Rows as results.json held them before series.parquet (or as a test writes them): a key added later than the
-    rows (``typed_reader``'s ``NotRequired``) reads as 0, or as nothing counted."""
+    rows (``typed.reader``'s ``NotRequired``) reads as 0, or as nothing counted."""
     rows = list(rows)
     if not rows:
         return empty()

@@ -1,6 +1,6 @@
 """The form of results.json's per-second rows: one second of a partition and op class (a timeseries row, and a
 bucket of an engine's ``mergeable`` count), one second's load sample, one second of an untracked key range.
-``results_schema`` declares the rest of the form; ``typed_reader`` reads them all.
+``schema`` declares the rest of the form; ``typed.reader`` reads them all.
 """
 
 # No ``from __future__ import annotations``: the TypedDicts' annotations are the types themselves, read at run time.

@@ -248,7 +248,7 @@ def counted(
     counts: RunCounts, buckets: pd.DataFrame | None = None, *, roll: bool = False
 ) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]]:
     """The run's phases, its buckets as a frame (``bucket_frame``) with every key outside the top folded into
-    ``OTHER``, and the entities folded per (second, key range). ``buckets``: ``counts.frame()``, where the caller has
+    ``OTHER``, and the entities folded per (second, key range). ``buckets``: ``RunCounts.frame()``, where the caller has
     made it already. ``roll``: a span longer than a day is read a chunk at a time into ``rolled_frame``'s form (its
     clock must be whole: records read, not a run still counting)."""
     if roll and buckets is None and counts.started is not None and counts.stopped is not None:
@@ -279,11 +279,12 @@ def build(
     roll: bool = False,
 ) -> Results:
     """The run's results from what was counted (a run's, the engines' added, a simulation's), the per-second samples,
-    the workers' record and the workload profile's figures (``buckets``: ``counts.frame()``, where the caller has made
+    the workers' record and the workload profile's figures (``buckets``: ``RunCounts.frame()``, where the caller has made
     it already; ``roll``: records read over more than a day, in ``rolled_frame``'s form). A ceiling search's
     judgement is the ceiling's own (``ceiling.judge.judged``), added by the run that searched."""
     samples = samples or {}
-    rate = float(info.settings.get("arrival_rate", 0) or 0)
+    recorded = info.recorded
+    rate = recorded.arrival_rate
     phases, frame, ranges = counted(counts, buckets, roll=roll)
     first, last = phases.span[0], phases.span[-1]
     bin_of = None
@@ -315,10 +316,10 @@ def build(
         workers=dict(workers or {}),
         workload=dict(workload or {}),
         latency=latency_figures(counts.latency, counts.first_attempt, counts.corrected),
-        arrivals=arrival_figures(frame, phases, rate, str(info.settings.get("arrivals", "")), in_flight_figures(samples, rate)),
+        arrivals=arrival_figures(frame, phases, rate, recorded.arrivals, in_flight_figures(samples, rate)),
         keys=key_figures(rows, counts.distinct_partitions()),
         retry={
-            "strategy": info.settings.get("retry", ""),
+            "strategy": recorded.retry,
             "backoff_s": round(backoff_ms / 1000.0, 3),
             "attempts_per_operation": round(attempts / max(1, sum(r.requests for r in single)), 4),
         },

@@ -9,12 +9,14 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from locust.env import Environment
 
 from ..ceiling.judge import judged
 from ..ceiling.shape import CeilingShape
 from ..engines.blobs import upload_outputs, upload_place
+from ..options.settings import Settings
 from ..redact import redact
 from ..results import summary
 from ..results.form import Results, RunInfo
@@ -22,27 +24,33 @@ from ..results.mergeable import capture
 from .stress_run import StressRun
 from .user_classes import describe
 
-__all__ = ["results_of", "upload_of"]
+__all__ = ["results_of", "settings_info", "upload_of"]
+
+
+def settings_info(settings: Settings, **facts: Any) -> RunInfo:
+    """The run's facts as its settings fix them (its targets, profile, entity size and settings as shown), with the
+    ``facts`` the test knows by then (its id, start, target, table...; none while it runs): made here once, for its
+    results and for the live view alike."""
+    blank = {"id": "", "started": "", "duration_s": 0.0, "target_kind": "", "table": "", "seeded": 0}
+    fixed = {"partition_target": settings.partition_target, "account_target": settings.account_target}
+    fixed |= {"profile": settings.profile, "entity_bytes": settings.shape.bytes, "settings": settings.public()}
+    return RunInfo(**blank | facts | fixed)
 
 
 def results_of(run: StressRun, environment: Environment) -> Results:
     """The test's results from everything counted (every worker's last seconds collected first)."""
     settings = run.settings
-    info = RunInfo(
+    info = settings_info(
+        settings,
         id=run.run_id,
         started=datetime.fromtimestamp(run.started, UTC).isoformat(timespec="seconds"),
         duration_s=round(time.time() - run.started, 1),
         target_kind=run.target.kind,
         table=run.table.name,
         seeded=run.seeded,
-        partition_target=settings.partition_target,
-        account_target=settings.account_target,
-        profile=settings.profile,
         endpoint=redact(run.target.endpoint),
         emulator=run.target.is_emulator,
         users=getattr(environment.runner, "target_user_count", 0) or 0,
-        entity_bytes=settings.shape.bytes,
-        settings=settings.public(),
         interrupted=run.interrupted,
         planned_s=_planned(environment),
         user_classes=describe(settings, environment.user_classes, _users_by_class(environment)),

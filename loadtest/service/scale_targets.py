@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "Targets"]
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "Targets", "judged_against"]
 
 
 class Targets(NamedTuple):
@@ -17,3 +17,10 @@ class Targets(NamedTuple):
 
 PROFILES: dict[str, Targets] = {"current": Targets(2000, 20000), "legacy": Targets(500, 5000)}
 DEFAULT_PROFILE = "current"
+
+
+def judged_against(profile: str, partition: int = 0, account: int = 0) -> Targets:
+    """The targets a run is judged against: those given (0: not given), else its profile's. The one place a target is
+    defaulted: a run's settings and a traffic read both take it from here."""
+    default = PROFILES[profile]
+    return Targets(partition or default.partition, account or default.account)

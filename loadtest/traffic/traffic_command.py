@@ -33,7 +33,7 @@ from ..results.form import Results, RunInfo
 from ..results.mergeable import capture
 from ..results.rolled_frame import binned_leaves_out, width_for
 from ..service.log_forms import utc_text
-from ..service.scale_targets import PROFILES
+from ..service.scale_targets import judged_against
 from .classic import HourSeen
 from .container import LogBlobs
 from .forms import ANALYTICS_COLUMNS
@@ -233,7 +233,7 @@ def _read_once(
         operations = {shown(name): n for name, n in tally.table_operations.items()}  # names the logs wrote
         said = "; ".join(f"{n:,} {why}" for why, n in (tally.unreadable + tally.passed + Counter(operations)).items())
         raise UsageError(f"traffic: no entity operation counted in {_named(names)}" + (f" ({said})" if said else ""))
-    partition_default, account_default = PROFILES[given["profile"]]
+    targets = judged_against(given["profile"], given["partition_target"], given["account_target"])
     first = int(tally.first)
     info = RunInfo(
         id=run_id,
@@ -242,8 +242,8 @@ def _read_once(
         target_kind="logs",
         table="",
         seeded=0,
-        partition_target=given["partition_target"] or partition_default,
-        account_target=given["account_target"] or account_default,
+        partition_target=targets.partition,
+        account_target=targets.account,
         profile=given["profile"],
         endpoint="the account's request logs",
         entity_bytes=tally.workload.entity_bytes() or given["entity_bytes"],
