@@ -4,14 +4,14 @@ sections added as one read's, beside the counts ``merge`` adds as it adds engine
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import summary
 from ..results.form import Results
 from ..results.rolled_frame import BIN_COLUMN, PAST_A_DAY, binned_leaves_out
+from ..service.operations import OpClass
 
-__all__ = ["SHARD_EDGES", "added_logs"]
+__all__ = ["SHARD_EDGES", "added_logs", "logged_shares"]
 
 #: What a merge of ``loadtest traffic``'s shards adds to what the records leave out.
 SHARD_EDGES = (
@@ -27,7 +27,7 @@ def _width(merged: Results) -> int:
 
 def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, Any]:
     """Shards' accounts of their records (``Results.logs``) as one read's: every count added, the span from the first
-    record to the last, the shares from the merged figures (``summary.logged_shares``), what they leave out as the
+    record to the last, the shares from the merged figures (``logged_shares``), what they leave out as the
     merged span reads it (its bins: ``rolled_frame``)."""
 
     def added(key: str) -> dict[str, int]:
@@ -51,7 +51,7 @@ def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, A
         "hashed_keys": first.get("hashed_keys", False),
         "records": sum(int(shard.get("records", 0)) for shard in shards),
         "unattributed": unattributed,
-        **summary.logged_shares(merged, unattributed),
+        **logged_shares(merged, unattributed),
         "entity_bytes": first.get("entity_bytes", 0),
         "table_operations": added("table_operations"),
         "passed": added("passed"),
@@ -59,4 +59,17 @@ def added_logs(shards: Sequence[dict[str, Any]], merged: Results) -> dict[str, A
         "unreadable_examples": examples,
         "error_status": dict(sorted(errors.items())),
         "leaves_out": first.get("leaves_out", "").split(PAST_A_DAY)[0] + binned_leaves_out(_width(merged)) + SHARD_EDGES,
+    }
+
+
+def logged_shares(results: Results, unattributed: Mapping[str, int]) -> dict[str, Any]:
+    """What request logs could not tell, as shares of the figures built from them (``traffic``'s, or its shards'
+    merged): the operations (their first attempts) whose records name no partition, the entities estimated from
+    answers' sizes."""
+    requests = sum(row.requests for row in results.partitions if row.op_class != OpClass.ALL)
+    entities, estimated = results.account.entities, results.keys.get("estimated_entities", 0)
+    return {
+        "requests": requests,
+        "unattributed_share": round(sum(unattributed.values()) / requests, 4) if requests else 0.0,
+        "estimated_share": round(estimated / entities, 4) if entities else 0.0,
     }

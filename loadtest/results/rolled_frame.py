@@ -26,6 +26,8 @@ import pandas as pd
 
 from ..counting.bucket_frame import summed
 from ..counting.buckets import GROUPS, OTHER
+from ..counting.counts import RunCounts
+from ..counting.latency import PER_SECOND_FOR_S, ROLLUP_S
 from ..counting.phases import Phases, peak_window
 from .series_schema import MAX_BIN_S
 from .wall_clock import unit_of
@@ -246,3 +248,24 @@ def rolled(
         return pd.DataFrame(), folded
     frame = pd.concat(parts, ignore_index=True)
     return frame.sort_values(["second", "partition", "op_class", BIN_COLUMN], kind="stable", ignore_index=True), folded
+
+
+def rolled_counts(counts: RunCounts) -> tuple[Phases, pd.DataFrame, Counter[tuple[int, str]]] | None:
+    """Records read over more than a day, read back a batch at a time into this form: their phases, frame and key
+    ranges (the clock must be whole: records read, not a run still counting); None for a span kept in seconds."""
+    if counts.started is None or counts.stopped is None:
+        return None
+    phases = Phases.of([], counts.started, counts.steady_from, counts.stopped, counts.steady_until)
+    if width_for(len(phases.span)) == 1:
+        return None
+    frame, ranges = rolled(counts.frames, phases, counts.top_partitions(), counts.ranges)
+    return phases, frame, ranges
+
+
+def minute_bins(counts: RunCounts, phases: Phases) -> Callable[[int], int]:
+    """A long span's latency read by its bins: every second's histograms rolled into their minutes (here, in
+    ``counts``), and the bin each minute falls in."""
+    width = width_for(len(phases.span))
+    for latency in (counts.latency, counts.corrected):
+        latency.roll_up(phases.span[-1] + PER_SECOND_FOR_S + ROLLUP_S)
+    return lambda minute: int(bin_start(np.int64(minute), phases, width))

@@ -20,14 +20,14 @@ from hdrh.histogram import HdrHistogram
 from ..counting.bucket_frame import summed, tallied
 from ..counting.buckets import GROUPS, OTHER, Bucket, BucketKey
 from ..counting.counts import RunCounts, max_ms, ms_at, new_histogram
-from ..counting.latency import PER_SECOND_FOR_S, ROLLUP_S, Latency
+from ..counting.latency import Latency
 from ..counting.phases import Phases
 from ..service.operations import OpClass
 from . import series_frame
 from .form import AccountRow, PartitionRow, Results, RunInfo
-from .rolled_frame import BIN_COLUMN, bin_start, rolled, width_for
+from .rolled_frame import BIN_COLUMN, minute_bins, rolled_counts
 
-__all__ = ["build", "counted", "demand", "logged_shares", "per_partition", "series"]
+__all__ = ["build", "counted", "demand", "per_partition", "series"]
 
 
 def per_partition(buckets: Mapping[BucketKey, Bucket]) -> dict[tuple[str, str], dict[int, Bucket]]:
@@ -251,11 +251,8 @@ def counted(
     ``OTHER``, and the entities folded per (second, key range). ``buckets``: ``RunCounts.frame()``, where the caller has
     made it already. ``roll``: a span longer than a day is read a chunk at a time into ``rolled_frame``'s form (its
     clock must be whole: records read, not a run still counting)."""
-    if roll and buckets is None and counts.started is not None and counts.stopped is not None:
-        phases = Phases.of([], counts.started, counts.steady_from, counts.stopped, counts.steady_until)
-        if width_for(len(phases.span)) > 1:
-            frame, ranges = rolled(counts.frames, phases, counts.top_partitions(), counts.ranges)
-            return phases, frame, ranges
+    if roll and buckets is None and (long_span := rolled_counts(counts)) is not None:
+        return long_span
     frame = counts.frame() if buckets is None else buckets
     phases = Phases.of(frame["second"].unique().tolist(), counts.started, counts.steady_from, counts.stopped, counts.steady_until)
     ranges = Counter(counts.ranges)
@@ -287,12 +284,7 @@ def build(
     rate = recorded.arrival_rate
     phases, frame, ranges = counted(counts, buckets, roll=roll)
     first, last = phases.span[0], phases.span[-1]
-    bin_of = None
-    if BIN_COLUMN in frame:  # a long span's bins: their latency is their minutes' (every second rolled into its minute)
-        width = width_for(len(phases.span))
-        for latency in (counts.latency, counts.corrected):
-            latency.roll_up(last + PER_SECOND_FOR_S + ROLLUP_S)
-        bin_of = lambda minute: int(bin_start(np.int64(minute), phases, width))  # noqa: E731
+    bin_of = minute_bins(counts, phases) if BIN_COLUMN in frame else None  # a long span's latency: its bins'
     rows = partition_rows(frame, phases, info.partition_target)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)
@@ -325,16 +317,3 @@ def build(
         },
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )
-
-
-def logged_shares(results: Results, unattributed: Mapping[str, int]) -> dict[str, Any]:
-    """What request logs could not tell, as shares of the figures built from them (``traffic``'s, or its shards'
-    merged): the operations (their first attempts) whose records name no partition, the entities estimated from
-    answers' sizes."""
-    requests = sum(row.requests for row in results.partitions if row.op_class != OpClass.ALL)
-    entities, estimated = results.account.entities, results.keys.get("estimated_entities", 0)
-    return {
-        "requests": requests,
-        "unattributed_share": round(sum(unattributed.values()) / requests, 4) if requests else 0.0,
-        "estimated_share": round(estimated / entities, 4) if entities else 0.0,
-    }

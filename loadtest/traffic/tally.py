@@ -23,10 +23,10 @@ import pyarrow.compute as pc
 from ..counting.buckets import GROUPS, UNATTRIBUTED
 from ..counting.counts import RunCounts, new_histogram
 from ..counting.latency import PER_SECOND_FOR_S, ROLLUP_S, minute_of
+from ..engines.logged import logged_shares
 from ..exit_codes import UsageError
 from ..redact import redact
 from ..results.form import Results
-from ..results.summary import logged_shares
 from ..service.error_codes import logged_throttling
 from ..service.log_forms import utc_text
 from .attribution import attribute, codes_of
