@@ -1,6 +1,6 @@
 """What bounded the figures besides the design, as measured: a load-generating process or a server out of CPU, an
-emulator saturated or slowed as its table grew, a ramp that took most of the run (``cpu_bound``, ``served_pace`` and
-``run_span`` measure them)."""
+emulator saturated or slowed as its table grew, a ramp that took most of the run (``bounds.cpu``, ``bounds.served_pace`` and
+``bounds.run_span`` measure them)."""
 
 from __future__ import annotations
 

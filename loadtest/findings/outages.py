@@ -3,7 +3,7 @@ refused — a frozen or stalled target, a range moved by load balancing ("offlin
 
 Pure questions of the results: their per-second rows (answers, attempts, the longest operation ending each second;
 of a long span's, the seconds kept around its peaks: a bin tells no second's answers) and the partition layer's range
-splits (the emulator's, a simulation's). ``verdict`` names them as OUTAGE findings;
+splits (the emulator's, a simulation's). ``losses`` names them as OUTAGE findings;
 the report marks their seconds. A run that ends unanswered is TARGET_LOST, not an outage.
 """
 
