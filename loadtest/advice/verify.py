@@ -183,10 +183,7 @@ def _compare(real: Results, sim: Results, spread: dict[str, float]) -> list[dict
         )
     if len(shared) > 1:
         whole = {
-            side: {
-                **_figures(seconds.loc[shared], n, max(rows_of[p]["ratio"] for p in shared)),
-                "served_eps": round(sum(rows_of[p]["served_eps"] for p in shared), 2),
-            }
+            side: _figures(seconds.loc[shared], n, max(rows_of[p]["ratio"] for p in shared))
             for side, rows_of, seconds, n in (("real", r, r_seconds, r_n), ("simulated", s, s_seconds, s_n))
         }
         agrees, served_bound, throttled_bound = _agree(whole["real"], whole["simulated"], max(spread.values(), default=0.0))

@@ -93,6 +93,7 @@ def from_results(path: str, growth: float, peak: float = 0.0) -> Workload:
         data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
         settings, kind = data["run"]["settings"], data["run"]["target_kind"]
         assert isinstance(settings, dict)
+        recorded = RecordedSettings.of(settings)  # its numbers, or the one line below
     except FileNotFoundError:
         raise UsageError(f"{flag}: no such file; give a results.json a run or a simulation wrote") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AssertionError):
@@ -106,7 +107,7 @@ def from_results(path: str, growth: float, peak: float = 0.0) -> Workload:
         raise UsageError(f"{flag}: an advice's own results; give the run or simulation it advised on")
     options = {dest: _text(settings[dest]) for dest in WORKLOAD if settings.get(dest) not in (None, "")}
     if not peak:
-        peak = RecordedSettings.of(settings).arrival_rate or _busiest(path)
+        peak = recorded.arrival_rate or _busiest(path)
     return _checked(options, peak, growth, flag)
 
 

@@ -58,7 +58,7 @@ def heat_map(results: Results, frame: pd.DataFrame, rows: int = 20, ranges: int 
         bar = fig.colorbar(scale, ax=ax)
         bar.set_label("× target", fontsize=8)  # short: it stands beside a map that may be one row tall
         utc_axis(ax, first_epoch(frame), table.index[-1] + size)
-    ax.set_xlabel("seconds since start" + bin_words(size, row).replace("a point", "a column"))
+    ax.set_xlabel("seconds since start" + bin_words(size, row, mark="column"))
     ax.set_title(
         "Key heat map: entities/s per partition (and per key range) as a share of the per-partition target\n"
         "(1.0 = the target; 2x and above: brightest)",

@@ -93,13 +93,13 @@ def line_binned(table: pd.DataFrame, *, fill: bool = True) -> tuple[pd.DataFrame
     return binned(table, max(1, int(table.index.max()) + 1) if len(table.index) else 1, fill=fill)
 
 
-def bin_words(size: int, row: int = 1) -> str:
-    """What a point of a binned line is, as the axis says it (``row``: the seconds a row of the series holds, a long
-    span's bins)."""
+def bin_words(size: int, row: int = 1, mark: str = "point") -> str:
+    """What a ``mark`` of a binned chart is (a line's point, a heat map's column), as the axis says it (``row``: the
+    seconds a row of the series holds, a long span's bins)."""
     if row > 1:
         if size <= row:
-            return f" (a point: each {unit_of(row)}'s mean)"
-        return f" (a point: the busiest {unit_of(row)}'s mean of its {unit_of(size)})"
+            return f" (a {mark}: each {unit_of(row)}'s mean)"
+        return f" (a {mark}: the busiest {unit_of(row)}'s mean of its {unit_of(size)})"
     if size <= 1:
         return ""
-    return f" (a point: the busiest second of its {unit_of(size)})"
+    return f" (a {mark}: the busiest second of its {unit_of(size)})"

@@ -19,7 +19,8 @@ __all__ = ["AccountRow", "Finding", "PartitionRow", "RecordedSettings", "RunInfo
 class RecordedSettings:
     """The recorded settings that readers judge a run by, typed once (``RunInfo.recorded``). ``RunInfo.settings`` holds
     every option as the report shows it; an older file, a simulation or a traffic read may lack any, which then reads
-    as its default here."""
+    as its default here. Its numbers are checked on read (``schema.RunSettings`` declares them); text and switches
+    read whatever was recorded."""
 
     arrival_rate: float = 0.0  # --arrival-rate: an open loop's operations/s (0: a closed loop)
     arrivals: str = ""  # --arrivals: how the open loop's slots are spaced

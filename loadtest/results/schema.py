@@ -297,7 +297,9 @@ class UserClass(TypedDict):
 
 
 class RunSettings(TypedDict, total=False):
-    """The run's settings as the report shows them; those read as numbers are declared, the rest read past."""
+    """The run's settings as the report shows them; those read as numbers are declared (every number
+    ``rows.RecordedSettings`` reads), the rest read past."""
 
     arrival_rate: float
     emulator_partition_rate: float
+    emulator_account_rate: float
