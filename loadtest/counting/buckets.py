@@ -9,7 +9,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["COUNTERS", "GROUPS", "OTHER", "UNATTRIBUTED", "UNATTRIBUTED_DEMAND", "Bucket", "BucketKey", "fold", "named"]
+__all__ = [
+    "COUNTERS",
+    "GROUPS",
+    "NEWEST",
+    "OLDEST",
+    "OTHER",
+    "UNATTRIBUTED",
+    "UNATTRIBUTED_DEMAND",
+    "Bucket",
+    "BucketKey",
+    "fold",
+    "named",
+]
 
 OTHER = "#other"  # the untracked partitions together; '#' is forbidden in keys, so never a real PartitionKey
 UNATTRIBUTED = "#unattributed"  # logged requests whose records name no partition (inserts, batches): ``loadtest traffic``
@@ -18,7 +30,14 @@ UNATTRIBUTED = "#unattributed"  # logged requests whose records name no partitio
 UNATTRIBUTED_DEMAND = ("spread", "apart")
 #: Rows of several partitions together, never one partition: no partition target applies, none is folded into another.
 GROUPS = frozenset({OTHER, UNATTRIBUTED})
-_GROUP_WORDS = {OTHER: "the other partitions", UNATTRIBUTED: "requests naming no partition (inserts and batches)"}
+#: The ranges where ordered new keys land (``key_edges``): judged as one partition each, never a bucket row.
+NEWEST, OLDEST = "#newest", "#oldest"
+_GROUP_WORDS = {
+    OTHER: "the other partitions",
+    UNATTRIBUTED: "requests naming no partition (inserts and batches)",
+    NEWEST: "the range where new keys land (at or past the largest key written before)",
+    OLDEST: "the range where new keys land (at or before the smallest key written before)",
+}
 
 
 def named(partition: str) -> str:

@@ -25,6 +25,7 @@ engines' with the same ``merge``.
 from __future__ import annotations
 
 import base64
+import copy
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
@@ -39,6 +40,7 @@ from .aged_peaks import AgedPeaks
 from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
 from .histograms import add_into, max_ms, ms_at, new_histogram
+from .key_edges import KeyEdges
 from .latency import Latency
 
 __all__ = [
@@ -54,6 +56,11 @@ __all__ = [
 ]
 
 TOP_K = 50  # PartitionKeys kept exactly, per second
+#: A key with this share of a second's entities (and ``HOT_ENTITIES`` or more) is hot in it: from its judged second on
+#: it is counted exactly whatever the cumulative top holds (a key hot for a minute of a day), so what is kept grows
+#: with the keys that were ever hot, never with all keys (at most 1 / HOT_SHARE of them in any one second).
+HOT_SHARE = 1 / TOP_K
+HOT_ENTITIES = 10
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 #: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
@@ -81,6 +88,7 @@ class RunCounts:
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
         self.folded_before = 0  # seconds before this are compacted
         self._top: frozenset[str] = frozenset()
+        self.hot: set[str] = set()  # keys hot in some second (``HOT_SHARE``): kept exactly with the top ones
         self._fresh: list[BucketKey] = []  # buckets made since ``compact`` last looked: the only ones it reads
         self._kept: deque[BucketKey] = deque()  # buckets ``compact`` kept, oldest first: to be put away as they age
         self.aged = AgedBuckets()  # seconds more than ``AGED_AFTER_S`` behind the newest, as columns
@@ -88,6 +96,7 @@ class RunCounts:
         self.aged_totals: dict[tuple[str, str], Bucket] = {}  # and their counts summed per partition and op class
         self.live = live  # a run's, watched; records read afterwards (``loadtest traffic``) have no live view to feed
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
+        self.edges = KeyEdges()  # the ends of the key order, each second's read before its untracked keys fold
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
@@ -155,6 +164,8 @@ class RunCounts:
             "heavy": _b64(self.heavy.serialize()),
             "distinct": _b64(distinct.get_result().serialize_compact()),
             "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
+            "edges": self.edges.snapshot(),
+            "hot": sorted(self.hot),
             "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
         }
 
@@ -201,7 +212,9 @@ class RunCounts:
         self.distinct = ds.hll_union(SKETCH_LG_K)
         self.folded_before = 0
         self._top = frozenset()
+        self.hot = set()
         self.ranges.clear()
+        self.edges = KeyEdges()
         self.started, self.steady_from, self.stopped = started, None, None
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
@@ -215,6 +228,8 @@ class RunCounts:
         self.distinct.update(ds.hll_sketch.deserialize(base64.b64decode(data["distinct"])))
         for second, start, entities in data.get("ranges", ()):
             self.ranges[(int(second), start)] += entities
+        self.edges.merge(data.get("edges"))
+        self.hot.update(data.get("hot", ()))
 
     def merge_histograms(self, data: Mapping[str, Any]) -> None:
         """Add the latency histograms of a snapshot (``HISTOGRAMS``): what ``loadtest merge``'s workers add apart, each
@@ -243,10 +258,29 @@ class RunCounts:
             totals.setdefault(key, Bucket()).add(bucket)
         return totals
 
+    def edges_now(self) -> KeyEdges:
+        """The ends of the key order with the seconds not yet compacted read too (a copy: the counts stay as they are)."""
+        edges = copy.deepcopy(self.edges)
+        edges.add_buckets(item for item in self.buckets.items() if item[0][0] >= self.folded_before)
+        return edges
+
     def top_partitions(self, k: int = TOP_K) -> list[str]:
-        """The k heaviest PartitionKeys by entities (the sketch's estimates; exact below its capacity)."""
+        """The k heaviest PartitionKeys by entities (the sketch's estimates; exact below its capacity), then the keys
+        that were hot in some second (``hot``)."""
         items = self.heavy.get_frequent_items(ds.frequent_items_error_type.NO_FALSE_NEGATIVES)
-        return [item[0] for item in sorted(items, key=lambda item: (-item[1], item[0]))[:k]]
+        top = [item[0] for item in sorted(items, key=lambda item: (-item[1], item[0]))[:k]]
+        return top + sorted(self.hot.difference(top))
+
+    def _heat(self, judged: list[BucketKey]) -> None:
+        """The keys hot in each judged second, to ``hot``."""
+        seconds: dict[int, Counter[str]] = {}
+        for key in judged:
+            bucket = self.buckets.get(key)
+            if bucket is not None and key[1] not in GROUPS:
+                seconds.setdefault(key[0], Counter())[key[1]] += bucket.offered + bucket.unsent
+        for totals in seconds.values():
+            least = max(HOT_ENTITIES, HOT_SHARE * sum(totals.values()))
+            self.hot.update(key for key, n in totals.most_common(TOP_K) if n >= least)
 
     def distinct_partitions(self) -> float:
         union = ds.hll_union(SKETCH_LG_K)
@@ -265,10 +299,12 @@ class RunCounts:
         cutoff = newest - COMPACT_AFTER_S
         if cutoff <= self.folded_before:
             return
-        self._top = frozenset(self.top_partitions())
         # each bucket is judged once, as it ages, not the whole run's every second (that grew with the run's length)
         judged = [key for key in self._fresh if key[0] < cutoff]
         self._fresh = [key for key in self._fresh if key[0] >= cutoff]
+        self.edges.add_buckets((key, self.buckets[key]) for key in judged if key in self.buckets)
+        self._heat(judged)
+        self._top = frozenset(self.top_partitions())
         stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
         self._kept.extend(key for key in judged if key in self.buckets)

@@ -1,23 +1,20 @@
-"""What the workload did, per request name and in the order of its keys: the evidence for the docs' checklist.
+"""What the workload did, per request name: the evidence for the docs' checklist (where keys fall in key order is the
+counts', ``key_edges``).
 
 A request listener beside the metrics, counting only. Per request name: its operation and reach
 (point, range, partitions, table), rows returned against rows scanned (query density), reads
 without ``$select``, and writes of an entity its client had just read. Per client, single writes
-to one partition within one second (a batch would carry them). Where each written PartitionKey
-falls against those written a while before: past every one (append-only) or before every one
-(prepend-only). And what the users' own tasks raised (their operations were never sent). A worker
-hands its counts over with ``drain``; the master adds them with ``merge``. ``checklist`` turns
-them into findings.
+to one partition within one second (a batch would carry them). And what the users' own tasks raised
+(their operations were never sent). A worker hands its counts over with ``drain``; the master adds
+them with ``merge``. ``checklist`` turns them into findings.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from ..redact import redact
 from ..service.operations import OPERATIONS, OpClass
@@ -25,16 +22,12 @@ from ..service.operations import OPERATIONS, OpClass
 if TYPE_CHECKING:  # a listener in a run; ``loadtest merge`` adds engines' profiles without Locust
     from locust.env import Environment
 
-__all__ = ["BATCHABLE_PER_S", "EDGE_WINDOW", "RequestProfile"]
+__all__ = ["BATCHABLE_PER_S", "RequestProfile"]
 
 #: Single writes from one client to one partition in one second that one batch would have carried.
 BATCHABLE_PER_S = 10
-#: Keys written this many writes ago or earlier are "before": a new key past all of them is appended.
-EDGE_WINDOW = 64
 _NAME_COUNTERS = ("requests", "failures", "returned", "scanned", "estimated", "unprojected", "after_read")
-_TOTALS = ("single_writes", "batchable", "ordered", "appended", "prepended")
-#: Writes that may create an entity: where their keys fall says whether new entities append or prepend.
-_CREATING = frozenset(name for name, op in OPERATIONS.items() if op.action in ("create", "upsert")) | {"batch"}
+_TOTALS = ("single_writes", "batchable")
 
 
 class RequestProfile:
@@ -47,9 +40,6 @@ class RequestProfile:
         self.task_errors: Counter[str] = Counter()  # what the users' own tasks raised: its operations were never sent
         self._second = 0
         self._cells: Counter[tuple[str, str]] = Counter()  # (client, partition) -> single writes this second
-        self._recent: deque[str] = deque(maxlen=EDGE_WINDOW)  # the last keys written
-        self._low: str | None = None  # the lowest and highest keys written before the recent ones
-        self._high: str | None = None
 
     @classmethod
     def register(cls, environment: Environment, clock: Callable[[], float] = time.time) -> RequestProfile:
@@ -96,8 +86,6 @@ class RequestProfile:
         client = context.get("client")
         if client is not None:
             self._single_write(client, context["partition"])
-        if request_type in _CREATING:
-            self.key_written(context["partition"])
 
     def on_user_error(self, user_instance: Any, exception: BaseException, tb: Any, **_: Any) -> None:
         self.task_errors[redact(f"{type(exception).__name__}: {exception}")[:300]] += 1
@@ -115,56 +103,11 @@ class RequestProfile:
         self.totals["batchable"] += sum(n for n in self._cells.values() if n >= BATCHABLE_PER_S)
         self._cells.clear()
 
-    def key_written(self, key: str) -> None:
-        """A write that may create an entity, under ``key``: where it falls against the keys written before the last
-        ``EDGE_WINDOW`` (``loadtest traffic`` feeds the logged ones, in the order they were logged)."""
-        recent = self._recent
-        if len(recent) == EDGE_WINDOW:
-            old = recent[0]
-            self._low = old if self._low is None or old < self._low else self._low
-            self._high = old if self._high is None or old > self._high else self._high
-        if self._high is not None:
-            self.totals["ordered"] += 1
-            self.totals["appended"] += key > self._high
-            self.totals["prepended"] += key < self._low  # type: ignore[operator]
-        recent.append(key)
-
-    def keys_written(self, keys: Sequence[str]) -> None:
-        """Many writes' keys in the order they were written: what ``key_written`` says of each, as arrays (a logged
-        day's millions of writes)."""
-        if not keys:
-            return
-        every = [*self._recent, *keys]
-        bounds = [k for k in (self._low, self._high) if k is not None]
-        distinct = sorted({*every, *bounds})
-        rank = {key: i for i, key in enumerate(distinct)}
-        ranks = np.fromiter((rank[key] for key in every), dtype=np.float64, count=len(every))
-        held, window = len(self._recent), EDGE_WINDOW
-        # the j-th key arrives with every[held + j - window] leaving the window, when the window is full
-        leaving = held + np.arange(len(keys)) - window
-        gone = ranks[: max(0, int(leaving[-1]) + 1)]
-        low = rank[self._low] if self._low is not None else np.inf
-        high = rank[self._high] if self._high is not None else -np.inf
-        lows, highs = np.full(len(keys), low), np.full(len(keys), high)
-        if len(gone):
-            out = leaving >= 0
-            lows[out] = np.minimum(low, np.minimum.accumulate(gone))[leaving[out]]
-            highs[out] = np.maximum(high, np.maximum.accumulate(gone))[leaving[out]]
-        ordered, new = highs > -np.inf, ranks[held:]
-        self.totals["ordered"] += int(ordered.sum())
-        self.totals["appended"] += int((ordered & (new > highs)).sum())
-        self.totals["prepended"] += int((ordered & (new < lows)).sum())
-        if lows[-1] < np.inf:
-            self._low, self._high = distinct[int(lows[-1])], distinct[int(highs[-1])]
-        self._recent.extend(keys[-window:])
-
     def on_test_start(self, **_: Any) -> None:
         self.names.clear()
         self.totals.clear()
         self.task_errors.clear()
         self._cells.clear()
-        self._recent.clear()
-        self._low = self._high = None
 
     def on_test_stop(self, **_: Any) -> None:
         self._roll()
@@ -195,7 +138,7 @@ class RequestProfile:
     # --- for the results ------------------------------------------------------------------
 
     def figures(self) -> dict[str, Any]:
-        """Per request name (busiest first), with its query density; and the run's write and key-order totals."""
+        """Per request name (busiest first), with its query density; and the run's write totals."""
         names = []
         for name, counts in sorted(self.names.items(), key=lambda item: (-item[1]["requests"], item[0])):
             scanned = counts["scanned"]
@@ -203,4 +146,4 @@ class RequestProfile:
             names.append({"name": name, **counts, "density": density})
         totals = {total: self.totals.get(total, 0) for total in _TOTALS}
         errors = [{"error": error, "count": n} for error, n in self.task_errors.most_common()]
-        return {"names": names, **totals, "batchable_per_s": BATCHABLE_PER_S, "edge_window": EDGE_WINDOW, "task_errors": errors}
+        return {"names": names, **totals, "batchable_per_s": BATCHABLE_PER_S, "task_errors": errors}

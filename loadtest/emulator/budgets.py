@@ -10,6 +10,11 @@ budget for ``lb_delay`` seconds is split where its load halves and the halves go
 offline for ``lb_offline`` seconds meanwhile (503s). One PartitionKey is never split, so a single hot key stays
 throttled while spread keys recover. One key space for the account (the test uses one table).
 
+The ranges at both ends of the key order (``KeyEnds``, unless ``per_key_only``): keys at or past the largest key
+seen (at or before the smallest) share one budget at the per-partition rate, as the last (first) range partition
+serves every new key of an increasing (decreasing) design however many keys it makes, the docs' append-only
+anti-pattern. For a fixed key set the end is its largest (smallest) key alone, whose own budget it equals.
+
 Not modelled: merges of cold ranges.
 """
 
@@ -24,9 +29,21 @@ from typing import Any
 
 import numpy as np
 
+from ..service.key_ends import KeyEnd, ranges_words
 from ..service.scale_targets import DEFAULT_PROFILE, PROFILES
 
-__all__ = ["Budget", "Budgets", "PartitionLayer", "RangePartition", "Split", "available", "passed", "settle", "split_at"]
+__all__ = [
+    "Budget",
+    "Budgets",
+    "KeyEnds",
+    "PartitionLayer",
+    "RangePartition",
+    "Split",
+    "available",
+    "passed",
+    "settle",
+    "split_at",
+]
 
 Tokens = Any  # a float (the emulator's one bucket) or a numpy array (the simulator's buckets of many keys)
 
@@ -76,10 +93,20 @@ class Budgets:
     lb_delay: float = 180.0  # seconds over budget before a range is split and moved ("a few minutes")
     lb_offline: float = 5.0  # seconds a moved range is offline ("a few seconds")
     page_rows: int = 0  # rows a query's answer holds at most, then a continuation token (Azure's partition-server cuts)
+    per_key_only: bool = False  # no range at the ends of the key order: each new key its own budget
 
     def to_args(self) -> list[str]:
-        """The ``loadtest emulator`` flags that give these budgets to a child process."""
-        return [arg for name, value in asdict(self).items() for arg in (f"--{name.replace('_', '-')}", f"{value:g}")]
+        """The ``loadtest emulator`` flags that give these budgets to a child process (a switch alone when on)."""
+        args = []
+        for name, value in asdict(self).items():
+            flag = f"--{name.replace('_', '-')}"
+            args += ([flag] if value else []) if isinstance(value, bool) else [flag, f"{value:g}"]
+        return args
+
+    @property
+    def model(self) -> str:
+        """Which ranges the budgets model, in the words the what-ran notes use."""
+        return ranges_words(per_key_only=self.per_key_only, server_rate=self.server_rate)
 
 
 @dataclass
@@ -104,6 +131,46 @@ class Budget:
 
     def take(self, amount: float) -> None:
         self.tokens -= amount  # may go negative: a big scan is paid off before the next request
+
+
+class KeyEnds:
+    """The ranges where new keys land at both ends of the key order, one budget each. The emulator asks ``admit`` and
+    ``charge`` per request (keys); the simulator ``admit_tick`` per tick (sorted keys' indices): the same rules."""
+
+    def __init__(self, rate: float, burst: float, *, now: float | None = None) -> None:
+        start = time.monotonic() if now is None else now
+        self.ends = (KeyEnd(1), KeyEnd(-1))
+        self.budgets = (Budget(rate, burst, updated=start), Budget(rate, burst, updated=start))
+
+    def admit(self, pk: str, now: float) -> bool:
+        """False when a range ``pk`` falls in has no budget left (charge it with ``charge`` once admitted)."""
+        return all(budget.has(now) for end, budget in zip(self.ends, self.budgets, strict=True) if end.holds(pk, now))
+
+    def charge(self, pk: str, entities: float, now: float) -> None:
+        for end, budget in zip(self.ends, self.budgets, strict=True):
+            if end.holds(pk, now):
+                budget.take(entities)
+            end.see(pk, now)
+
+    def admit_tick(self, wanted: np.ndarray, now: float, fresh: str = "") -> np.ndarray:
+        """Of ``wanted`` entities per key (sorted keys; 0 where a key is not one's own: a replay's group) over the tick
+        ending at ``now``, the share each key's end range lets through: its budget shared in proportion. ``fresh``: the
+        end ("append", "prepend") whose extreme key stands for a new key each write."""
+        share = np.ones(len(wanted))
+        asked = np.flatnonzero(wanted > 0)
+        for name, end, b in zip(("append", "prepend"), self.ends, self.budgets, strict=True):
+            floor = end.floor(now)
+            if floor is not None:
+                at = slice(int(floor), None) if end.sign > 0 else slice(0, int(floor) + 1)
+                want = float(wanted[at].sum())
+                tokens = available(b.tokens, b.rate, now - b.updated)
+                got = passed(tokens, want)
+                b.tokens, b.updated = settle(tokens, got, b.rate, b.burst), now
+                if want:
+                    share[at] *= got / want
+            if len(asked):
+                end.see(int(asked[-1] if end.sign > 0 else asked[0]), now, fresh=fresh == name)
+        return share
 
 
 @dataclass(frozen=True)

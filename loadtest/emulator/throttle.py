@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from ..service.error_codes import ACCOUNT_LIMITS, PARTITION_BUSY
 from ..workload.table_uri import entity_keys
-from .budgets import Budget, Budgets, PartitionLayer
+from .budgets import Budget, Budgets, KeyEnds, PartitionLayer
 from .queries import Query, is_query, query_of
 
 __all__ = ["Throttle", "charge_of"]
@@ -72,6 +72,7 @@ class Throttle:
         self._epoch = time.time() - time.monotonic()  # the layer's clock to wall-clock seconds (the run's buckets')
         self.partition_rate, self.burst, self.account = b.partition_rate, b.burst, Budget(b.account_rate, b.burst)
         self.partitions: dict[str, Budget] = {}
+        self.ends = None if b.per_key_only else KeyEnds(b.partition_rate, b.burst)
         self.timeout_share, self.page_rows = b.timeout_share, b.page_rows
         self.rng = random.Random(seed)
 
@@ -99,6 +100,8 @@ class Throttle:
         for pk, entities in scanned.items():
             if pk is not None:
                 self.partitions.setdefault(pk, Budget(self.partition_rate, self.burst)).take(entities)
+                if self.ends is not None:
+                    self.ends.charge(pk, entities, time.monotonic())
                 if self.layer is not None:
                     self.layer.charge(pk, entities)
 
@@ -110,6 +113,8 @@ class Throttle:
             return "account"
         if partition is not None and not partition.has(now):
             return "partition"
+        if self.ends is not None and pk is not None and not self.ends.admit(pk, now):
+            return "partition"  # the range where new keys land: one range partition's target
         if self.layer is not None and pk is not None and not self.layer.admit(pk, entities, now):
             if len(self.layer.splits) > self._recorded:
                 self._record_splits()
@@ -117,6 +122,8 @@ class Throttle:
         self.account.take(entities)
         if partition is not None:
             partition.take(entities)
+            if self.ends is not None:
+                self.ends.charge(pk, entities, now)
         return ""
 
     def _record_splits(self) -> None:

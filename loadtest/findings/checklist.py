@@ -13,8 +13,9 @@ from typing import Any
 from ..results.finding_kinds import CHECKLIST, KINDS
 from ..results.finding_names import K
 from ..results.form import Finding, FindingKind, Results
+from ..results.schema import KeyEnd
 
-__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order"]
+__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order", "ordered_ends", "range_words"]
 
 MIN_EVIDENCE = 20  # operations a rule needs before it speaks
 SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
@@ -23,20 +24,21 @@ UNPROJECTED_SHARE = 0.5  # GET requests without $select ...
 PROJECTION_BYTES = 512  # ... of entities at least this big (as seeded): $select would cut the payload
 BATCHABLE_SHARE = 0.5  # single writes that one client sent to one partition within a second, with others
 READ_BEFORE_WRITE_SHARE = 0.10  # inserts and unconditional updates of an entity the client had just read
-EDGE_SHARE = 0.5  # new keys past (or before) every key written a while before: append-only (prepend-only)
+EDGE_SHARE = 0.5  # write requests to keys at or past (before) every key written before: append-only (prepend-only)
+MIN_MOVES = 3  # times the end moved to a new key, past the key set's first seconds
 
 
 def findings(results: Results) -> list[Finding]:
-    """The checklist's findings for this run (none when the request profile counted nothing)."""
+    """The checklist's findings for this run: the key order's from the counts (a run's, a simulation's, the logs'), the
+    rest from the request profile (none where it counted nothing)."""
     workload = results.workload
     if not workload:
-        return []
+        return key_order(results)
     names: list[dict[str, Any]] = workload.get("names", [])
     gets = [n for n in names if n["op_class"] == "GET"]
     out = [*_scans(gets), *_density(gets), *_projection(gets, results.run.entity_bytes)]
     out += _writes(names, workload, open_loop=results.open_loop)
-    out += key_order(workload)
-    return out
+    return out + key_order(results)
 
 
 def _finding(kind: FindingKind, message: str, op_class: str | None = None) -> Finding:
@@ -119,18 +121,40 @@ def _writes(names: list[dict[str, Any]], workload: dict[str, Any], *, open_loop:
     return out
 
 
-def key_order(workload: dict[str, Any]) -> list[Finding]:
-    """APPEND_ONLY and PREPEND_ONLY: new keys past (or before) every key written a while before (a sized remedy reads
-    them too)."""
-    ordered = workload.get("ordered", 0)
-    if ordered < MIN_EVIDENCE:
-        return []
+def ordered_ends(results: Results) -> list[tuple[FindingKind, KeyEnd]]:
+    """The ends of the key order where new keys kept landing: most write requests went to keys at or past every key
+    written before them, and the end moved to a new key ``MIN_MOVES`` times or more (a fixed key set's largest key, hot
+    or not, never moves past its first seconds)."""
+    order = results.key_order
     out = []
-    for kind, counted, where in ((K.APPEND_ONLY, "appended", "after"), (K.PREPEND_ONLY, "prepended", "before")):
-        if workload.get(counted, 0) / ordered >= EDGE_SHARE:
-            message = (
-                f"{_share(workload[counted], ordered)} of writes that may create an entity used a PartitionKey {where} "
-                "every key written before the last few: new entities pile onto one end of the key range"
-            )
-            out.append(_finding(kind, message, "PUT"))
+    for kind, name in ((K.APPEND_ONLY, "append"), (K.PREPEND_ONLY, "prepend")):
+        end = order.get(name) if order else None
+        if end and end["puts"] >= MIN_EVIDENCE and end["share"] >= EDGE_SHARE and end["moves"] >= MIN_MOVES:
+            out.append((kind, end))
+    return out
+
+
+def range_words(end: KeyEnd, *, open_loop: bool) -> str:
+    """The range where new keys land, as one range partition serves it: its peak against the partition target."""
+    asked = open_loop and end["offered_peak_eps"]
+    figure = f"was asked for {end['offered_peak_eps']:,.0f}" if asked else f"served {end['peak_eps']:,.0f}"
+    served = f" and served {end['peak_eps']:,.0f}/s" if asked else ""
+    throttled = f"; {end['throttled']:,} attempts there were throttled" if end["throttled"] else ""
+    return (
+        f"{figure} entities/s at peak{served}, {end['ratio']:.0%} of the {end['target']:,}/s partition target, as one "
+        f"range partition serves it however many keys it holds{throttled}"
+    )
+
+
+def key_order(results: Results) -> list[Finding]:
+    """APPEND_ONLY and PREPEND_ONLY, with the range where the new keys landed (a sized remedy reads them too)."""
+    out = []
+    for kind, end in ordered_ends(results):
+        where = "at or past the largest" if kind == K.APPEND_ONLY else "at or before the smallest"
+        message = (
+            f"{end['share']:.0%} of write requests ({end['puts']:,}) went to a PartitionKey {where} key written before "
+            f"it, and that end moved to a new key {end['moves']:,} times: the range where new keys land "
+            f"{range_words(end, open_loop=results.open_loop)}"
+        )
+        out.append(_finding(kind, message, "PUT"))
     return out

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.throttlers import budget, throttler
-from ..counting.buckets import GROUPS
+from ..counting.buckets import GROUPS, NEWEST, OLDEST, named
 from ..counting.phases import peak_words
 from ..results.finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
 from ..results.finding_names import Act, K
@@ -34,7 +34,7 @@ def design_of(results: Results) -> Mapping[str, Any]:
     """The key design that ran, as a sized remedy reads it: the one table user class's, else the run's settings."""
     classes = [c for c in results.run.user_classes if c.get("table_user")]
     design = classes[0]["design"] if len(classes) == 1 else results.run.settings
-    increasing = any(f.kind in (K.APPEND_ONLY, K.PREPEND_ONLY) for f in checklist.key_order(results.workload))
+    increasing = bool(checklist.ordered_ends(results))
     return {**design, "increasing": increasing}
 
 
@@ -55,7 +55,8 @@ def _load(row: AccountRow, results: Results, what: str, parts: str = "") -> str:
     judges) and what it served; else what it served."""
     window, open_loop = results.run.peak_window_s, results.open_loop
     phase = "in the steady phase" if results.run.steady_seconds > 0 else "over the ramp (the run had no steady phase)"
-    average = peak_words(window)
+    life = getattr(row, "life_s", 0)
+    average = f"its peak over its {life}-second life, shorter than the run's {peak_words(window)}" if life else peak_words(window)
     parts = f" ({parts})" if parts else ""
     if open_loop and row.offered_peak_eps:
         return (
@@ -125,6 +126,23 @@ def advise_line(results: Results) -> str:
     return f"{ask}--from {shlex.quote(f'{folder}/results.json')}"
 
 
+def _ranges(results: Results, design: Mapping[str, Any]) -> list[Finding]:
+    """The range where ordered new keys land, judged as one partition (one range partition serves it, however many keys
+    come and go in it): its level when WARM or HOT (COOL: the APPEND_ONLY finding says its figure)."""
+    out = []
+    for kind, end in checklist.ordered_ends(results):
+        judged = level(end["ratio"])
+        if judged == K.COOL:
+            continue
+        where = NEWEST if kind == K.APPEND_ONLY else OLDEST
+        peak = end["offered_peak_eps"] if results.open_loop and end["offered_peak_eps"] else end["peak_eps"]
+        message = f"{named(where)} {checklist.range_words(end, open_loop=results.open_loop)}"
+        remedy = _partition_remedy(judged, named(where), peak, end["target"], design)
+        remedy += advise_line(results) if judged == K.HOT else ""
+        out.append(finding(judged, message + _not_the_budget(results, "partition"), remedy=remedy, partition=where))
+    return out
+
+
 def levels(results: Results) -> list[Finding]:
     """Set each partition's level on all its rows (GET, PUT and their total carry the partition's), and the account's;
     the findings: each partition above COOL, the hottest even when COOL, and the account when above COOL."""
@@ -150,6 +168,7 @@ def levels(results: Results) -> list[Finding]:
         remedy += advise_line(results) if kind == K.HOT else ""
         findings.append(finding(kind, message + _not_the_budget(results, "partition"), remedy=remedy, partition=partition))
 
+    findings += _ranges(results, design)
     account = results.account
     peak, ratio = account.judged(open_loop)
     account.finding = level(ratio)

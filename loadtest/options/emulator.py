@@ -10,7 +10,7 @@ from ..emulator.budgets import Budgets
 from ..service.entities import MAX_PAGE_ENTITIES
 from . import rules
 from .option import REAL_RUN, STRESS_TEST, Option, only
-from .values import non_negative, number, positive, share, whole
+from .values import non_negative, number, positive, share, switch, whole
 
 __all__ = ["EMULATOR_OPTIONS", "REQUEST_LOG", "emulator_options"]
 
@@ -34,6 +34,14 @@ EMULATOR_OPTIONS: tuple[Option, ...] = only(
             "model range partitions on partition servers of this many entities/s (0 = per-key and account budgets only)",
             Budgets.server_rate,
             non_negative,
+        ),
+        Option(
+            ("--per-key-only",),
+            "give each PartitionKey its own budget and nothing more: without it the range where new keys land at each "
+            "end of the key order (keys at or past the largest written, or at or before the smallest) is one range "
+            "partition with one budget, as Azure serves an increasing or decreasing key design",
+            Budgets.per_key_only,
+            switch,
         ),
         Option(("--lb-delay",), "seconds a range stays over budget before it is split and moved", Budgets.lb_delay, non_negative),
         Option(("--lb-offline",), "seconds a moved range is offline (503s)", Budgets.lb_offline, non_negative),

@@ -50,6 +50,7 @@ FORM_HELP = {
     "emulator_burst": "the emulator's seconds of budget each token bucket holds",
     "emulator_server_rate": "the emulator's partition servers' entities/s (0 = per-key and account budgets only)",
     "emulator_page_rows": "the emulator's rows a query's page holds at most (0 = as the table service pages)",
+    "emulator_per_key_only": "the emulator's budgets per key only (no range at the ends of the key order)",
     "emulator_timeout_share": "the emulator's share of throttled answers given as 500 OperationTimedOut",
     "emulator_lb_delay": "the emulator's seconds a range stays over budget before it is split",
 }

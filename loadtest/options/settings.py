@@ -78,6 +78,7 @@ class Settings:
     emulator_lb_delay: float
     emulator_lb_offline: float
     emulator_page_rows: int
+    emulator_per_key_only: bool
     skip_verify: bool
     rate: float
     arrival_rate: float

@@ -19,6 +19,7 @@ from ..results.finding_kinds import BOUNDS
 from ..results.form import Results
 from ..results.rolled_frame import BIN_COLUMN
 from ..results.wall_clock import time_form
+from ..service.key_ends import ranges_words
 from ..service.operations import OpClass
 
 __all__ = ["design_words", "verdict_sentences", "what_ran"]
@@ -183,15 +184,17 @@ def what_ran(results: Results) -> str:
             "Read from the account's own request logs: they tell what the service answered and when, not what it was "
             f"never asked; they leave out {results.logs.get('leaves_out', '').rstrip('; ')}."
         )
+    recorded = run.recorded
+    ranges = ranges_words(per_key_only=recorded.emulator_per_key_only, server_rate=recorded.emulator_server_rate)
     if run.simulated:
         return (
-            f"Judged by the partition layer's model, nothing sent: it throttled as Azure would over {budgets} "
-            f"({throttled:,} throttled attempts)."
+            f"Judged by the partition layer's model, nothing sent: it throttled as Azure would over {budgets}, with "
+            f"{ranges} ({throttled:,} throttled attempts)."
         )
-    if run.recorded.emulate_throttling:
+    if recorded.emulate_throttling:
         return (
             f"Measured on Azurite behind the throttling emulator, which answered 503 ServerBusy as Azure would over "
-            f"{budgets} ({throttled:,} throttled attempts); "
+            f"{budgets}, with {ranges} ({throttled:,} throttled attempts); "
             "Azurite itself serves at one Node process's pace, far less than a real partition server, so the verdict "
             "on the design comes from the demand, the ratios and the findings."
         )

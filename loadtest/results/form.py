@@ -32,6 +32,7 @@ from .schema import (
     EngineShare,
     IncompleteStep,
     Integrity,
+    KeyOrder,
     Keys,
     Latency,
     Logs,
@@ -128,6 +129,7 @@ class Results:
     latency: dict[OpClass, Latency] = field(default_factory=dict)  # per op class: p50/p95/p99/max ms
     keys: Keys = field(default_factory=dict)  # distinct keys, tracked keys, top-1/top-10 shares
     key_ranges: list[KeyRange] = field(default_factory=list)  # per second: entities of untracked keys by range
+    key_order: KeyOrder = field(default_factory=dict)  # the ranges at both ends of the key order, each as one partition
     retry: Retry = field(default_factory=dict)  # strategy, attempts per operation, time spent backing off
     integrity: Integrity = field(default_factory=dict)  # acknowledged writes read back: lost, unacknowledged
     incomplete: list[IncompleteStep] = field(default_factory=list)  # steps after the load that failed: step, error, at_s

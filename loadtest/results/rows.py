@@ -31,6 +31,8 @@ class RecordedSettings:
     emulate_throttling: bool = False
     emulator_partition_rate: float = 0.0  # the throttling emulator's budgets (recorded only when it ran)
     emulator_account_rate: float = 0.0
+    emulator_server_rate: float = 0.0
+    emulator_per_key_only: bool = False
 
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> RecordedSettings:
@@ -102,6 +104,9 @@ class PartitionRow(AccountRow):
     throttled: int = 0
     errors: dict[str, int] = field(default_factory=dict)  # failed operations by the service's error code
     throttled_by: dict[str, int] = field(default_factory=dict)  # throttled attempts by reason: partition, account, timeout
+    #: seconds from its first to its last with load, where fewer than the run's peak window: its peak is over them (a
+    #: key alive for a second is measured over its own life, not diluted by the seconds it did not exist); 0: the run's
+    life_s: int = 0
 
 
 @dataclass(kw_only=True)

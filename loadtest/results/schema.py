@@ -26,6 +26,8 @@ __all__ = [
     "Epoch",
     "IncompleteStep",
     "Integrity",
+    "KeyEnd",
+    "KeyOrder",
     "Keys",
     "Latency",
     "Logs",
@@ -157,11 +159,7 @@ class Workload(TypedDict):
     names: list[WorkloadName]
     single_writes: int
     batchable: int
-    ordered: int
-    appended: int
-    prepended: int
     batchable_per_s: int
-    edge_window: int
     task_errors: NotRequired[list[TaskError]]
 
 
@@ -275,6 +273,30 @@ class RangeSplit(TypedDict):
     offline_until_t: RunSecond
     low: NotRequired[str]
     high: NotRequired[str]
+
+
+class KeyEnd(TypedDict):
+    """One end of the key order (``counting.key_edges``): the range where new keys past every earlier one land, as one
+    range partition serves it."""
+
+    moves: int  # seconds in which a key past every earlier one came (the key set's first seconds left out)
+    puts: int  # write requests to keys at or past the end
+    share: float  # of every write request
+    key: str | None  # the end's key at the run's end
+    peak_eps: float  # served, at the peak window
+    offered_peak_eps: float  # asked for
+    mean_eps: float
+    offered_mean_eps: float
+    throttled: int  # throttled attempts
+    target: int
+    ratio: float  # asked peak (open loop) or served peak / target: as a partition is judged
+
+
+class KeyOrder(TypedDict):
+    """The two ends of the key order: where increasing keys land (``append``) and decreasing ones (``prepend``)."""
+
+    append: KeyEnd
+    prepend: KeyEnd
 
 
 #: The settings a ``TableUser`` subclass may set as class attributes (``None``: the run's), named as the options'

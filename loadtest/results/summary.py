@@ -25,6 +25,7 @@ from ..counting.phases import Phases
 from ..service.operations import OpClass
 from . import series_frame
 from .form import AccountRow, PartitionRow, Results, RunInfo
+from .key_order import key_order
 from .rolled_frame import BIN_COLUMN, minute_bins, rolled_counts
 
 __all__ = ["build", "counted", "demand", "per_partition", "series"]
@@ -80,12 +81,27 @@ def _means(rows: pd.DataFrame, phases: Phases) -> tuple[float, float]:
     return phases.sparse_mean(seconds, values), phases.sparse_mean(seconds, asked)
 
 
+def _life(rows: pd.DataFrame, phases: Phases, partition: str) -> int:
+    """A partition's seconds from its first with load to its last, where fewer than the peak window (0: not); a long
+    span's bin counts all its seconds."""
+    seconds, values, asked = _figures(rows)
+    loaded = (values > 0) | (asked > 0)
+    if partition in GROUPS or not loaded.any():
+        return 0
+    width = rows[BIN_COLUMN].to_numpy(np.int64) if BIN_COLUMN in rows else np.ones(len(rows), np.int64)
+    life = int((seconds + width - 1)[loaded].max() - seconds[loaded].min()) + 1
+    return life if life < phases.window else 0
+
+
 def _row(partition: str, op_class: OpClass, rows: pd.DataFrame, phases: Phases, target: int) -> PartitionRow:
     total = {name: int(rows[name].sum()) for name in ("requests", "entities", "offered", "estimated", "failures")}
     seconds, values, asked = _figures(_seconds_of(rows))
-    peak = phases.sparse_peak(seconds, values)
     mean, asked_mean = _means(rows, phases)
+    life = _life(rows, phases, partition)
+    phases = replace(phases, window=life) if life else phases  # its peak over its own life
+    peak = phases.sparse_peak(seconds, values)
     return PartitionRow(
+        life_s=life,
         **_demand_figures(seconds, asked, phases, target, asked_mean),
         partition=partition,
         op_class=op_class,
@@ -297,7 +313,7 @@ def build(
         steady_seconds=len(phases.steady) if phases.ramped else 0,
         peak_window_s=phases.window,
     )
-    return Results(
+    results = Results(
         run=run,
         partitions=rows,
         account=account_row(frame, phases, info.account_target),
@@ -317,3 +333,5 @@ def build(
         },
         key_ranges=[{"t": second - first, "range": start, "entities": n} for (second, start), n in sorted(ranges.items()) if n],
     )
+    results.key_order = key_order(counts.edges_now(), phases, info.partition_target, open_loop=results.open_loop)
+    return results

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import wrapup
+from ..emulator.budgets import Budgets
 from ..exit_codes import UsageError
 from ..findings.assess import checks_for, exit_code
 from ..limits import MAX_DURATION_S, MAX_SIMULATED_RATE
@@ -161,7 +162,7 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     )
     results = summary.build(metrics, info)
     results.simulation = {
-        "model": _model(budgets.server_rate, step, replayed is not None),
+        "model": _model(budgets, step, replayed is not None),
         "leaves_out": LEAVES_OUT,
         "step_s": step,
         "budgets": asdict(budgets),
@@ -180,10 +181,9 @@ def simulate(ns: argparse.Namespace, extra: list[str]) -> int:
     return code
 
 
-def _model(server_rate: float, step: float, replayed: bool) -> str:
+def _model(budgets: Budgets, step: float, replayed: bool) -> str:
     return (
-        "the throttling emulator's partition layer (token buckets per PartitionKey and per account"
-        + ("; range partitions on servers, split after the load-balancing delay and offline meanwhile" if server_rate else "")
+        f"the throttling emulator's partition layer (token buckets per PartitionKey and per account; {budgets.model}"
         + f") in virtual time, ticks of {step:g} s; throttled operations retried after the retry strategy's mean wait; "
         + (
             "demand per key as the traffic profile counted it, its tail's keys in groups alike in demand, at the "

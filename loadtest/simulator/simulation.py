@@ -18,16 +18,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..counting.counts import TOP_K, RunCounts
-from ..emulator.budgets import Budgets, PartitionLayer, Split, available, passed, settle
+from ..counting.counts import HOT_SHARE, TOP_K, RunCounts
+from ..emulator.budgets import Budgets, KeyEnds, PartitionLayer, Split, available, passed, settle
 from ..progress import Progress
+from ..service.operations import OpClass
 from ..service.retry import RetryStrategy
-from .demand import Demand
+from .demand import FIRST, LAST, Demand
 from .second_rows import COUNTED, SecondRows
 
 __all__ = ["TRACKED", "Simulation", "SimulatedCounts", "state_bytes"]
 
 TRACKED = TOP_K  # keys counted apart, per second, as many as a run keeps apart; the rest add up in OTHER
+#: Time-ordered keys counted apart besides, each hot in its own period (an hour of per-second keys): later ones fold.
+CLOCK_TRACKED = 3600
 
 
 class SimulatedCounts(RunCounts):
@@ -70,10 +73,19 @@ class Simulation:
         self.layer = (
             PartitionLayer(budgets.server_rate, budgets.lb_delay, budgets.lb_offline, now=0.0) if budgets.server_rate else None
         )
+        self.ends = None if budgets.per_key_only else KeyEnds(budgets.partition_rate, budgets.burst, now=0.0)
         self.splits: list[Split] = []
         expected = np.where(demand.key_counts == 1, demand.expected(rate), 0.0)  # a group of keys is never one key
         order = np.argsort(-expected, kind="stable")
         self.tracked = [int(i) for i in order[:TRACKED] if expected[i] > 0]
+        apart = set(self.tracked)
+        self.tracked += [i for i in self._clock_keys(rate) if i not in apart][:CLOCK_TRACKED]
+        # the one key that stands for a new key a write past (before) every other: (its end, its index)
+        pseudo = {LAST: ("append", len(demand.keys) - 1), FIRST: ("prepend", 0)}
+        fresh = [
+            pseudo[k] for k in (demand.keys[-1:] + demand.keys[:1]) if k in pseudo and not all(s.keyed for s in demand.streams)
+        ]
+        self.fresh = fresh[0] if fresh else None
 
     def run(self, progress: Progress | None = None) -> SimulatedCounts:
         """Every second's buckets, in a run's metrics (``progress`` told each simulated minute)."""
@@ -121,11 +133,15 @@ class Simulation:
             in_account = available(account, b.account_rate, step)
             account_share = float(passed(in_account, total)) / total if total else 1.0
             offered = (through + fresh_wanted + spill) * account_share
-            # a group's keys side by side in key order: one key of their load to the layer
+            # the ranges where new keys land, one budget each (a replay's groups are no range), then the range partitions
+            # (a group's keys side by side in key order: one key of their load to the layer)
+            fresh = self.fresh[0] if self.fresh and fresh_wanted[self.fresh[1]] > 0 else ""
+            single = np.where(weights == 1, offered, 0.0)
+            ends = np.ones(n_keys) if self.ends is None else self.ends.admit_tick(single, now, fresh)
             served = (
-                offered
+                offered * ends
                 if self.layer is None
-                else self.layer.admit_tick(sorted_keys, offered * weights, load, now, step) / weights
+                else self.layer.admit_tick(sorted_keys, offered * ends * weights, load, now, step) / weights
             )
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share
@@ -169,6 +185,7 @@ class Simulation:
                     ours = stacked[:, mine[op_class]]
                     rows.add(second, op_class, ours[:, keyed[mine[op_class]]].sum(axis=1), (ours * weights).sum(axis=(1, 2)))
                 rows.end_of_second()
+                self._edges(metrics, second, stacked, sorted_keys, mine.get(OpClass.PUT))
                 stacked.fill(0.0)
                 if progress is not None and (second - self.start + 1) % 60 == 0:
                     progress.advance(60)
@@ -176,6 +193,33 @@ class Simulation:
         metrics.started = metrics.steady_from = float(self.start)
         metrics.stopped = float(self.start + self.seconds)
         return metrics
+
+    def _edges(
+        self, metrics: SimulatedCounts, second: int, stacked: np.ndarray, keys: np.ndarray, puts: np.ndarray | None
+    ) -> None:
+        """The second's keys (each its own: a replay's groups left out) to the ends of the key order, as a run's counts
+        read theirs (``counting.key_edges``); the one key standing for a new key per write moves its end each second."""
+        at = {name: i for i, name in enumerate(COUNTED)}
+        asked, throttled = stacked[at["offered"]].sum(axis=0), stacked[at["throttled"]].sum(axis=0)
+        writes = stacked[at["requests"]][puts].sum(axis=0) if puts is not None and puts.any() else np.zeros(len(keys))
+        which = np.flatnonzero(((asked > 0) | (throttled > 0)) & (self.demand.key_counts == 1))
+        if not len(which):
+            return
+        fresh = ""
+        if self.fresh and writes[self.fresh[1]] > 0:
+            fresh = self.fresh[0]
+        served = stacked[at["entities"]].sum(axis=0)
+        metrics.edges.add_second(second, keys[which], asked[which], served[which], throttled[which], writes[which], fresh=fresh)
+
+    def _clock_keys(self, rate: float) -> list[int]:
+        """Time-ordered keys hot in their own period (``HOT_SHARE`` of the demand, as a run's counts keep keys that were
+        hot in some second): counted apart though each is asked for a moment of the whole."""
+        total = float((self.demand.expected(rate) * self.demand.key_counts).sum()) or 1.0
+        keys: dict[int, None] = {}
+        for s in self.demand.streams:
+            if s.clock is not None and rate * s.share * float(np.mean(s.entities)) >= HOT_SHARE * total:
+                keys.update(dict.fromkeys(int(i) for i in s.clock))
+        return list(keys)
 
     def _distinct(self) -> int:
         """Keys the workload touched: every key with demand, and a key per new entity where each gets its own."""

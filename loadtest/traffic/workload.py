@@ -1,8 +1,7 @@
 """The records' evidence for the docs' checklist, in a run's ``workload`` form (``request_profile``), so the same
 checklist judges it: per request name — the operation as the service logs it, a query's with its reach — requests,
-failures, entities returned (a query's estimated from its answer's size) and reads with no ``$select`` in their URI;
-and the order of the PartitionKeys that attributable writes which may create an entity used (upserts: an insert's or a
-batch's keys are not logged).
+failures, entities returned (a query's estimated from its answer's size) and reads with no ``$select`` in their URI.
+Where keys fall in key order is the counts' (``counting.key_edges``), as for a run.
 
 What the records do not carry stays zero, so its findings are not raised: the entities a query scanned (no query
 density), the client that sent a write (no unbatched writes: a caller's address is not a client) and whether that
@@ -17,15 +16,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..counting.buckets import UNATTRIBUTED
 from ..counting.request_evidence import RequestProfile
 from .attribution import QUERY
 
 __all__ = ["LEAVES_OUT", "LoggedWorkload"]
 
 LEAVES_OUT = "query density, unbatched writes and reads before writes (the records name no client and no scanned rows)"
-#: Logged writes that name their partition and may create an entity.
-_CREATING = ("InsertOrReplaceEntity", "InsertOrMergeEntity")
 #: The tool's operation for a logged one (a query's by its reach), as a run's request names carry it.
 _OPERATIONS = {
     "QueryEntity": "read",
@@ -85,9 +81,6 @@ class LoggedWorkload:
             sizes = pc.fill_null(records["response_body"], 0).to_numpy(zero_copy_only=False)[point]
             self._point_bytes += int(sizes.sum())
             self._point_reads += int(point.sum())
-        creating = first & pc.is_in(records["operation"], pa.array(_CREATING)).to_numpy(zero_copy_only=False)
-        creating &= pc.not_equal(said["partition"], UNATTRIBUTED).to_numpy(zero_copy_only=False)
-        self.profile.keys_written(said["partition"].filter(pa.array(creating)).to_pylist())  # in the order logged
 
     def entity_bytes(self) -> int | None:
         """An entity's size as its point reads' answers carried it (their mean), or None without one."""

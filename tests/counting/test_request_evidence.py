@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import random
-
-import pytest
 from locust.env import Environment
 from locust.event import Events
 
-from loadtest.counting.request_evidence import BATCHABLE_PER_S, EDGE_WINDOW, RequestProfile
+from loadtest.counting.request_evidence import BATCHABLE_PER_S, RequestProfile
 
 
 class Clock:
@@ -70,25 +67,6 @@ def test_single_writes_are_batchable_when_one_client_sends_many_to_one_partition
     assert (figures["single_writes"], figures["batchable"]) == (3 * BATCHABLE_PER_S - 1, BATCHABLE_PER_S)
 
 
-def write_keys(keys):
-    workload, env, _ = profile()
-    for key in keys:
-        fire(env, "insert", "PUT insert", partition=key, op_class="PUT", entities=1, client="c")
-    return workload.figures()
-
-
-def test_increasing_keys_are_appended_decreasing_ones_prepended_spread_ones_neither():
-    n = 4 * EDGE_WINDOW
-    up = write_keys([f"{i:08d}" for i in range(n)])
-    assert up["ordered"] == n - EDGE_WINDOW and up["appended"] == up["ordered"] and up["prepended"] == 0
-    down = write_keys([f"{n - i:08d}" for i in range(n)])
-    assert down["prepended"] == down["ordered"] and down["appended"] == 0
-    spread = write_keys([f"{(i * 7919) % 16:03d}" for i in range(n)])  # 16 keys over and over (a hash prefix)
-    assert spread["appended"] == spread["prepended"] == 0
-    single = write_keys(["hot"] * n)
-    assert single["appended"] == single["prepended"] == 0
-
-
 def test_a_worker_drains_its_counts_and_the_master_adds_them():
     worker, env, _ = profile()
     master, _, _ = profile()
@@ -99,24 +77,3 @@ def test_a_worker_drains_its_counts_and_the_master_adds_them():
     master.merge(worker.drain())  # nothing new: nothing added
     rare = master.figures()["names"][0]
     assert (rare["requests"], rare["returned"], rare["scanned"], rare["density"]) == (2, 4, 200, 0.02)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_keys_written_in_bulk_are_counted_as_one_at_a_time(seed):
-    """A logged day's writes are counted as arrays, block after block: the same totals and edges as a write at a time,
-    drifting keys (appended and prepended both) in blocks shorter and longer than the window."""
-    rng = random.Random(seed)
-    keys, level = [], 0
-    for _ in range(rng.randint(1, 900)):
-        level += rng.choice((-3, 1, 1, 2)) if rng.random() < 0.7 else 0
-        keys.append(f"k{level + 5000 + rng.randint(-40, 40):05d}")
-    one, bulk = RequestProfile(), RequestProfile()
-    for key in keys:
-        one.key_written(key)
-    at = 0
-    while at < len(keys):
-        size = rng.choice((0, 1, 5, EDGE_WINDOW - 1, EDGE_WINDOW, 150))
-        bulk.keys_written(keys[at : at + size])
-        at += size
-    assert bulk.totals == one.totals and one.totals["ordered"] == max(0, len(keys) - EDGE_WINDOW)
-    assert (bulk._low, bulk._high, list(bulk._recent)) == (one._low, one._high, list(one._recent))

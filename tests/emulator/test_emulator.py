@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import gevent
+import numpy as np
 import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.data.tables import TableClient
@@ -229,6 +230,47 @@ def test_load_balancing_splits_spread_keys_but_never_one_key():
     assert len(spread.ranges) >= 4  # 120/s over 40/s servers: split until each range fits
     assert refused[-4:] == [0, 0, 0, 0]  # recovered
     assert refused[1] > 0  # throttled before the first split
+
+
+def test_the_range_where_new_keys_land_is_one_budget_by_request_and_by_tick_alike():
+    """150 writes a second, each second to that second's key (the docs' append-only anti-pattern), 100 entities/s a
+    partition: every new key past the largest is in the newest range, so one budget refuses a third of them, per request
+    (the emulator) and per tick (the simulator's face) alike; a fixed key set's largest key is its range alone."""
+    from loadtest.emulator.budgets import KeyEnds
+
+    def by_request(keys_of, seconds, start):
+        ends, refused = KeyEnds(100, 1.0, now=start), 0
+        for second in range(seconds):
+            for i in range(150):
+                now, key = start + second + i / 150, keys_of(second, i)
+                if ends.admit(key, now):
+                    ends.charge(key, 1, now)
+                else:
+                    refused += 1
+        return refused
+
+    start = time.monotonic()
+    stamped = lambda second, i: f"2026{second:06d}"  # noqa: E731
+    assert by_request(stamped, 40, start) == pytest.approx(40 * 50, rel=0.05)
+    fixed = lambda second, i: f"k{i % 3}"  # noqa: E731  # 50 a second each: under the budget, the largest one alone
+    assert by_request(fixed, 40, start) == 0
+
+    ends, served, asked = KeyEnds(100, 1.0, now=0.0), 0.0, 0.0
+    for tick in range(400):  # ticks of 0.1 s over 40 keys in key order, each second's key taking its 15 a tick
+        wanted = np.zeros(40)
+        wanted[tick // 10] = 15.0
+        served += float((wanted * ends.admit_tick(wanted, (tick + 1) / 10)).sum())
+        asked += 15.0
+    assert served / 40 == pytest.approx(100, rel=0.05) and asked / 40 == 150
+
+
+@pytest.mark.parametrize(("per_key_only", "refused"), [(False, 200), (True, 0)])
+def test_the_emulator_budgets_the_newest_range_unless_told_per_key_only(per_key_only, refused):
+    """300 inserts at once under ever-higher keys: one range's 100 entities unless each new key has its own budget."""
+    throttle = Throttle(Budgets(partition_rate=100, account_rate=10_000, per_key_only=per_key_only), seed=1)
+    bodies = [json.dumps({"PartitionKey": f"2026{n:06d}", "RowKey": "r"}).encode() for n in range(300)]
+    answers = [throttle.refusal("POST", "/devstoreaccount1/t", "", body)[0] for body in bodies]
+    assert sum(a is not None for a in answers) == pytest.approx(refused, abs=2)
 
 
 def test_a_share_of_throttled_answers_can_be_500_operation_timed_out(azurite):

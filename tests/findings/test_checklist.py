@@ -17,10 +17,11 @@ from locust.event import Events
 from synthetic import Clock
 
 from loadtest.counting.request_evidence import RequestProfile
+from loadtest.counting.request_listener import PartitionMetrics
 from loadtest.findings import checklist
 from loadtest.findings.checklist import LOW_DENSITY
+from loadtest.results import summary
 from loadtest.results.finding_kinds import CHECKLIST
-from loadtest.results.form import AccountRow, Results
 from loadtest.workload.key_specs import key_strategy
 
 SHORT = ("-t", "3s", "-u", "4", "-r", "4", "--seed-entities", "400")  # evidence enough: every rule wants 20 operations
@@ -158,7 +159,7 @@ def fired(kind: str) -> list[tuple[str, str, dict]]:
         return [("read", "GET point read", {**point[2], "select": False})] * 40
     if kind == "UNBATCHED_WRITES":  # --mix upsert=100: one client, one key, many writes a second
         return [("upsert", "PUT upsert merge", {"partition": "hot", "op_class": "PUT", "entities": 1, "client": "c1."})] * 40
-    strategy = key_strategy(kind.lower().replace("_", "-"))  # --key-strategy append-only, prepend-only
+    strategy = key_strategy(kind.lower().replace("_", "-"))  # --key-strategy append-only, prepend-only: over 40 s
     return [
         (
             "insert",
@@ -170,10 +171,12 @@ def fired(kind: str) -> list[tuple[str, str, dict]]:
 
 
 def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 100, arrivals: dict | None = None) -> set[str]:
-    """The checklist's findings from the request profile of ``events``, ``per_second`` of them each second (``arrivals``:
-    an open loop's schedule)."""
+    """The checklist's findings from the request profile and the counts of ``events`` (the key order is the counts'),
+    ``per_second`` of them each second (``arrivals``: an open loop's schedule)."""
     environment, clock = Environment(events=Events()), Clock()
     profile = RequestProfile.register(environment, clock)
+    metrics = PartitionMetrics.register(environment, clock)
+    clock.now = 1_000_000.0
     environment.events.test_start.fire(environment=environment)
     for i, (request_type, name, context) in enumerate(events):
         clock.now = 1_000_000.0 + i // per_second
@@ -181,9 +184,7 @@ def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 10
             request_type=request_type, name=name, response_time=1.0, response_length=0, exception=None, context=context
         )
     environment.events.test_stop.fire(environment=environment)
-    results = Results(
-        run=run_info(entity_bytes=1100), partitions=[], account=AccountRow(entities=0, mean_eps=0, peak_eps=0, target=1, ratio=0)
-    )
+    results = summary.build(metrics, run_info(entity_bytes=1100))
     results.workload, results.arrivals = profile.figures(), arrivals or {}
     found = checklist.findings(results)
     for finding in found:
@@ -193,7 +194,7 @@ def synthetic_findings(events: list[tuple[str, str, dict]], per_second: int = 10
 
 @pytest.mark.parametrize("kind", ["SCANS", "NO_PROJECTION", "UNBATCHED_WRITES", "APPEND_ONLY", "PREPEND_ONLY"])
 def test_a_built_in_workload_that_breaks_a_practice_raises_its_finding(kind):
-    assert synthetic_findings(fired(kind)) == {kind}
+    assert synthetic_findings(fired(kind), per_second=5 if "ONLY" in kind else 100) == {kind}
 
 
 def test_an_open_loop_raises_no_unbatched_writes_its_users_are_lanes_not_clients():
@@ -201,7 +202,16 @@ def test_an_open_loop_raises_no_unbatched_writes_its_users_are_lanes_not_clients
     count; the other practices are still the workload's."""
     schedule = {"rate": 1500.0, "arrivals": "constant"}
     assert synthetic_findings(fired("UNBATCHED_WRITES"), arrivals=schedule) == set()
-    assert synthetic_findings(fired("APPEND_ONLY"), arrivals=schedule) == {"APPEND_ONLY"}
+    assert synthetic_findings(fired("APPEND_ONLY"), per_second=5, arrivals=schedule) == {"APPEND_ONLY"}
+
+
+@pytest.mark.parametrize("keys", [["hot"], ["a", "b", "c", "zz-hot"], ["aa-hot", "b", "c", "d"]])
+def test_a_fixed_key_set_written_most_at_its_largest_or_smallest_key_is_not_append_or_prepend_only(keys):
+    """The end of a fixed key set never moves: its hot largest key is KEY_SKEW's or a level's, not the anti-pattern."""
+    hot = max(keys) if "zz-hot" in keys else min(keys)
+    context = lambda key: {"partition": key, "op_class": "PUT", "entities": 1}  # noqa: E731
+    events = [("insert", "PUT insert", context(hot if i % 5 else keys[i % len(keys)])) for i in range(400)]
+    assert synthetic_findings(events, per_second=5) == set()
 
 
 def test_the_evidence_below_its_threshold_raises_nothing():
