@@ -16,6 +16,7 @@ import numpy as np
 
 from ..findings.remedies import HEADROOM
 from ..options.rules import DESIGN_FAMILIES
+from ..service.operations import OPERATIONS
 from ..simulator.demand import Demand, Stream, demand_of
 from .workload import Workload
 
@@ -36,6 +37,7 @@ class Load:
     clock_eps: float
     range_eps: float
     account_eps: float
+    scanned_eps: float = 0.0  # of the account's, the rows scans read
 
     def hottest(self) -> tuple[str, float, str]:
         """(The hottest partition or range, its entities/s, what it is: "key", "current key" or "range")."""
@@ -55,7 +57,7 @@ def load_of(demand: Demand, rate: float, ordered: str) -> Load:
     """``demand`` at ``rate`` operations/s. ``ordered``: where new per-entity keys sort ("last", "first"; "clock":
     a key per period), so the range there takes every insert."""
     weights = demand.key_counts
-    per_key, clock, fresh = np.zeros(len(demand.keys)), 0.0, 0.0
+    per_key, clock, fresh, scanned = np.zeros(len(demand.keys)), 0.0, 0.0, 0.0
     for s in demand.streams:
         ops = rate * s.share
         if s.clock is not None:
@@ -63,12 +65,14 @@ def load_of(demand: Demand, rate: float, ordered: str) -> Load:
         elif not s.keyed:
             fresh += ops * float((s.probabilities * weights * s.entities).sum())
         else:
-            per_key += ops * s.probabilities * s.entities
+            asked = ops * s.probabilities * s.entities
             if s.spread is not None:
-                per_key += s.spread.beyond(ops * s.probabilities)
+                asked = asked + s.spread.beyond(ops * s.probabilities)
+            per_key += asked
+            scanned += float((asked * weights).sum()) if OPERATIONS[s.op].asks == "scan" or s.spread is not None else 0.0
     account = float((per_key * weights).sum()) + clock + fresh
     range_eps = fresh if ordered in ("last", "first") else clock
-    return Load(keys=demand.keys, per_key=per_key, clock_eps=clock, range_eps=range_eps, account_eps=account)
+    return Load(keys=demand.keys, per_key=per_key, clock_eps=clock, range_eps=range_eps, account_eps=account, scanned_eps=scanned)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def families_for(workload: Workload, current: Design, wanted: tuple[str, ...]) -
             why = why or ("" if hot else "no key takes 80 % of its target: nothing to shard")
             out.append(Family(name, 2, MOST[name], lambda n: _shard(workload, current, hot, n), why))
         elif name == "hash-prefix":
-            out.append(Family(name, 2, MOST[name], lambda n: _hash_prefix(workload, current, n)))
+            out.append(Family(name, 2, MOST[name], lambda n: _hash_prefix(workload, n)))
         elif name == "finer":
             spec = settings.key_strategy
             m = int(spec.partition(":")[2]) if spec.startswith("set:") else 0
@@ -143,17 +147,19 @@ def current_design(workload: Workload, seconds: int = 60) -> Design:
     return Design("current", 0, f"as it is ({settings.key_strategy})", load, demand, {})
 
 
-def _strategy(workload: Workload, family: str, n: int, spec: str) -> Design:
-    """A design that is one of the tool's key strategies: its demand as a run would draw it."""
-    settings = workload.with_key(spec)
+def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str) -> Design:
+    """A design that is one of the tool's key strategies (with ``options``, e.g. its skew): its demand as a run and
+    ``simulate`` would draw it."""
+    settings = workload.with_key(spec, **options)
     demand = demand_of(settings, start=0, seconds=60)
     load = load_of(demand, workload.rate, settings.keys().fresh)
     label = {
         "finer": f"finer keys: {n:,} values (set:{n})",
         "seconds-first": f"seconds-first time keys ({SECONDS_FIRST})",
         "guid": "GUID keys (a key per entity)",
+        "hash-prefix": f"hash prefix: {n} prefixes over the whole key space (hash-prefix:{n})",
     }[family]
-    return Design(family, n, label, load, demand, {"key_strategy": spec})
+    return Design(family, n, label, load, demand, {"key_strategy": spec, **options})
 
 
 def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Design:
@@ -196,28 +202,15 @@ def _remapped(base: Demand, source: list[tuple[str, int, float]]) -> Demand:
     return Demand(keys=[k for k, _, _ in source], streams=streams, weights=weights)
 
 
-def _hash_prefix(workload: Workload, current: Design, n: int) -> Design:
-    """Every entity's PartitionKey a hash of its RowKey over ``n`` prefixes (000 ...): the whole load shared evenly."""
-    base = current.demand
-    assert base is not None
-    weights, keys = base.key_counts, [f"{i:03d}" for i in range(n)]
-    streams = []
-    for s in base.streams:
-        per_op = float(np.mean(s.entities)) if s.clock is not None else float((s.probabilities * weights * s.entities).sum())
-        if s.spread is not None:
-            per_op += float((s.spread.beyond(s.probabilities) * weights).sum())
-        streams.append(
-            Stream(op=s.op, op_class=s.op_class, share=s.share, probabilities=np.full(n, 1 / n), entities=np.full(n, per_op))
-        )
-    demand = Demand(keys=keys, streams=streams)
-    load = load_of(demand, workload.rate, "")
-    run = {"key_strategy": f"hash-prefix:{n}", "skew": "uniform"} if n <= MOST["hash-prefix"] else None
-    return Design("hash-prefix", n, f"hash prefix: {n} prefixes over the whole key space (hash-prefix:{n})", load, demand, run)
+def _hash_prefix(workload: Workload, n: int) -> Design:
+    """Every entity's PartitionKey a hash of its RowKey over ``n`` prefixes (000 ...): the tool's ``hash-prefix:N``, its
+    demand as a run and ``simulate`` draw it (a scan reads the rows its prefix holds, as seeded under the design)."""
+    return _strategy(workload, "hash-prefix", n, f"hash-prefix:{n}", skew="uniform")
 
 
 def _accounts(current: Design, n: int) -> Design:
     """The workload over ``n`` storage accounts (an entity's account from a hash of its PartitionKey): each account
     takes 1/n of the load; a partition stays in one account, so its own load is unchanged."""
     load = current.load
-    shared = Load(load.keys, load.per_key, load.clock_eps, load.range_eps, load.account_eps / n)
+    shared = Load(load.keys, load.per_key, load.clock_eps, load.range_eps, load.account_eps / n, load.scanned_eps / n)
     return Design("accounts", n, f"{n} storage accounts (the key design as it is in each)", shared, current.demand, None)

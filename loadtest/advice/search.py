@@ -10,7 +10,7 @@ each family's answer (and the current design) is simulated, over ``WINDOW_S`` se
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 
 from ..emulator.budgets import Budgets
@@ -135,8 +135,11 @@ def hottest_figures(results: Results) -> dict[str, float | str]:
     }
 
 
-def _answer(family: Family, workload: Workload, current: Design, budgets: Budgets) -> Answer:
-    """One family's answer: its smallest design that fits (probed), its cost and figures at the edge, or why none."""
+def _answer(family: Family, workload: Workload, current: Design, budgets: Budgets, account_over: bool) -> Answer:
+    """One family's answer: its smallest design that fits (probed), its cost and figures at the edge, or why none. A key
+    design fits when its hottest partition is under ``HEADROOM`` of the target and, unless the account is over already
+    as it is (then the accounts family answers for it), the account under its own: a design whose scans read more rows
+    (a hash prefix's partitions hold more of the table than a time key's) may pass the account's target."""
     target, account_target = budgets.partition_rate, budgets.account_rate
     answer = Answer(family.name, why_not=family.why_not, applies=not family.why_not)
     if family.why_not:
@@ -144,16 +147,23 @@ def _answer(family: Family, workload: Workload, current: Design, budgets: Budget
     if family.name == "accounts":
         fits = lambda d: d.load.account_eps < account_target  # noqa: E731 (partitions are each account's own)
     else:
-        fits = lambda d: d.load.ratio(target) < HEADROOM  # noqa: E731 (the account: the accounts family's)
+        fits = lambda d: d.load.ratio(target) < HEADROOM and (account_over or d.load.account_eps < account_target)  # noqa: E731
     answer.design, answer.curve = _probe(family, fits)
     if answer.design is None:
         n, eps = answer.curve[-1] if answer.curve else (family.most, 0.0)
-        answer.why_not = (
-            f"even at N = {n:,} its hottest partition asks {eps:,.0f} entities/s, {eps / target:.0%} of the "
-            f"{target:,.0f}/s target"
-            if family.name != "accounts"
-            else f"no N up to {family.most:,} fits"
-        )
+        last = family.make(n) if family.name != "accounts" else None
+        if last is not None and eps < HEADROOM * target and not account_over:
+            answer.why_not = (
+                f"even at N = {n:,} the account asks {last.load.account_eps:,.0f} entities/s, over its "
+                f"{account_target:,.0f}/s target"
+            )
+        elif family.name != "accounts":
+            answer.why_not = (
+                f"even at N = {n:,} its hottest partition asks {eps:,.0f} entities/s, {eps / target:.0%} of the "
+                f"{target:,.0f}/s target"
+            )
+        else:
+            answer.why_not = f"no N up to {family.most:,} fits"
         return answer
     answer.cost = cost_of(answer.design, current, workload)
     if family.name != "accounts":
@@ -172,7 +182,7 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
     families = list(families_for(workload, current, wanted))
     with Progress("advise: searching", len(families), "families") as progress:
         for family in families:
-            answers.append(_answer(family, workload, current, budgets))
+            answers.append(_answer(family, workload, current, budgets, account_over))
             progress.advance()
     results = simulated(current, workload, budgets=budgets, rate=workload.rate)
     current_fig = hottest_figures(results)
@@ -186,6 +196,8 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
     if account_over:  # no key design helps: the accounts, and the best key design within each where partitions are hot
         chosen = next((a for a in answers if a.family == "accounts" and a.design is not None), None)
         runner_up = None if partitions_fit else (keyed[0] if keyed else None)
+        if chosen is not None and chosen.design is not None and not partitions_fit:
+            runner_up = _within_each(workload, chosen.design.n, wanted, budgets) or runner_up
     elif partitions_fit:
         chosen = Answer("current", design=current, cost=cost_of(current, current, workload), simulated=current_fig)
         runner_up = keyed[0] if keyed else None
@@ -202,6 +214,22 @@ def search(workload: Workload, wanted: tuple[str, ...]) -> Search:
         account_over=account_over,
         results=results,
     )
+
+
+def _within_each(workload: Workload, accounts: int, wanted: tuple[str, ...], budgets: Budgets) -> Answer | None:
+    """The cheapest key design that fits each account's share of the workload (its peak over ``accounts``), searched on
+    that share: the design "within each" is sized on what each account takes, not on the whole."""
+    share = replace(workload, peak=workload.peak / accounts)
+    current = current_design(share)
+    found = [
+        _answer(family, share, current, budgets, account_over=False)
+        for family in families_for(share, current, tuple(f for f in wanted if f != "accounts"))
+    ]
+    keyed = sorted(
+        (a for a in found if a.design is not None),
+        key=lambda a: (a.cost.score if a.cost else 0.0, FAMILY_ORDER[a.family], a.design.n if a.design else 0),
+    )
+    return keyed[0] if keyed else None
 
 
 FAMILY_ORDER = {name: i for i, name in enumerate(("current", *FAMILIES))}

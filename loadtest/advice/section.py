@@ -8,7 +8,7 @@ from typing import Any
 from ..findings.remedies import HEADROOM
 from .code import key_code
 from .costs import Cost
-from .designs import Design
+from .designs import Design, Load
 from .search import Answer, Search
 
 __all__ = ["LEAVES_OUT", "advice_section", "console", "pct"]
@@ -127,8 +127,13 @@ def _recommend(found: Search, target: float) -> str:
             f"{w.settings.account_target:,}/s)"
         )
         if found.runner_up is not None and found.runner_up.design is not None:
-            said += f", and within each, {found.runner_up.design.label}: its partitions are hot too"
-        return said + "."
+            each, (_, eps, _) = w.rate / design.n, found.runner_up.design.load.hottest()
+            said += (
+                f", and within each, its partitions being hot too, {found.runner_up.design.label}, sized on the account's "
+                f"share ({each:,.0f} operations/s): its hottest partition asks {eps:,.0f} entities/s, {pct(eps / target)} "
+                "of the target"
+            )
+        return said + "." + _scanned(found.current.load)
     _, eps, _ = design.load.hottest()
     said = (
         f"Recommended: {design.label}. Its hottest partition asks {eps:,.0f} entities/s at {w.rate:,.0f} operations/s, "
@@ -140,7 +145,22 @@ def _recommend(found: Search, target: float) -> str:
             f"{cost.extra_entities_s:,.0f} more entities/s"
             + (f", {cost.batches_split_s:,.0f} batches/s split" if cost.batches_split_s else "")
         )
-    return said + "."
+    return said + "." + _scanned(design.load)
+
+
+#: Scanned rows past this share of the entities a design asks for: the queries, not the keys, are the load.
+SCANNED_SHARE = 0.5
+
+
+def _scanned(load: Load) -> str:
+    """Where scanned rows are most of the entities, a sentence that says so and names the query-side remedy."""
+    if not load.account_eps or load.scanned_eps / load.account_eps < SCANNED_SHARE:
+        return ""
+    return (
+        f" Scanned rows are {pct(load.scanned_eps / load.account_eps)} of the {load.account_eps:,.0f} entities/s it asks "
+        "for: queries that read fewer rows (a narrower range, an index entity that names the rows wanted, $top) would "
+        "cut more than any key design."
+    )
 
 
 def advice_section(found: Search, *, elapsed_s: float, verification: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -188,8 +208,8 @@ def console(advice: dict[str, Any]) -> list[str]:
     fitting.sort(key=lambda d: d["cost"].get("extra_requests_per_s", 0) + d["cost"].get("extra_entities_per_s", 0))
     for d in fitting:
         mark = "recommended" if d["family"] == advice["chosen"] else "runner-up" if d["family"] == advice["runner_up"] else "fits"
-        if advice["account_over"] and d["family"] != "accounts":
-            mark += " (its partitions only: the account needs more accounts)"
+        if advice["account_over"] and d["family"] != "accounts":  # sized on the whole: the one within each is named above
+            mark = "fits (its partitions only, sized on the whole workload: the account needs more accounts)"
         cost = d["cost"]
         lines.append(
             f"  {mark}: {d['label']}: hottest {pct(d['ratio'])} of the target; +{cost['extra_requests_per_s']:,.0f} requests/s, "
