@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from ..workload.key_templates import bucket_key
 from .designs import Design
 
 __all__ = ["MOST_LISTED", "key_code"]
@@ -32,7 +33,7 @@ def key_code(design: Design) -> dict[str, str]:
 
 
 def _shard(design: Design) -> tuple[str, str]:
-    n = design.n
+    n, width = design.n, len(bucket_key("", design.n - 1, design.n)) - 1  # the bucket a zero-padded prefix (``bucket_key``)
     listed = len(design.spread_keys) <= MOST_LISTED
     hot = ", ".join(_literal(k) for k in design.spread_keys) if listed else ""
     py_hot, cs_hot = ("key in HOT", "Hot.Contains(key)") if listed else ("True", "true")
@@ -50,13 +51,14 @@ def bucket(row_key: str) -> int:
 
 
 def partition_key(key: str, row_key: str) -> str:
-    """Where an entity of logical key `key` is stored: a hot key's entities over BUCKETS partitions."""
-    return f"{{key}}-b{{bucket(row_key)}}" if {py_hot} else key
+    """Where an entity of logical key `key` is stored: a hot key's entities over BUCKETS partitions, the bucket a
+    prefix (a suffix would keep them adjacent in one range partition until the service splits it)."""
+    return f"{{bucket(row_key):0{width}d}}-{{key}}" if {py_hot} else key
 
 
 def partition_keys(key: str) -> list[str]:
     """Every partition a range scan of `key` reads: query each (in parallel) and merge the answers by RowKey."""
-    return [f"{{key}}-b{{i}}" for i in range(BUCKETS)] if {py_hot} else [key]
+    return [f"{{i:0{width}d}}-{{key}}" for i in range(BUCKETS)] if {py_hot} else [key]
 '''
     csharp = f"""using System.Buffers.Binary;
 using System.Security.Cryptography;
@@ -73,11 +75,11 @@ static class Keys
 
     // Where an entity of logical key `key` is stored: a hot key's entities over Buckets partitions.
     public static string PartitionKey(string key, string rowKey) =>
-        {cs_hot} ? $"{{key}}-b{{Bucket(rowKey)}}" : key;
+        {cs_hot} ? $"{{Bucket(rowKey):D{width}}}-{{key}}" : key;
 
     // Every partition a range scan of `key` reads: query each (in parallel) and merge the answers by RowKey.
     public static IEnumerable<string> PartitionKeys(string key) =>
-        {cs_hot} ? Enumerable.Range(0, Buckets).Select(i => $"{{key}}-b{{i}}") : new[] {{ key }};
+        {cs_hot} ? Enumerable.Range(0, Buckets).Select(i => $"{{i:D{width}}}-{{key}}") : new[] {{ key }};
 }}
 """
     return python, csharp

@@ -18,6 +18,7 @@ from ..findings.remedies import HEADROOM
 from ..options.rules import DESIGN_FAMILIES
 from ..service.operations import OPERATIONS
 from ..simulator.demand import Demand, Stream, demand_of
+from ..workload.key_templates import bucket_key
 from .workload import Workload
 
 __all__ = ["FAMILIES", "Design", "Family", "Load", "current_design", "families_for", "load_of"]
@@ -163,19 +164,21 @@ def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str
 
 
 def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Design:
-    """The hot keys each written over ``n`` buckets (``key-b0`` ... by a hash of the RowKey), the rest as they are."""
+    """The hot keys each written over ``n`` buckets (``00-key`` ... by a hash of the RowKey: ``bucket_key``), the rest
+    as they are."""
     base = current.demand
     assert base is not None
     names = [base.keys[i] for i in hot]
     source: list[tuple[str, int, float]] = []  # (new key, old key's index, its share of the old key)
     chosen = set(hot)
     for i, key in enumerate(base.keys):
-        source += [(f"{key}-b{j}", i, 1 / n) for j in range(n)] if i in chosen else [(key, i, 1.0)]
+        source += [(bucket_key(key, j, n), i, 1 / n) for j in range(n)] if i in chosen else [(key, i, 1.0)]
     demand = _remapped(base, sorted(source))
     load = load_of(demand, workload.rate, workload.settings.keys().fresh)
     run = None
-    if workload.settings.key_strategy.startswith("single") and len(names) == 1:  # a template a run can send
-        run = {"key_strategy": f"template:{names[0]}-{{b:{n}}}", "skew": "uniform"}
+    single = workload.settings.key_strategy.startswith("single") and len(names) == 1
+    if single and not set("{}") & set(names[0]):  # a template a run can send
+        run = {"key_strategy": f"template:{{:{n}}}-{names[0]}", "skew": "uniform"}
     elif workload.settings.key_strategy.startswith("traffic:"):
         run = {"key_strategy": "traffic-sharded"}  # the profile rewritten with the buckets (verify writes it)
     shown = ", ".join(repr(k) for k in names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")

@@ -28,6 +28,7 @@ from ..limits import MAX_USER_ARRIVAL_RATE
 from ..outputs import RESULTS_FILE
 from ..results.form import Results
 from ..service.operations import OpClass
+from ..workload.key_templates import bucket_key
 from ..workload.traffic_profile import load_profile
 from .designs import Design
 from .search import Search, simulated
@@ -47,7 +48,7 @@ def _slug(text: str) -> str:
 
 
 def _sharded_profile(workload: Workload, design: Design, folder: Path) -> dict[str, str]:
-    """The traffic profile the workload replays, with each spread key's row as ``n`` rows ``key-b0`` ... of a share
+    """The traffic profile the workload replays, with each spread key's row as ``n`` rows ``00-key`` ... of a share
     each (what write sharding asks of them), written beside the advice: the run options that replay it."""
     spec = workload.settings.key_strategy
     path, _, mode = spec.removeprefix("traffic:").rpartition(":")
@@ -60,7 +61,7 @@ def _sharded_profile(workload: Workload, design: Design, folder: Path) -> dict[s
             rows.append(row)
             continue
         share = {c: {k: v / design.n for k, v in d.items()} for c, d in row["demand"].items()}
-        rows += [{**row, "key": f"{row['key']}-b{j}", "demand": share} for j in range(design.n)]
+        rows += [{**row, "key": bucket_key(row["key"], j, design.n), "demand": share} for j in range(design.n)]
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "traffic-sharded.json"
     target.write_text(json.dumps({**profile, "partitions": rows}, indent=1), encoding="utf-8")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..results.finding_names import Act, Cause
 from ..results.form import Finding
+from ..workload.key_templates import bucket_key
 
 __all__ = [
     "CONTRADICTS",
@@ -95,8 +96,9 @@ def spread_words(partition: str, peak: float, target: int, design: Mapping[str, 
             f"with a hash of {roomy} or more values ('03-…'), or put the seconds first (ssyyyyMMdd…), as the docs advise."
         )
     return (
-        f"{sized}: write sharding, the PartitionKey prefixed with hash(RowKey) % {roomy} ('{0:02d}-{partition}' … "
-        f"'{roomy - 1:02d}-{partition}'), so a point read still addresses one partition while a batch holds one prefix "
+        f"{sized}: write sharding, the PartitionKey prefixed with hash(RowKey) % {roomy} "
+        f"({bucket_key(partition, 0, roomy)!r} … {bucket_key(partition, roomy - 1, roomy)!r}), so a point read still "
+        "addresses one partition while a batch holds one prefix "
         "and a range scan reads each. A prefix, as the docs advise, not a suffix: suffixed keys stay adjacent in one "
         "range partition until the service splits it."
     )

@@ -195,9 +195,9 @@ KINDS: dict[FindingKind, Kind] = {
         act=A.SPREAD,
         means="the key design spreads the load over several PartitionKeys, but one took a quarter of it or more (and "
         "three times an even share): the whole table reaches the partition target that many times sooner",
-        remedy="Spread the hot values themselves: suffix each hot key with a few buckets (write sharding: key + '-' + "
-        "hash(RowKey) % N, read across the N), or choose a key whose values carry the load evenly; a hash prefix "
-        "spreads many keys, never one hot value.",
+        remedy="Spread the hot values themselves: prefix each hot key with a few buckets (write sharding: hash(RowKey) % "
+        "N + '-' + key, read across the N; a prefix, as the docs advise, not a suffix: suffixed keys stay adjacent in "
+        "one range partition until the service splits it), or choose a key whose values carry the load evenly.",
         fail_on=True,
     ),
     K.UNSERVED: Kind(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from helpers import in_process, run_loadtest
 
+from loadtest.workload.key_templates import bucket_key
+
 
 def test_a_profile_whose_one_key_takes_most_of_the_load_is_advised_write_sharding_of_that_key_and_verify_replays_it(
     azurite, tmp_path, monkeypatch
@@ -43,7 +45,7 @@ def test_a_profile_whose_one_key_takes_most_of_the_load_is_advised_write_shardin
     sharded = json.loads((Path(check["designs"][1]["real_run"]) / "results.json").read_text())
     replayed = sharded["run"]["settings"]["key_strategy"]
     assert replayed.startswith("traffic:") and replayed.endswith("traffic-sharded.json:spread"), replayed
-    buckets = {f"{hot}-b{i}" for i in range(shard["n"])}
+    buckets = {bucket_key(hot, i, shard["n"]) for i in range(shard["n"])}
     ran = {r["partition"] for r in sharded["partitions"] if r["op_class"] == "ALL"}
     assert buckets <= ran and hot not in ran  # the hot key's operations went to its buckets, each bucket asked
     assert {r["partition"] for r in check["designs"][1]["partitions"]} >= buckets
