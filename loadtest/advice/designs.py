@@ -206,9 +206,10 @@ def _remapped(base: Demand, source: list[tuple[str, int, float]]) -> Demand:
 
 
 def _hash_prefix(workload: Workload, n: int) -> Design:
-    """Every entity's PartitionKey a hash of its RowKey over ``n`` prefixes (000 ...): the tool's ``hash-prefix:N``, its
-    demand as a run and ``simulate`` draw it (a scan reads the rows its prefix holds, as seeded under the design)."""
-    return _strategy(workload, "hash-prefix", n, f"hash-prefix:{n}", skew="uniform")
+    """Every entity's PartitionKey a hash of its RowKey over ``n`` prefixes (000 ...): the tool's ``hash-prefix:N`` under
+    the workload's own access skew, its demand as a run, ``simulate`` and ``compare`` draw it (a scan reads the rows its
+    prefix holds, as seeded under the design)."""
+    return _strategy(workload, "hash-prefix", n, f"hash-prefix:{n}")
 
 
 def _accounts(current: Design, n: int) -> Design:

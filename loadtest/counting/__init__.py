@@ -3,5 +3,6 @@ counts each request event into one second's buckets per partition and op class (
 drain, merge, compaction) with latency in HdrHistogram's encoding (``histograms``, ``latency``: per second, rolled
 into minutes as they age); the seconds behind the recent window are put away as compressed columns (``aged_buckets``)
 with each partition's busiest ten seconds (``aged_peaks``); read back as frames (``bucket_frame``) and phases
-(``phases``). Beside them the checklist's per-request evidence (``request_evidence``) and the generator's own CPU
+(``phases``); where each second's keys fall at the ends of the key order, read before untracked keys fold
+(``key_edges``). Beside them the checklist's per-request evidence (``request_evidence``) and the generator's own CPU
 (``generator_cpu``)."""
