@@ -5,8 +5,9 @@ The docs' append-only / prepend-only anti-pattern: with range partitions the las
 key, one partition server however many keys ("even if you create small and many partitions"), so that range is
 counted here as one: per second, what its keys were asked for and served, and how often its end moved to a new key.
 Read a second at a time in time order, before untracked keys fold into the other partitions (``counts.compact``; a
-simulation's seconds whole), so a key alive for one second is counted however many keys came and went. Judged by
-``findings.key_order``.
+simulation's seconds whole), so a key alive for one second is counted however many keys came and went. The range's
+rules are the service's (``service.key_ends``); the results hold its figures (``results.key_order``) and the checklist
+and the levels judge them.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class _End(KeyEnd):
 
 
 class KeyEdges:
-    """The two ends of the key order, a second at a time (``add_second``); ``figures`` for the results."""
+    """The two ends of the key order, a second at a time (``add_second``), each end's series for the results."""
 
     def __init__(self) -> None:
         self.ends = {"append": _End(1), "prepend": _End(-1)}
@@ -91,6 +92,7 @@ class KeyEdges:
                     "moves": end.moves,
                     "puts": end.puts,
                     "key": end.key,
+                    "landed": [end.first_landed, end.last_landed] if end.first_landed is not None else None,
                     "seconds": list(end.seconds),
                     "asked": list(end.asked),
                     "served": list(end.served),
@@ -111,6 +113,11 @@ class KeyEdges:
             end.puts += int(theirs.get("puts", 0))
             if theirs.get("key") is not None and end.past(theirs["key"]):
                 end.key = theirs["key"]
+            if theirs.get("landed"):  # the earliest first and the latest last, in the end's own direction
+                first, last = theirs["landed"]
+                ours = [k for k in (end.first_landed, end.last_landed) if k is not None]
+                earliest, latest = (min, max) if end.sign > 0 else (max, min)
+                end.first_landed, end.last_landed = earliest([first, *ours]), latest([last, *ours])
             by_second: dict[int, list[float]] = {}
             for i, second in enumerate(end.seconds):
                 by_second[second] = [end.asked[i], end.served[i], end.throttled[i]]

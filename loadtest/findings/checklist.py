@@ -135,14 +135,14 @@ def ordered_ends(results: Results) -> list[tuple[FindingKind, KeyEnd]]:
 
 
 def range_words(end: KeyEnd, *, open_loop: bool) -> str:
-    """The range where new keys land, as one range partition serves it: its peak against the partition target."""
+    """The range where new keys land, as one range partition serves it: its peak against the partition target (what
+    was throttled there is THROTTLED's, on the same range)."""
     asked = open_loop and end["offered_peak_eps"]
     figure = f"was asked for {end['offered_peak_eps']:,.0f}" if asked else f"served {end['peak_eps']:,.0f}"
     served = f" and served {end['peak_eps']:,.0f}/s" if asked else ""
-    throttled = f"; {end['throttled']:,} attempts there were throttled" if end["throttled"] else ""
     return (
         f"{figure} entities/s at peak{served}, {end['ratio']:.0%} of the {end['target']:,}/s partition target, as one "
-        f"range partition serves it however many keys it holds{throttled}"
+        "range partition serves it however many keys it holds"
     )
 
 

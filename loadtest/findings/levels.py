@@ -88,7 +88,7 @@ def _partition_remedy(kind: FindingKind, partition: str, peak: float, target: in
         keys = keys_needed(peak, target, HEADROOM)
         return (
             f"Leave headroom: over the target the service answers 503 ServerBusy and rebalancing takes minutes. At "
-            f"{peak:,.0f} entities/s, {keys} PartitionKeys would keep {partition!r} under {HEADROOM:.0%} of its target; "
+            f"{peak:,.0f} entities/s, {keys} PartitionKeys would keep {named(partition)} under {HEADROOM:.0%} of its target; "
             "plan the split before the load grows."
         )
     return ""
@@ -137,7 +137,7 @@ def _ranges(results: Results, design: Mapping[str, Any]) -> list[Finding]:
         where = NEWEST if kind == K.APPEND_ONLY else OLDEST
         peak = end["offered_peak_eps"] if results.open_loop and end["offered_peak_eps"] else end["peak_eps"]
         message = f"{named(where)} {checklist.range_words(end, open_loop=results.open_loop)}"
-        remedy = _partition_remedy(judged, named(where), peak, end["target"], design)
+        remedy = _partition_remedy(judged, where, peak, end["target"], design)
         remedy += advise_line(results) if judged == K.HOT else ""
         out.append(finding(judged, message + _not_the_budget(results, "partition"), remedy=remedy, partition=where))
     return out

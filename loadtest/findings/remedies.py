@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..counting.buckets import named
 from ..results.finding_names import Act, Cause
 from ..results.form import Finding
 from ..workload.key_templates import bucket_key
@@ -86,7 +87,7 @@ def spread_words(partition: str, peak: float, target: int, design: Mapping[str, 
     and how for its design (write sharding of one hot value, the docs' forms for increasing keys)."""
     under, roomy = keys_needed(peak, target), keys_needed(peak, target, HEADROOM)
     sized = (
-        f"{partition!r} needs {peak:,.0f} entities/s at peak: spread it over at least {under} PartitionKeys to be under "
+        f"{named(partition)} needs {peak:,.0f} entities/s at peak: spread it over at least {under} PartitionKeys to be under "
         f"its {target:,}/s target, {roomy} to stay under {HEADROOM:.0%}"
     )
     strategy = str(design.get("key_strategy", "") or "")

@@ -15,15 +15,17 @@ import numpy as np
 import pandas as pd
 
 from ..bounds.throttlers import judged_by, throttler
-from ..counting.buckets import GROUPS, named
+from ..counting.buckets import GROUPS, NEWEST, OLDEST, named
 from ..results import series_frame
 from ..results.finding_kinds import SPREAD_ACCOUNTS
 from ..results.finding_names import Act, Cause, K
 from ..results.form import Finding, PartitionRow, Results
 from ..results.rolled_frame import BIN_COLUMN
+from ..results.schema import KeyEnd
 from ..results.wall_clock import unit_of
 from ..service.error_codes import BUSY, CAUSES, THROTTLING_CODES
 from ..service.operations import OpClass
+from . import checklist
 from .common import REMEDIES, finding
 
 __all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]
@@ -184,6 +186,37 @@ def _throttled(results: Results, partition: str, rows: list[PartitionRow]) -> Fi
     return finding(K.THROTTLED, message, remedy=why.remedy, partition=partition, cause=why.cause, act=why.act)
 
 
+def _range_throttled(results: Results, where: str, end: KeyEnd, inside: Mapping[str, list[PartitionRow]]) -> Finding | None:
+    """One THROTTLED for the keys that landed in the range where new keys land (``where``: which end), throttled as one
+    range partition, not one finding a key: how many keys, from which to which, and the range's own load as the cause."""
+    rows = [row for its in inside.values() for row in its]
+    throttled, failed = sum(r.throttled for r in rows), sum(throttled_failures(r) for r in rows)
+    if not throttled and not failed:
+        return None
+    by_reason: Counter[str] = Counter()
+    for row in rows:
+        by_reason.update(row.throttled_by)
+    keys = sorted(p for p, its in inside.items() if any(r.throttled or throttled_failures(r) for r in its))
+    judge, open_loop = judged_by(results.run), results.open_loop
+    peak = end["offered_peak_eps"] if open_loop and end["offered_peak_eps"] else end["peak_eps"]
+    attempts = "attempt was" if throttled == 1 else "attempts were"
+    message = (
+        f"{named(where)}: {throttled:,} {attempts} throttled across {len(keys):,} of the keys that landed there "
+        f"({keys[0]!r} … {keys[-1]!r})"
+    )
+    message += f": {reasons(results, by_reason)}" if by_reason else ""
+    message += f"; {failed:,} operations still failed after their retries" if failed else ""
+    message += (
+        f". Cause: the range's own load ({peak:,.0f} entities/s at peak, as one range partition serves it, however "
+        f"many keys come and go in it) against the {judge:,.0f}/s that judged it"
+    )
+    remedy = (
+        f"{_RETRY}, and stop new keys landing at one end of the key order: prefix them with a hash, or put the seconds "
+        "first (ssyyyyMMdd…), as the docs advise; the range's level sizes the split."
+    )
+    return finding(K.THROTTLED, message, remedy=remedy, partition=where, cause=Cause.THROTTLED, act=Act.RETRY)
+
+
 def failures(results: Results) -> list[Finding]:
     """THROTTLED per partition; ERRORS per partition and op class (production logs: per error code); then the tasks'
     exceptions."""
@@ -192,6 +225,16 @@ def failures(results: Results) -> list[Finding]:
     for row in results.rows():
         if row.op_class != OpClass.ALL:
             rows.setdefault(row.partition, []).append(row)
+    for kind, end in checklist.ordered_ends(results):
+        if not end.get("landed"):
+            continue
+        where = NEWEST if kind == K.APPEND_ONLY else OLDEST
+        first, last = sorted(end["landed"])
+        inside = {p: its for p, its in rows.items() if p not in GROUPS and first <= p <= last}
+        found = _range_throttled(results, where, end, inside)
+        if found is not None:
+            findings.append(found)
+            rows = {p: its for p, its in rows.items() if p not in inside}
     for partition, its in rows.items():
         throttled = _throttled(results, partition, its)
         if throttled:

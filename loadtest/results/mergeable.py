@@ -88,6 +88,25 @@ class BucketsFile(TypedDict):
     rows: int
 
 
+class EdgeSnapshot(TypedDict):
+    """One end of the key order as ``KeyEdges.snapshot`` writes it: each second its range had load, with its figures."""
+
+    moves: Annotated[int, Check(lambda n: n >= 0, "a whole number of 0 or more")]
+    puts: Annotated[int, Check(lambda n: n >= 0, "a whole number of 0 or more")]
+    key: str | None
+    landed: NotRequired[tuple[str, str] | None]  # the first and the last key that landed past the end
+    seconds: list[int]
+    asked: list[float]
+    served: list[float]
+    throttled: list[float]
+
+
+class EdgesSnapshot(TypedDict):
+    puts: Annotated[int, Check(lambda n: n >= 0, "a whole number of 0 or more")]
+    append: EdgeSnapshot
+    prepend: EdgeSnapshot
+
+
 class MetricsSnapshot(TypedDict):
     """``RunCounts.snapshot``: what the metrics' ``merge`` adds."""
 
@@ -102,6 +121,8 @@ class MetricsSnapshot(TypedDict):
     heavy: Annotated[str, Check(_frequent_items, "a frequent-items sketch of strings (DataSketches), in base64")]
     distinct: Annotated[str, Check(_hll, "an HLL sketch (DataSketches), in base64")]
     ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
+    edges: NotRequired[EdgesSnapshot]  # the ends of the key order (``counting.key_edges``)
+    hot: NotRequired[list[str]]  # keys hot in some second, counted exactly
     clock: SpannedClock
 
 

@@ -104,8 +104,9 @@ class PartitionRow(AccountRow):
     throttled: int = 0
     errors: dict[str, int] = field(default_factory=dict)  # failed operations by the service's error code
     throttled_by: dict[str, int] = field(default_factory=dict)  # throttled attempts by reason: partition, account, timeout
-    #: seconds from its first to its last with load, where fewer than the run's peak window: its peak is over them (a
-    #: key alive for a second is measured over its own life, not diluted by the seconds it did not exist); 0: the run's
+    #: seconds from its first to its last with load, where fewer than the run's peak window and busy (10 entities a
+    #: second or more): its peak is over them (a key alive for a second is measured over its own life, not diluted by
+    #: the seconds it did not exist); 0: the run's window
     life_s: int = 0
 
 

@@ -283,6 +283,7 @@ class KeyEnd(TypedDict):
     puts: int  # write requests to keys at or past the end
     share: float  # of every write request
     key: str | None  # the end's key at the run's end
+    landed: NotRequired[list[str]]  # the first and the last key that landed past the end (none: it never moved)
     peak_eps: float  # served, at the peak window
     offered_peak_eps: float  # asked for
     mean_eps: float

@@ -19,7 +19,7 @@ from hdrh.histogram import HdrHistogram
 
 from ..counting.bucket_frame import summed, tallied
 from ..counting.buckets import GROUPS, OTHER, Bucket, BucketKey
-from ..counting.counts import RunCounts, max_ms, ms_at, new_histogram
+from ..counting.counts import HOT_ENTITIES, RunCounts, max_ms, ms_at, new_histogram
 from ..counting.latency import Latency
 from ..counting.phases import Phases
 from ..service.operations import OpClass
@@ -82,15 +82,17 @@ def _means(rows: pd.DataFrame, phases: Phases) -> tuple[float, float]:
 
 
 def _life(rows: pd.DataFrame, phases: Phases, partition: str) -> int:
-    """A partition's seconds from its first with load to its last, where fewer than the peak window (0: not); a long
-    span's bin counts all its seconds."""
+    """A partition's seconds from its first with load to its last, where fewer than the peak window and busy in them
+    (``HOT_ENTITIES`` a second or more: a key written a moment, not one read once); else 0. A long span's bin counts
+    all its seconds."""
     seconds, values, asked = _figures(rows)
     loaded = (values > 0) | (asked > 0)
     if partition in GROUPS or not loaded.any():
         return 0
     width = rows[BIN_COLUMN].to_numpy(np.int64) if BIN_COLUMN in rows else np.ones(len(rows), np.int64)
     life = int((seconds + width - 1)[loaded].max() - seconds[loaded].min()) + 1
-    return life if life < phases.window else 0
+    busy = max(float(values.sum()), float(asked.sum())) / life >= HOT_ENTITIES
+    return life if life < phases.window and busy else 0
 
 
 def _row(partition: str, op_class: OpClass, rows: pd.DataFrame, phases: Phases, target: int) -> PartitionRow:

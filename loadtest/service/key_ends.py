@@ -31,6 +31,8 @@ class KeyEnd:
         self.start: float | None = None  # when the first key was seen
         self.landed: deque[tuple[float, Any]] = deque()  # keys that moved the end after SETTLE_S, with when
         self.moves = 0  # how many
+        self.first_landed: Any = None  # the first and the last of them: the keys the range held, end to end
+        self.last_landed: Any = None
 
     def floor(self, now: float) -> Any:
         """The range's boundary: the oldest key that landed past the end within ``END_HOLD_S``, else the end key."""
@@ -59,6 +61,8 @@ class KeyEnd:
         if not first and now - self.start >= SETTLE_S:
             self.landed.append((now, self.key))
             self.moves += 1
+            self.first_landed = self.key if self.first_landed is None else self.first_landed
+            self.last_landed = self.key
 
 
 def ranges_words(*, per_key_only: bool, server_rate: float = 0.0) -> str:
