@@ -56,9 +56,10 @@ class Load:
 
 def load_of(demand: Demand, rate: float, ordered: str) -> Load:
     """``demand`` at ``rate`` operations/s. ``ordered``: where new per-entity keys sort ("last", "first"; "clock":
-    a key per period), so the range there takes every insert."""
+    a key per period), so the range there takes every insert. A key that came and went is judged while it lived; the
+    account on the whole (its keys' shares add up to the whole at every second)."""
     weights = demand.key_counts
-    per_key, clock, fresh, scanned = np.zeros(len(demand.keys)), 0.0, 0.0, 0.0
+    per_key, clock, fresh, scanned, keyed = np.zeros(len(demand.keys)), 0.0, 0.0, 0.0, 0.0
     for s in demand.streams:
         ops = rate * s.share
         if s.clock is not None:
@@ -69,9 +70,10 @@ def load_of(demand: Demand, rate: float, ordered: str) -> Load:
             asked = ops * s.probabilities * s.entities
             if s.spread is not None:
                 asked = asked + s.spread.beyond(ops * s.probabilities)
-            per_key += asked
+            per_key += asked if demand.lives is None else ops * demand.peak(s.probabilities) * s.entities
+            keyed += float((asked * weights).sum())
             scanned += float((asked * weights).sum()) if OPERATIONS[s.op].asks == "scan" or s.spread is not None else 0.0
-    account = float((per_key * weights).sum()) + clock + fresh
+    account = keyed + clock + fresh
     range_eps = fresh if ordered in ("last", "first") else clock
     return Load(keys=demand.keys, per_key=per_key, clock_eps=clock, range_eps=range_eps, account_eps=account, scanned_eps=scanned)
 
@@ -202,7 +204,8 @@ def _remapped(base: Demand, source: list[tuple[str, int, float]]) -> Demand:
         for s in base.streams
     ]
     weights = None if base.weights is None else base.weights[index]
-    return Demand(keys=[k for k, _, _ in source], streams=streams, weights=weights)
+    lives = None if base.lives is None else base.lives[index]
+    return Demand(keys=[k for k, _, _ in source], streams=streams, weights=weights, lives=lives, span_s=base.span_s)
 
 
 def _hash_prefix(workload: Workload, n: int) -> Design:

@@ -91,11 +91,18 @@ def simulated(
 ) -> Results:
     """``design`` through the partition layer's model at ``rate`` operations/s for ``seconds`` (``retry``: a strategy
     in place of the workload's): a simulation's results judged against the budgets given as the targets (so a scaled
-    run's ratios are the full scale's)."""
+    run's ratios are the full scale's). Where keys come and go (a traffic profile's), the seconds simulated are those
+    its hottest key lived in."""
     assert design.demand is not None
     settings = workload.settings
     strategy = rules.retry("--retry", retry) if retry else settings.retry
-    sim = Simulation(design.demand, budgets, strategy, rate=rate, seconds=seconds, step=0.1, seed=settings.key_seed)
+    demand, lives_from = design.demand, 0
+    if demand.lives is not None:
+        hottest = design.load.hottest()[0]
+        lives_from = int(demand.lives[demand.keys.index(hottest), 0]) if hottest in demand.keys else 0
+    sim = Simulation(
+        demand, budgets, strategy, rate=rate, seconds=seconds, step=0.1, seed=settings.key_seed, lives_from=lives_from
+    )
     metrics = sim.run()
     info = RunInfo(
         id="advice",

@@ -326,3 +326,4 @@ class RunSettings(TypedDict, total=False):
     arrival_rate: float
     emulator_partition_rate: float
     emulator_account_rate: float
+    emulator_server_rate: float

@@ -69,17 +69,45 @@ class Demand:
     #: keys each of ``keys`` stands for (a replay's tail: a group of keys alike in demand, each asked as it is); the
     #: streams' probabilities are per key, so that they sum to 1 weighted by these. None: one key each.
     weights: np.ndarray | None = None
+    #: per key, the first and last second of ``span_s`` it was asked in (a traffic profile's keys that came and went:
+    #: a minute's key of a day); None: every key all along. A key's demand falls in its own life, so while it lives its
+    #: share of each stream is its share over the span times span / life, the live keys' shares made whole (``at``).
+    lives: np.ndarray | None = None
+    span_s: int = 0
 
     @property
     def key_counts(self) -> np.ndarray:
         return np.ones(len(self.keys)) if self.weights is None else self.weights
 
+    def at(self, probabilities: np.ndarray, second: int) -> np.ndarray:
+        """A stream's probabilities at ``second`` of the span: each live key's share, the dead keys' none."""
+        if self.lives is None:
+            return probabilities
+        first, last = self.lives[:, 0], self.lives[:, 1]
+        alive = (first <= second) & (second <= last)
+        weighted = np.where(alive, probabilities * self.span_s / (last - first + 1), 0.0)
+        total = float((weighted * self.key_counts).sum())
+        return weighted / total if total else weighted
+
+    def peak(self, probabilities: np.ndarray) -> np.ndarray:
+        """Each key's share of a stream at its busiest second: the shares change only where a key is born or dies, so
+        those seconds are the ones read."""
+        if self.lives is None:
+            return probabilities
+        moments = np.unique(np.concatenate([self.lives[:, 0], self.lives[:, 1] + 1]))
+        moments = moments[(moments >= 0) & (moments < self.span_s)]
+        most = np.zeros_like(probabilities)
+        for second in moments:
+            np.maximum(most, self.at(probabilities, int(second)), out=most)
+        return most
+
     def expected(self, rate: float) -> np.ndarray:
-        """Entities/s asked of each key (keyed streams), at ``rate`` operations/s."""
+        """Entities/s asked of each key (keyed streams), at ``rate`` operations/s (a key that came and went: while it
+        lived)."""
         per_key = np.zeros(len(self.keys))
         for s in self.streams:
             if s.keyed and s.clock is None:
-                per_key += rate * s.share * s.probabilities * s.entities
+                per_key += rate * s.share * self.peak(s.probabilities) * s.entities
                 if s.spread is not None:
                     per_key += s.spread.beyond(rate * s.share * s.probabilities)
             elif s.keyed:  # a timestamp key takes a whole period's writes
@@ -142,7 +170,9 @@ def demand_of(settings: Settings, *, start: float, seconds: int) -> Demand:
                     spread=across if op.reach in ("partitions", "table") else None,
                 )
             )
-    return Demand(keys=keys, streams=streams)
+    lived, span = strategy.lives()
+    lives = np.array([lived.get(key, (0, span - 1)) for key in keys], dtype=float) if lived else None
+    return Demand(keys=keys, streams=streams, lives=lives, span_s=span if lived else 0)
 
 
 def _scan_rows(strategy: KeyStrategy, keys: list[str], count: int, scan_size: int) -> np.ndarray:

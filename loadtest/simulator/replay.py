@@ -37,15 +37,18 @@ def replay(profile: dict[str, Any], *, unattributed: str, split_hot: int = 1, ov
     """The demand ``profile`` describes (``load_profile``'s, checked). ``split_hot``: the docs' remedy, each named
     partition whose entities/s at the profile's peak times ``scale`` are over ``over`` spread over that many keys
     (``key-00``, ``key-01``, …), its demand shared evenly."""
+    span = int(profile["span"]["seconds"])
+    lived = {row["key"]: tuple(row["alive"]) for row in profile["partitions"] if "alive" in row}
     rows = [(row["key"], 1, row["demand"]) for row in profile["partitions"]]
     if split_hot > 1:
-        rows = _split(rows, profile, split_hot, over / scale)
+        rows, lived = _split(rows, profile, split_hot, over / scale, lived)
     rows += [
         (TAIL_KEY.format(keys=row["keys"], least=row["requests_at_least"]), row["keys"], row["demand"]) for row in profile["tail"]
     ]
     rows.sort(key=lambda row: row[0])
     keys = [key for key, _, _ in rows]
     weights = np.array([float(n) for _, n, _ in rows])
+    lives = np.array([lived.get(key, (0, span - 1)) for key in keys], dtype=float) if lived else None
     total = float(profile["requests"])
     streams: list[Stream] = []
     everything = np.zeros(len(keys))  # every attributed request per key (unattributed demand of a class none has)
@@ -83,7 +86,7 @@ def replay(profile: dict[str, Any], *, unattributed: str, split_hot: int = 1, ov
     per_second = _per_second(profile)
     mean = total / len(per_second)
     return Replay(
-        demand=Demand(keys=keys, streams=streams, weights=weights),
+        demand=Demand(keys=keys, streams=streams, weights=weights, lives=lives, span_s=span if lived else 0),
         mean_rate=mean,
         shape=per_second / mean,
         peak_rate=float(per_second.max()),
@@ -98,16 +101,21 @@ def _per_second(profile: dict[str, Any]) -> np.ndarray:
     return np.repeat(bins / lengths, lengths)
 
 
-def _split(rows: list[tuple[str, int, dict]], profile: dict[str, Any], ways: int, over: float) -> list[tuple[str, int, dict]]:
-    """Each row whose entities/s at the profile's peak are over ``over`` as ``ways`` rows of a share each."""
+def _split(
+    rows: list[tuple[str, int, dict]], profile: dict[str, Any], ways: int, over: float, lived: dict[str, tuple]
+) -> tuple[list[tuple[str, int, dict]], dict[str, tuple]]:
+    """Each row whose entities/s at the profile's peak are over ``over`` as ``ways`` rows of a share each (living as
+    the key did)."""
     per_second = _per_second(profile)
     peak_factor = float(per_second.max()) / (float(per_second.sum()) / len(per_second))
     out = []
     for key, weight, demand in rows:
-        entities = sum(d["entities"] for d in demand.values()) / len(per_second) * peak_factor
+        seconds = lived[key][1] - lived[key][0] + 1 if key in lived else len(per_second)  # its demand within its life
+        entities = sum(d["entities"] for d in demand.values()) / seconds * peak_factor
         if entities <= over:
             out.append((key, weight, demand))
             continue
         share = {c: {"requests": d["requests"] / ways, "entities": d["entities"] / ways} for c, d in demand.items()}
         out += [(f"{key}-{i:02}", weight, share) for i in range(ways)]
-    return out
+        lived |= {f"{key}-{i:02}": lived[key] for i in range(ways) if key in lived}
+    return out, lived

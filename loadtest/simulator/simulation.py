@@ -63,10 +63,12 @@ class Simulation:
         seed: int = 1,
         start: int = 0,
         shape: np.ndarray | None = None,
+        lives_from: int = 0,
     ) -> None:
         self.demand, self.budgets, self.retry = demand, budgets, retry
         self.rate, self.seconds, self.step, self.start = rate, seconds, step, start
         self.shape = np.ones(seconds) if shape is None else shape  # each second's rate / ``rate`` (a replay's day)
+        self.lives_from = lives_from  # the second of the demand's span (``Demand.lives``) the simulation's first is
         self.ticks_per_second = round(1 / step)
         self.poisson = arrivals == "poisson"
         self.rng = np.random.default_rng(seed)
@@ -113,6 +115,9 @@ class Simulation:
         rows = SecondRows(metrics, list(keys), self.tracked, op_classes, b.timeout_share)
         for tick in range(self.seconds * self.ticks_per_second):
             now = (tick + 1) * step
+            if self.demand.lives is not None and tick % self.ticks_per_second == 0:  # keys come and go: this second's
+                second_of_span = self.lives_from + tick // self.ticks_per_second
+                base = self.rate * step * share * np.array([self.demand.at(s.probabilities, second_of_span) for s in streams])
             ops = queue[tick % horizon].copy()
             queue[tick % horizon] = 0.0
             now_base = base * self.shape[min(int(now - 1e-9), self.seconds - 1)]

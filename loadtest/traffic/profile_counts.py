@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..counting.buckets import UNATTRIBUTED
+from ..counting.phases import PEAK_WINDOW_S
 from ..workload.traffic_profile import BIN_SIZES, BINS, FORMAT, VERSION
 
 __all__ = ["HEAVIEST", "MAX_KEYS", "ProfileCounts"]
@@ -36,13 +37,22 @@ class ProfileCounts:
         self.operation_entities: Counter[tuple[str, str]] = Counter()
         self.unattributed: dict[str, list[float]] = {}  # op class -> [requests, entities]
         self.seconds: Counter[int] = Counter()  # second -> requests
+        self.alive: dict[str, list[int]] = {}  # partition -> [its first second, its last]
 
     def add(self, second: int, operation: str, op_class: str, partition: str, entities: int, requests: int = 1) -> None:
         """Operations' first attempts (``requests`` of them, asking for ``entities`` together) in one second."""
         self.operations[(operation, op_class)] += requests
         self.operation_entities[(operation, op_class)] += entities
         self.seconds[second] += requests
-        _add(self.unattributed if partition == UNATTRIBUTED else self._partition(partition), op_class, requests, entities)
+        if partition == UNATTRIBUTED:
+            _add(self.unattributed, op_class, requests, entities)
+            return
+        _add(self._partition(partition), op_class, requests, entities)
+        life = self.alive.get(partition)
+        if life is None:
+            self.alive[partition] = [second, second]
+        else:
+            life[0], life[1] = min(life[0], second), max(life[1], second)
 
     def _partition(self, partition: str) -> dict[str, list[float]]:
         """A partition's demand by op class (made if new; the lightest half folded first where ``MAX_KEYS`` are)."""
@@ -58,6 +68,7 @@ class ProfileCounts:
         totals = sorted((sum(v[0] for v in c.values()), p) for p, c in self.partitions.items())
         for _, partition in totals[: len(totals) // 2]:
             self._into_tail(self.partitions.pop(partition))
+            self.alive.pop(partition, None)
 
     def _into_tail(self, per_class: dict[str, list[float]]) -> None:
         keys, place = self.folded.setdefault(_tail_bin(sum(v[0] for v in per_class.values())), ([0], {}))
@@ -99,10 +110,20 @@ class ProfileCounts:
                 }
                 for (operation, op_class), n in self.operations.most_common()
             ],
-            "partitions": [{"key": partition, "demand": _demand(per_class)} for partition, per_class in ranked[:HEAVIEST]],
+            "partitions": [
+                {"key": partition, "demand": _demand(per_class), **self._life(partition, start, span)}
+                for partition, per_class in ranked[:HEAVIEST]
+            ],
             "tail": tail,
             "unattributed": _demand(self.unattributed),
         }
+
+    def _life(self, partition: str, start: int, span: int) -> dict[str, list[int]]:
+        """A key asked only for part of the span: its first and last second in it (``alive``), where that is shorter
+        than the span by more than a peak window (a key asked all along has none)."""
+        first, last = self.alive.get(partition, (start, start + span - 1))
+        first, last = max(first - start, 0), min(last - start, span - 1)
+        return {"alive": [first, last]} if last - first + 1 < span - PEAK_WINDOW_S else {}
 
     def state(self, *, first: float, last: float, records: int) -> dict[str, Any]:
         """Everything counted, exactly, as JSON: what a ``--jobs`` shard hands its parent, which adds the shards'
@@ -113,6 +134,7 @@ class ProfileCounts:
             "operations": [[op, cls, n, self.operation_entities[(op, cls)]] for (op, cls), n in self.operations.items()],
             "unattributed": self.unattributed,
             "seconds": sorted(self.seconds.items()),
+            "alive": self.alive,
             "first": first,
             "last": last,
             "records": records,
@@ -136,6 +158,9 @@ class ProfileCounts:
         for op_class, (requests, entities) in state["unattributed"].items():
             _add(self.unattributed, op_class, requests, entities)
         self.seconds.update({int(second): n for second, n in state["seconds"]})
+        for partition, (first, last) in state.get("alive", {}).items():
+            life = self.alive.setdefault(partition, [int(first), int(last)])
+            life[0], life[1] = min(life[0], int(first)), max(life[1], int(last))
         return state["first"], state["last"], state["records"]
 
     def write(self, path: Path, **facts: Any) -> Path:

@@ -121,6 +121,11 @@ class KeyStrategy:
         keys = self.keys()
         return None if keys is None else _by_key(keys, self.skew(len(keys)).probabilities())
 
+    def lives(self) -> tuple[dict[str, tuple[int, int]], int]:
+        """Keys asked only for a while: each one's first and last second of a span of that many seconds (a traffic
+        profile's); none here (every key all along)."""
+        return {}, 0
+
     def scanned(self, partition: str, count: int, scan_size: int) -> tuple[int, int]:
         """(Rows seeded under ``partition``, at least one; rows a row range scan of up to ``scan_size`` reads there):
         the users' scans, the demand of one never sent, the simulator's."""

@@ -34,9 +34,13 @@ UNATTRIBUTED_MODES = ("spread", "apart")
 TAIL_KEY = "~tail{least}-{n:06d}"  # after every logged key of letters and digits in key order, as the tail's place
 
 
-def _layout(path: str) -> tuple[list[str], dict[OpClass, list[float]]]:
-    """The profile's keys (the named ones, then each tail group's) and each one's requests per op class: read once a
-    process for each version of the file (its place, size and time), shared by every user."""
+Layout = tuple[list[str], dict[OpClass, list[float]], dict[str, tuple[int, int]], int]
+
+
+def _layout(path: str) -> Layout:
+    """The profile's keys (the named ones, then each tail group's), each one's requests per op class, and the lives of
+    those asked only for a while within the span's seconds: read once a process for each version of the file (its
+    place, size and time), shared by every user."""
     try:
         found = Path(path).stat()
         version: tuple[str, int, int] = (str(Path(path).resolve()), found.st_size, found.st_mtime_ns)
@@ -46,7 +50,7 @@ def _layout(path: str) -> tuple[list[str], dict[OpClass, list[float]]]:
 
 
 @lru_cache(maxsize=8)
-def _read_layout(path: str, version: tuple[str, int, int]) -> tuple[list[str], dict[OpClass, list[float]]]:
+def _read_layout(path: str, version: tuple[str, int, int]) -> Layout:
     """``_layout``, read: a run seeds an entity under each key (``MAX_SEED_ENTITIES`` at most), so a profile with more
     is refused before a key is made."""
     try:
@@ -61,16 +65,19 @@ def _read_layout(path: str, version: tuple[str, int, int]) -> tuple[list[str], d
         )
     keys: list[str] = []
     asked: dict[OpClass, list[float]] = {OpClass.GET: [], OpClass.PUT: []}
+    lives: dict[str, tuple[int, int]] = {}
     for row in profile["partitions"]:
         keys.append(validate_key(row["key"], "a profile's PartitionKey"))
         for op_class, per_key in asked.items():
             per_key.append(float(row["demand"].get(op_class, {}).get("requests", 0)))
+        if "alive" in row:
+            lives[row["key"]] = (int(row["alive"][0]), int(row["alive"][1]))
     for group in profile["tail"]:
         n = int(group["keys"])
         keys += [TAIL_KEY.format(least=group["requests_at_least"], n=i) for i in range(n)]
         for op_class, per_key in asked.items():
             per_key += [float(group["demand"].get(op_class, {}).get("requests", 0)) / n] * n
-    return keys, asked
+    return keys, asked, lives, int(profile["span"]["seconds"])
 
 
 class ProfiledKeys(KeyStrategy):
@@ -78,7 +85,7 @@ class ProfiledKeys(KeyStrategy):
 
     def __init__(self, spec: str, path: str, unattributed: str, **kw: Any) -> None:
         super().__init__(spec, **kw)
-        self._keys, asked = _layout(path)
+        self._keys, asked, self._lives, self._span = _layout(path)
         everything = [get + put for get, put in zip(asked[OpClass.GET], asked[OpClass.PUT], strict=True)]
         # an op class none of the logged partitions had: its operations draw by all their requests
         self._weights = {c: (w if sum(w) else everything) for c, w in asked.items()}
@@ -88,6 +95,10 @@ class ProfiledKeys(KeyStrategy):
 
     def keys(self) -> list[str]:
         return self._keys
+
+    def lives(self) -> tuple[dict[str, tuple[int, int]], int]:
+        """The profile's keys asked only for a while (a minute's key of a day), and its span's seconds."""
+        return self._lives, self._span
 
     def aim(self, op_class: str) -> None:
         """The op class of the operation about to run: its keys are drawn by that op class's requests."""

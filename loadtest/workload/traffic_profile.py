@@ -71,7 +71,12 @@ class Asked(TypedDict):
 Demand = dict[Counted, Asked]
 
 
-class NamedPartition(TypedDict):
+class _Lived(TypedDict, total=False):  # total=False, not NotRequired: this module's annotations are postponed
+    #: the first and last second of the span it was asked in, where it was asked only for a while (a minute's key)
+    alive: Annotated[list[Count], Check(lambda s: len(s) == 2 and s[0] <= s[1], "two seconds, first to last")]
+
+
+class NamedPartition(_Lived):
     key: str
     demand: Demand
 
@@ -165,6 +170,9 @@ def load_profile(path: str) -> dict[str, Any]:
         )
     if data["requests"] <= 0:
         raise UsageError(f"{flag}: the profile holds no demand (0 requests)")
+    for i, row in enumerate(data["partitions"]):
+        if "alive" in row and row["alive"][1] >= span:
+            raise UsageError(f"{flag}: profile.partitions[{i}].alive: {row['alive'][1]:,} is past the span's {span:,} s")
     named = sum(d["requests"] for row in (*data["partitions"], *data["tail"]) for d in row["demand"].values())
     for field, total in (
         ("rate.requests", sum(rate["requests"])),

@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from helpers import in_process
 
 START = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -77,3 +78,35 @@ def test_keys_hot_for_a_minute_are_named_with_exact_counts_and_throttled_ones_by
     folded = [r for r in results["partitions"] if r["partition"] == "#other" and r["throttled"]]
     assert not folded  # no throttled attempt left among the other partitions
     assert results["keys"]["tracked"] >= MINUTES + len(CUSTOMERS)
+
+
+def test_the_profile_keeps_each_minute_keys_life_so_advise_and_simulate_judge_it_in_its_minute(monkeypatch, tmp_path):
+    """The issue: ``advise --traffic`` on such a read's profile said "keep the design", each minute key's demand spread
+    over the whole span. The profile says when each key lived; ``advise --traffic`` and ``simulate --traffic`` judge a
+    minute key in its own minute (12 entities/s here: 2,400/s at 100x and twice the peak), and the advice spreads it."""
+    logs, profile = tmp_path / "minutes.json", tmp_path / "traffic.json"
+    minute_logs(logs)
+    code, stdout, stderr = in_process(
+        monkeypatch, "traffic", str(logs), "--out", str(tmp_path / "read"), "--no-report", "--profile-out", str(profile)
+    )
+    assert code == 0, stdout + stderr
+    rows = json.loads(profile.read_text())["partitions"]
+    lives = {row["key"]: row["alive"] for row in rows if "alive" in row}
+    assert sorted(lives) == sorted({row["key"] for row in rows if row["key"][:4] == "2026"})  # only the minute keys
+    assert lives["20261125T1203"] == [180, 239]
+    code, stdout, stderr = in_process(
+        monkeypatch, "advise", "--traffic", str(profile), "--scale", "100", "--out", str(tmp_path / "advice")
+    )
+    assert code == 0, stdout + stderr
+    advice = json.loads((tmp_path / "advice" / "results.json").read_text())["advice"]
+    assert "2,400 entities/s" in advice["why"] and "120%" in advice["why"] and advice["why"].find("2026") >= 0
+    chosen = next(d for d in advice["designs"] if d["family"] == advice["chosen"])
+    assert advice["chosen"] in ("shard", "hash-prefix") and chosen["ratio"] < 0.8
+    out = tmp_path / "simulated"
+    code, stdout, stderr = in_process(
+        monkeypatch, "simulate", "--traffic", str(profile), "--scale", "200", "--out", str(out), "--no-report"
+    )
+    assert code in (0, 3), stdout + stderr
+    results = json.loads((out / "results.json").read_text())
+    minute = next(r for r in results["partitions"] if r["partition"] == "20261125T1203" and r["op_class"] == "ALL")
+    assert minute["offered_peak_eps"] == pytest.approx(2400, rel=0.05) and minute["finding"] == "HOT"
