@@ -4,7 +4,7 @@ where appended keys land) or at or before the smallest (prepended), whatever the
 The docs' append-only / prepend-only anti-pattern: with range partitions the last (or first) range takes every new
 key, one partition server however many keys ("even if you create small and many partitions"), so that range is
 counted here as one: per second, what its keys were asked for and served, and how often its end moved to a new key.
-Read a second at a time in time order, before untracked keys fold into the other partitions (``counts.compact``; a
+Read a second at a time in time order, before untracked keys fold into the other partitions (``counts.RunCounts.compact``; a
 simulation's seconds whole), so a key alive for one second is counted however many keys came and went. The range's
 rules are the service's (``service.key_ends``); the results hold its figures (``results.key_order``) and the checklist
 and the levels judge them.

@@ -1,6 +1,6 @@
 """The ranges at both ends of the key order as the results hold them: what each was asked for and served, at its peak
 window and over the steady phase, against the per-partition target, as one range partition serves it (the counts are
-``counting.key_edges``'; ``findings.key_order`` judges them)."""
+``counting.key_edges``'; ``findings.checklist.key_order`` and ``findings.levels`` judge them)."""
 
 from __future__ import annotations
 

@@ -113,6 +113,9 @@ class Simulation:
         op_classes = sorted({s.op_class for s in streams})
         mine = {c: np.array([s.op_class == c for s in streams]) for c in op_classes}
         rows = SecondRows(metrics, list(keys), self.tracked, op_classes, b.timeout_share)
+        pseudo = np.zeros(n_keys, dtype=bool)  # the one key standing for a new key a write at an end, if any
+        if self.fresh:
+            pseudo[self.fresh[1]] = True
         for tick in range(self.seconds * self.ticks_per_second):
             now = (tick + 1) * step
             if self.demand.lives is not None and tick % self.ticks_per_second == 0:  # keys come and go: this second's
@@ -140,13 +143,16 @@ class Simulation:
             offered = (through + fresh_wanted + spill) * account_share
             # the ranges where new keys land, one budget each (a replay's groups are no range), then the range partitions
             # (a group's keys side by side in key order: one key of their load to the layer)
+            # (new entities a key each count there only where their one key stands at an end: spread ones land anywhere)
             fresh = self.fresh[0] if self.fresh and fresh_wanted[self.fresh[1]] > 0 else ""
-            single = np.where(weights == 1, offered, 0.0)
-            ends = np.ones(n_keys) if self.ends is None else self.ends.admit_tick(single, now, fresh)
+            keyed_part, fresh_part = (through + spill) * account_share, fresh_wanted * account_share
+            at_end = np.where(weights == 1, keyed_part, 0.0) + np.where(pseudo, fresh_part, 0.0)
+            ends = np.ones(n_keys) if self.ends is None else self.ends.admit_tick(at_end, now, fresh)
+            past_ends = keyed_part * ends + fresh_part * np.where(pseudo, ends, 1.0)
             served = (
-                offered * ends
+                past_ends
                 if self.layer is None
-                else self.layer.admit_tick(sorted_keys, offered * ends * weights, load, now, step) / weights
+                else self.layer.admit_tick(sorted_keys, past_ends * weights, load, now, step) / weights
             )
             range_share = np.divide(served, offered, out=np.ones(n_keys), where=offered > 0)
             keyed_served = through * account_share * range_share

@@ -185,3 +185,19 @@ def test_the_recommended_design_simulated_as_a_user_would_asks_what_the_advice_s
     four = designs_module._hash_prefix(w, 4)  # the design once advised: its figure is the simulator's, far over
     assert four.load.hottest()[1] == pytest.approx(_simulated_hottest(monkeypatch, tmp_path, w, four.run_options), rel=0.05)
     assert four.load.ratio(w.settings.partition_target) > 5
+
+
+def test_over_the_account_the_design_within_each_is_sized_on_its_share_and_scanned_rows_are_named():
+    """The issue: a scan-heavy single key over the account's target was told "2 storage accounts ... within each, write
+    sharding: 'hot' over 16 buckets", sized on the whole demand, and nothing said that 99 % of the entities were
+    scanned rows. Within each account the design is searched on that account's share, and its figure is stated."""
+    w = workload(150, mix="scan=40,read=40,upsert=20", scan_size="200")
+    found = search(w, DESIGN_FAMILIES)
+    assert found.account_over and found.chosen.family == "accounts"
+    accounts, within = found.chosen.design.n, found.runner_up.design
+    share = workload(150 / accounts, mix="scan=40,read=40,upsert=20", scan_size="200")
+    assert within.load.hottest()[1] == pytest.approx(search(share, (within.family,)).answers[0].design.load.hottest()[1])
+    said = advice_section(found, elapsed_s=0.1)["recommendation"]
+    eps = within.load.hottest()[1]
+    assert f"sized on the account's share ({w.rate / accounts:,.0f} operations/s)" in said and f"{eps:,.0f} entities/s" in said
+    assert "Scanned rows are 99%" in said and "queries that read fewer rows" in said

@@ -52,3 +52,16 @@ def test_an_open_loop_is_judged_on_the_demand_its_hot_key_asked_for_not_what_thr
     assert found and "partition 'k0' took 42% of the table's demand" in found[0].message, found
     served_only = per_second({f"k{i}": 4 for i in range(8)})
     assert skew_findings(served_only) == []
+
+
+def test_every_remedy_that_spreads_a_key_says_prefix_never_suffix():
+    """One spreading rule (issue #63): the docs advise a hash prefix; KEY_SKEW said "suffix each hot key", advise wrote
+    'hot-b0'. Every remedy and the key function write the bucket first."""
+    from loadtest.findings.remedies import spread_words
+    from loadtest.results.finding_kinds import KINDS
+    from loadtest.workload.key_templates import bucket_key, template_keys
+
+    said = [kind.remedy for kind in KINDS.values()] + [spread_words("hot", 5000, 2000, {})]
+    assert not [s for s in said if "suffix each" in s or "key + '-' +" in s]
+    assert "prefix each hot key" in KINDS["KEY_SKEW"].remedy and "'00-hot'" in said[-1]
+    assert [bucket_key("hot", i, 12) for i in range(12)] == template_keys("{:12}-hot")  # a run sends what advise names
