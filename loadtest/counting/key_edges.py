@@ -92,7 +92,7 @@ class KeyEdges:
                     "moves": end.moves,
                     "puts": end.puts,
                     "key": end.key,
-                    "landed": [end.first_landed, end.last_landed] if end.first_landed is not None else None,
+                    "landed": [end.first_landed, end.last_landed] if end.last_landed is not None else None,
                     "seconds": list(end.seconds),
                     "asked": list(end.asked),
                     "served": list(end.served),

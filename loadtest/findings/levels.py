@@ -6,6 +6,7 @@ many PartitionKeys (or storage accounts) put the load under it, and under 80 % o
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -126,6 +127,18 @@ def advise_line(results: Results) -> str:
     return f"{ask}--from {shlex.quote(f'{folder}/results.json')}"
 
 
+#: The levels, most severe first: a key that landed in a range judged as severely needs no finding of its own.
+_LEVELS = (K.HOT, K.WARM, K.COOL)
+
+
+def _landed_in(results: Results, partition: str) -> str:
+    """The range (``NEWEST``, ``OLDEST``) whose landed keys ``partition`` is among, or ""."""
+    for kind, end in checklist.ordered_ends(results):
+        if end.get("landed") and min(end["landed"]) <= partition <= max(end["landed"]):
+            return NEWEST if kind == K.APPEND_ONLY else OLDEST
+    return ""
+
+
 def _ranges(results: Results, design: Mapping[str, Any]) -> list[Finding]:
     """The range where ordered new keys land, judged as one partition (one range partition serves it, however many keys
     come and go in it): its level when WARM or HOT (COOL: the APPEND_ONLY finding says its figure)."""
@@ -155,12 +168,19 @@ def levels(results: Results) -> list[Finding]:
             rows.setdefault(row.partition, []).append(row)
     hottest, design = results.hottest(), design_of(results)
     findings: list[Finding] = []
+    ranges = _ranges(results, design)
+    judged = {finding.partition: finding for finding in ranges}
+    landed: dict[str, list[tuple[str, FindingKind]]] = {where: [] for where in judged}
     for partition, its in rows.items():
         head = results.headline(partition)
         peak, ratio = head.judged(open_loop)
         kind = level(ratio)
         for row in its:
             row.finding = kind
+        where = _landed_in(results, partition)
+        if where in judged and _LEVELS.index(kind) >= _LEVELS.index(FindingKind(judged[where].kind)):
+            landed[where].append((partition, kind))  # a key that landed there: the range's finding judges it
+            continue
         if kind == K.COOL and partition not in hottest:
             continue  # the hottest partition is COOL: so is every other, no need to list them
         message = f"partition {partition!r} {_load(head, results, 'partition', _parts(its, open_loop))}"
@@ -168,7 +188,15 @@ def levels(results: Results) -> list[Finding]:
         remedy += advise_line(results) if kind == K.HOT else ""
         findings.append(finding(kind, message + _not_the_budget(results, "partition"), remedy=remedy, partition=partition))
 
-    findings += _ranges(results, design)
+    for found in ranges:
+        keys = sorted(landed[str(found.partition)])
+        if keys:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in Counter(kind for _, kind in keys).most_common())
+            found.message += (
+                f"; {len(keys):,} of the keys that landed there, each judged over its own life, are its part and no "
+                f"finding of their own ({kinds}: {keys[0][0]!r} … {keys[-1][0]!r})"
+            )
+    findings += ranges
     account = results.account
     peak, ratio = account.judged(open_loop)
     account.finding = level(ratio)

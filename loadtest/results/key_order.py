@@ -19,7 +19,7 @@ def key_order(edges: KeyEdges, phases: Phases, target: int, *, open_loop: bool) 
         seconds, asked, served, throttled = edges.series(name)
         peak, asked_peak = phases.sparse_peak(seconds, served), phases.sparse_peak(seconds, asked)
         judged = asked_peak if open_loop and asked_peak else peak
-        landed = {"landed": [end.first_landed, end.last_landed]} if end.first_landed is not None else {}
+        landed = {"landed": [end.first_landed, end.last_landed]} if end.last_landed is not None else {}
         out[name] = KeyEnd(
             **landed,  # type: ignore[typeddict-item]
             moves=end.moves,

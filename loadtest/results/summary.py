@@ -86,7 +86,7 @@ def _life(rows: pd.DataFrame, phases: Phases, partition: str) -> int:
     (``HOT_ENTITIES`` a second or more: a key written a moment, not one read once); else 0. A long span's bin counts
     all its seconds."""
     seconds, values, asked = _figures(rows)
-    loaded = (values > 0) | (asked > 0)
+    loaded = asked > 0 if (asked > 0).any() else values > 0  # its demand's seconds: a retry served later is not life
     if partition in GROUPS or not loaded.any():
         return 0
     width = rows[BIN_COLUMN].to_numpy(np.int64) if BIN_COLUMN in rows else np.ones(len(rows), np.int64)

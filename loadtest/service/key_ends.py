@@ -31,7 +31,8 @@ class KeyEnd:
         self.start: float | None = None  # when the first key was seen
         self.landed: deque[tuple[float, Any]] = deque()  # keys that moved the end after SETTLE_S, with when
         self.moves = 0  # how many
-        self.first_landed: Any = None  # the first and the last of them: the keys the range held, end to end
+        #: the first key that moved the end (settling or not) and the last that landed: the keys that came in at the end
+        self.first_landed: Any = None
         self.last_landed: Any = None
 
     def floor(self, now: float) -> Any:
@@ -58,10 +59,12 @@ class KeyEnd:
             return
         first = self.key is None
         self.key = key if self.past(key) else self.key
-        if not first and now - self.start >= SETTLE_S:
+        if first:
+            return
+        self.first_landed = self.key if self.first_landed is None else self.first_landed
+        if now - self.start >= SETTLE_S:
             self.landed.append((now, self.key))
             self.moves += 1
-            self.first_landed = self.key if self.first_landed is None else self.first_landed
             self.last_landed = self.key
 
 

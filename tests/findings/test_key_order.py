@@ -42,3 +42,17 @@ def test_per_key_budgets_only_throttle_no_key_a_second_under_its_own_budget(monk
     )
     assert "per-key budgets only" in results["simulation"]["model"]
     assert "APPEND_ONLY" in {f["kind"] for f in results["findings"]}  # the anti-pattern is the design's, throttled or not
+
+
+def test_against_the_budgets_own_target_the_range_is_hot_once_with_its_keys_as_its_part(monkeypatch, tmp_path):
+    """Judged against 100/s, each per-second key is HOT over its own life (150/s in its second, not 15 over a 10-second
+    window) and so is the range: one HOT for the range, naming how many of its keys were, not one a key."""
+    results = simulated(monkeypatch, tmp_path / "judged", "--partition-target", "100")
+    hot = [f for f in results["findings"] if f["kind"] == "HOT"]
+    ranged = [f for f in hot if f["partition"] == "#newest"]
+    assert len(ranged) == 1 and "150% of the 100/s partition target" in ranged[0]["message"]
+    first, last = sorted(results["key_order"]["append"]["landed"])
+    assert not [f for f in hot if f["partition"] != "#newest" and first <= f["partition"] <= last]
+    rows = [r for r in results["partitions"] if r["op_class"] == "PUT" and first <= r["partition"] <= last]  # all PUT
+    assert rows and all(r["finding"] == "HOT" and r["life_s"] == 1 for r in rows[1:-1])  # each key's own level kept
+    assert f"{sum(r['finding'] == 'HOT' for r in rows):,} HOT" in ranged[0]["message"]
