@@ -26,6 +26,7 @@ __all__ = ["FAMILIES", "Design", "Family", "Load", "current_design", "families_f
 FAMILIES = DESIGN_FAMILIES  # in the order they are tried and shown (the cheapest kinds of change first)
 SECONDS_FIRST = "timestamp:ssyyyyMMddHHmm"  # the docs' form: a minute's seconds spread over 60 keys in key order
 MOST = {"shard": 1000, "hash-prefix": 1000, "finer": 100_000, "accounts": 1000}  # the largest N searched
+MOST_SHARDED = 200  # hot keys a sharded design names in its one key strategy (``sharded:N:KEYS:DESIGN``)
 
 
 @dataclass(frozen=True)
@@ -167,22 +168,28 @@ def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str
 
 def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Design:
     """The hot keys each written over ``n`` buckets (``00-key`` ... by a hash of the RowKey: ``bucket_key``), the rest
-    as they are."""
+    as they are. Where a run can send it (``sharded:N:KEYS:DESIGN``, a single key's ``template:{:N}-KEY``), its demand is
+    that strategy's, as ``simulate`` and the run draw it; a traffic profile's is the profile's, its keys' shares split."""
     base = current.demand
     assert base is not None
     names = [base.keys[i] for i in hot]
-    source: list[tuple[str, int, float]] = []  # (new key, old key's index, its share of the old key)
-    chosen = set(hot)
-    for i, key in enumerate(base.keys):
-        source += [(bucket_key(key, j, n), i, 1 / n) for j in range(n)] if i in chosen else [(key, i, 1.0)]
-    demand = _remapped(base, sorted(source))
-    load = load_of(demand, workload.rate, workload.settings.keys().fresh)
-    run = None
-    single = workload.settings.key_strategy.startswith("single") and len(names) == 1
-    if single and not set("{}") & set(names[0]):  # a template a run can send
+    spec, run = workload.settings.key_strategy, None
+    if spec.startswith("single") and len(names) == 1 and not set("{}") & set(names[0]):  # a template a run can send
         run = {"key_strategy": f"template:{{:{n}}}-{names[0]}", "skew": "uniform"}
-    elif workload.settings.key_strategy.startswith("traffic:"):
+    elif spec.startswith("traffic:"):
         run = {"key_strategy": "traffic-sharded"}  # the profile rewritten with the buckets (verify writes it)
+    elif len(names) <= MOST_SHARDED and not any(set(",:") & set(name) for name in names):
+        run = {"key_strategy": f"sharded:{n}:{','.join(names)}:{spec}"}
+    if run is not None and run["key_strategy"] != "traffic-sharded":
+        settings = workload.with_key(**run)
+        demand = demand_of(settings, start=0, seconds=60)
+    else:
+        source: list[tuple[str, int, float]] = []  # (new key, old key's index, its share of the old key)
+        chosen = set(hot)
+        for i, key in enumerate(base.keys):
+            source += [(bucket_key(key, j, n), i, 1 / n) for j in range(n)] if i in chosen else [(key, i, 1.0)]
+        demand = _remapped(base, sorted(source))
+    load = load_of(demand, workload.rate, workload.settings.keys().fresh)
     shown = ", ".join(repr(k) for k in names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
     label = f"write sharding: {shown} over {n} buckets each"
     return Design("shard", n, label, load, demand, run, names)

@@ -46,7 +46,7 @@ class Workload:
 
     def with_key(self, key_strategy: str, **options: str) -> Settings:
         """The same workload with another key design (and the ``options`` it sets, e.g. its skew)."""
-        return Settings.from_options(namespace(**{**self.options, "key_strategy": key_strategy, **options}), offline=True)
+        return Settings.from_options(namespace(**{**self.options, **options, "key_strategy": key_strategy}), offline=True)
 
     def argv(self, **overrides: str) -> list[str]:
         """The workload as command-line options (a verifying run's, the advise command line a finding prints)."""

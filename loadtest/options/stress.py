@@ -76,7 +76,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("--key-strategy",),
         "PartitionKey design: single, set:N, hash-prefix:N, guid, append-only, prepend-only, "
-        "timestamp:FORMAT (e.g. yyyyMMddHHmm or ssyyyyMMddHHmm), template:TEXT (e.g. {event}__{distance})",
+        "timestamp:FORMAT (e.g. yyyyMMddHHmm or ssyyyyMMddHHmm), template:TEXT (e.g. {event}__{distance}), "
+        "sharded:N:KEYS:DESIGN (e.g. sharded:8:k0000000:set:20, the hot keys of a design written over N buckets)",
         "single",
     ),
     Option(

@@ -16,7 +16,8 @@ from .keys import AppendOnly, Guid, HashPrefix, KeySet, KeyStrategy, PrependOnly
 __all__ = ["ROW_KEY_STRATEGIES", "STRATEGIES", "key_strategy", "row_key_maker"]
 
 STRATEGIES = tuple(
-    "single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT traffic:PROFILE".split()
+    "single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT traffic:PROFILE "
+    "sharded:N:KEYS:DESIGN".split()
 )
 ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
 _PER_ENTITY = ("guid", "append-only", "prepend-only", "timestamp")
@@ -52,6 +53,10 @@ def _strategy(spec: str, default_key: str, kw: dict[str, Any]) -> KeyStrategy:
         return HashPrefix(spec, [f"{i:03d}" for i in range(int(param))], **kw)
     if name == "template":
         return KeySet(spec, template_keys(param), **kw)
+    if name == "sharded":  # a fixed design with its hot keys written over buckets (loadtest advise's write sharding)
+        from .sharded_keys import sharded_keys
+
+        return sharded_keys(spec, param, kw, lambda inner: _strategy(inner, default_key, kw))
     if name == "traffic":  # a traffic profile's partitions (loadtest run --traffic)
         from .traffic_keys import profiled_keys
 

@@ -201,3 +201,15 @@ def test_over_the_account_the_design_within_each_is_sized_on_its_share_and_scann
     eps = within.load.hottest()[1]
     assert f"sized on the account's share ({w.rate / accounts:,.0f} operations/s)" in said and f"{eps:,.0f} entities/s" in said
     assert "Scanned rows are 99%" in said and "queries that read fewer rows" in said
+
+
+def test_write_sharding_of_one_key_of_a_set_is_a_strategy_a_run_sends_and_simulate_agrees(monkeypatch, tmp_path):
+    """The issue: advise's write sharding of one customer had no key strategy a run could send, so --verify said "the
+    simulation stands alone". It is ``sharded:N:KEY:DESIGN`` now, and its figure is simulate's."""
+    w = workload(1500, key_strategy="set:20", skew="hotspot:50,5", mix="read=80,upsert=15,scan=5")
+    found = search(w, ("shard",))
+    design = answer(found, "shard").design
+    assert design.run_options == {"key_strategy": f"sharded:{design.n}:k0000000:set:20"}
+    said = design.load.hottest()[1]
+    assert said < HEADROOM * w.settings.partition_target
+    assert _simulated_hottest(monkeypatch, tmp_path, w, design.run_options) == pytest.approx(said, rel=0.05)
