@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..counting.buckets import NEWEST, OLDEST
 from ..results.finding_kinds import CHECKLIST, KINDS
 from ..results.finding_names import K
 from ..results.form import Finding, FindingKind, Results
 from ..results.schema import KeyEnd
 
-__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order", "ordered_ends", "range_words"]
+__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order", "landed", "ordered_ends", "range_words", "ranges"]
 
 MIN_EVIDENCE = 20  # operations a rule needs before it speaks
 SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
@@ -132,6 +133,17 @@ def ordered_ends(results: Results) -> list[tuple[FindingKind, KeyEnd]]:
         if end and end["puts"] >= MIN_EVIDENCE and end["share"] >= EDGE_SHARE and end["moves"] >= MIN_MOVES:
             out.append((kind, end))
     return out
+
+
+def ranges(results: Results) -> list[tuple[str, FindingKind, KeyEnd]]:
+    """``ordered_ends`` as the ranges their findings name (``NEWEST``, ``OLDEST``): (the range, its kind, its end)."""
+    return [(NEWEST if kind == K.APPEND_ONLY else OLDEST, kind, end) for kind, end in ordered_ends(results)]
+
+
+def landed(end: KeyEnd, partition: str) -> bool:
+    """``partition`` is one of the keys that came in at ``end`` (between the first that moved it and the last)."""
+    span = end.get("landed")
+    return bool(span) and min(span) <= partition <= max(span)
 
 
 def range_words(end: KeyEnd, *, open_loop: bool) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.throttlers import budget, throttler
-from ..counting.buckets import GROUPS, NEWEST, OLDEST, named
+from ..counting.buckets import GROUPS, named
 from ..counting.phases import peak_words
 from ..results.finding_kinds import ACCOUNT_TARGETS, SPREAD_ACCOUNTS
 from ..results.finding_names import Act, K
@@ -133,21 +133,17 @@ _LEVELS = (K.HOT, K.WARM, K.COOL)
 
 def _landed_in(results: Results, partition: str) -> str:
     """The range (``NEWEST``, ``OLDEST``) whose landed keys ``partition`` is among, or ""."""
-    for kind, end in checklist.ordered_ends(results):
-        if end.get("landed") and min(end["landed"]) <= partition <= max(end["landed"]):
-            return NEWEST if kind == K.APPEND_ONLY else OLDEST
-    return ""
+    return next((where for where, _, end in checklist.ranges(results) if checklist.landed(end, partition)), "")
 
 
 def _ranges(results: Results, design: Mapping[str, Any]) -> list[Finding]:
     """The range where ordered new keys land, judged as one partition (one range partition serves it, however many keys
     come and go in it): its level when WARM or HOT (COOL: the APPEND_ONLY finding says its figure)."""
     out = []
-    for kind, end in checklist.ordered_ends(results):
+    for where, _, end in checklist.ranges(results):
         judged = level(end["ratio"])
         if judged == K.COOL:
             continue
-        where = NEWEST if kind == K.APPEND_ONLY else OLDEST
         peak = end["offered_peak_eps"] if results.open_loop and end["offered_peak_eps"] else end["peak_eps"]
         message = f"{named(where)} {checklist.range_words(end, open_loop=results.open_loop)}"
         remedy = _partition_remedy(judged, where, peak, end["target"], design)

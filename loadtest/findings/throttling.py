@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..bounds.throttlers import judged_by, throttler
-from ..counting.buckets import GROUPS, NEWEST, OLDEST, named
+from ..counting.buckets import GROUPS, named
 from ..results import series_frame
 from ..results.finding_kinds import SPREAD_ACCOUNTS
 from ..results.finding_names import Act, Cause, K
@@ -225,12 +225,8 @@ def failures(results: Results) -> list[Finding]:
     for row in results.rows():
         if row.op_class != OpClass.ALL:
             rows.setdefault(row.partition, []).append(row)
-    for kind, end in checklist.ordered_ends(results):
-        if not end.get("landed"):
-            continue
-        where = NEWEST if kind == K.APPEND_ONLY else OLDEST
-        first, last = sorted(end["landed"])
-        inside = {p: its for p, its in rows.items() if p not in GROUPS and first <= p <= last}
+    for where, _, end in checklist.ranges(results):
+        inside = {p: its for p, its in rows.items() if p not in GROUPS and checklist.landed(end, p)}
         found = _range_throttled(results, where, end, inside)
         if found is not None:
             findings.append(found)
