@@ -169,7 +169,8 @@ def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str
 def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Design:
     """The hot keys each written over ``n`` buckets (``00-key`` ... by a hash of the RowKey: ``bucket_key``), the rest
     as they are. Where a run can send it (``sharded:N:KEYS:DESIGN``, a single key's ``template:{:N}-KEY``), its demand is
-    that strategy's, as ``simulate`` and the run draw it; a traffic profile's is the profile's, its keys' shares split."""
+    that strategy's, as ``simulate`` and the run draw it; a traffic profile's is the profile's, its keys' shares split;
+    a design sharded already has its buckets' shares split again, in the simulation alone."""
     base = current.demand
     assert base is not None
     names = [base.keys[i] for i in hot]
@@ -178,7 +179,7 @@ def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Desig
         run = {"key_strategy": f"template:{{:{n}}}-{names[0]}", "skew": "uniform"}
     elif spec.startswith("traffic:"):
         run = {"key_strategy": "traffic-sharded"}  # the profile rewritten with the buckets (verify writes it)
-    elif len(names) <= MOST_SHARDED and not any(set(",:") & set(name) for name in names):
+    elif not spec.startswith("sharded:") and len(names) <= MOST_SHARDED and not any(set(",:") & set(n) for n in names):
         run = {"key_strategy": f"sharded:{n}:{','.join(names)}:{spec}"}
     if run is not None and run["key_strategy"] != "traffic-sharded":
         settings = workload.with_key(**run)

@@ -57,9 +57,15 @@ def minute_logs(path: Path, seed: int = 5) -> tuple[Counter[tuple[str, str]], Co
     return asked, throttled
 
 
-def test_keys_hot_for_a_minute_are_named_with_exact_counts_and_throttled_ones_by_name(monkeypatch, tmp_path):
-    logs = tmp_path / "minutes.json"
-    asked, throttled = minute_logs(logs)
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory) -> tuple[Path, Counter[tuple[str, str]], Counter[str]]:
+    """The records, written once for the module: the file, and what was asked and throttled."""
+    logs = tmp_path_factory.mktemp("minutes") / "minutes.json"
+    return logs, *minute_logs(logs)
+
+
+def test_keys_hot_for_a_minute_are_named_with_exact_counts_and_throttled_ones_by_name(logged, monkeypatch, tmp_path):
+    logs, asked, throttled = logged
     out = tmp_path / "read"
     code, stdout, stderr = in_process(monkeypatch, "traffic", str(logs), "--out", str(out), "--no-report")
     assert code == 0, stdout + stderr
@@ -80,12 +86,11 @@ def test_keys_hot_for_a_minute_are_named_with_exact_counts_and_throttled_ones_by
     assert results["keys"]["tracked"] >= MINUTES + len(CUSTOMERS)
 
 
-def test_the_profile_keeps_each_minute_keys_life_so_advise_and_simulate_judge_it_in_its_minute(monkeypatch, tmp_path):
+def test_the_profile_keeps_each_minute_keys_life_so_advise_and_simulate_judge_it_in_its_minute(logged, monkeypatch, tmp_path):
     """The issue: ``advise --traffic`` on such a read's profile said "keep the design", each minute key's demand spread
     over the whole span. The profile says when each key lived; ``advise --traffic`` and ``simulate --traffic`` judge a
     minute key in its own minute (12 entities/s here: 2,400/s at 100x and twice the peak), and the advice spreads it."""
-    logs, profile = tmp_path / "minutes.json", tmp_path / "traffic.json"
-    minute_logs(logs)
+    logs, profile = logged[0], tmp_path / "traffic.json"
     code, stdout, stderr = in_process(
         monkeypatch, "traffic", str(logs), "--out", str(tmp_path / "read"), "--no-report", "--profile-out", str(profile)
     )
