@@ -151,10 +151,9 @@ def current_design(workload: Workload, seconds: int = 60) -> Design:
     return Design("current", 0, f"as it is ({settings.key_strategy})", load, demand, {})
 
 
-def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str) -> Design:
-    """A design that is one of the tool's key strategies (with ``options``, e.g. its skew): its demand as a run and
-    ``simulate`` would draw it."""
-    settings = workload.with_key(spec, **options)
+def _strategy(workload: Workload, family: str, n: int, spec: str) -> Design:
+    """A design that is one of the tool's key strategies: its demand as a run and ``simulate`` would draw it."""
+    settings = workload.with_key(spec)
     demand = demand_of(settings, start=0, seconds=60)
     load = load_of(demand, workload.rate, settings.keys().fresh)
     label = {
@@ -163,7 +162,7 @@ def _strategy(workload: Workload, family: str, n: int, spec: str, **options: str
         "guid": "GUID keys (a key per entity)",
         "hash-prefix": f"hash prefix: {n} prefixes over the whole key space (hash-prefix:{n})",
     }[family]
-    return Design(family, n, label, load, demand, {"key_strategy": spec, **options})
+    return Design(family, n, label, load, demand, {"key_strategy": spec})
 
 
 def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Design:
@@ -179,7 +178,7 @@ def _shard(workload: Workload, current: Design, hot: list[int], n: int) -> Desig
         run = {"key_strategy": f"template:{{:{n}}}-{names[0]}", "skew": "uniform"}
     elif spec.startswith("traffic:"):
         run = {"key_strategy": "traffic-sharded"}  # the profile rewritten with the buckets (verify writes it)
-    elif not spec.startswith("sharded:") and len(names) <= MOST_SHARDED and not any(set(",:") & set(n) for n in names):
+    elif not spec.startswith("sharded:") and len(names) <= MOST_SHARDED and not any(set(",:") & set(name) for name in names):
         run = {"key_strategy": f"sharded:{n}:{','.join(names)}:{spec}"}
     if run is not None and run["key_strategy"] != "traffic-sharded":
         settings = workload.with_key(**run)

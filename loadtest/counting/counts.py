@@ -271,16 +271,13 @@ class RunCounts:
         top = [item[0] for item in sorted(items, key=lambda item: (-item[1], item[0]))[:k]]
         return top + sorted(self.hot.difference(top))
 
-    def _heat(self, judged: list[BucketKey]) -> None:
-        """The keys hot in each judged second, to ``hot``."""
-        seconds: dict[int, Counter[str]] = {}
-        for key in judged:
-            bucket = self.buckets.get(key)
-            if bucket is not None and key[1] not in GROUPS:
-                seconds.setdefault(key[0], Counter())[key[1]] += bucket.offered + bucket.unsent
-        for totals in seconds.values():
-            least = max(HOT_ENTITIES, HOT_SHARE * sum(totals.values()))
-            self.hot.update(key for key, n in totals.most_common(TOP_K) if n >= least)
+    def _heat(self, seconds: Mapping[int, Mapping[str, list[float]]]) -> None:
+        """The keys hot in each judged second (what the key order read of it: each key's asked entities first), to
+        ``hot``."""
+        for cells in seconds.values():
+            asked = Counter({key: cell[0] for key, cell in cells.items()})
+            least = max(HOT_ENTITIES, HOT_SHARE * sum(asked.values()))
+            self.hot.update(key for key, n in asked.most_common(TOP_K) if n >= least)
 
     def distinct_partitions(self) -> float:
         union = ds.hll_union(SKETCH_LG_K)
@@ -302,8 +299,7 @@ class RunCounts:
         # each bucket is judged once, as it ages, not the whole run's every second (that grew with the run's length)
         judged = [key for key in self._fresh if key[0] < cutoff]
         self._fresh = [key for key in self._fresh if key[0] >= cutoff]
-        self.edges.add_buckets((key, self.buckets[key]) for key in judged if key in self.buckets)
-        self._heat(judged)
+        self._heat(self.edges.add_buckets((key, self.buckets[key]) for key in judged if key in self.buckets))
         self._top = frozenset(self.top_partitions())
         stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)

@@ -145,8 +145,9 @@ class KeyEdges:
             *(np.frombuffer(a, dtype=np.float64) if len(a) else np.zeros(0) for a in (end.asked, end.served, end.throttled)),
         )
 
-    def add_buckets(self, buckets: Iterable[tuple[BucketKey, Bucket]]) -> None:
-        """Buckets of whole seconds (a second's every partition, groups of keys left out), each second in time order."""
+    def add_buckets(self, buckets: Iterable[tuple[BucketKey, Bucket]]) -> dict[int, dict[str, list[float]]]:
+        """Buckets of whole seconds (a second's every partition, groups of keys left out), each second in time order;
+        returns what it read, per second and key: [asked, served, throttled, write requests]."""
         seconds: dict[int, dict[str, list[float]]] = {}
         for (second, partition, op_class), bucket in buckets:
             if partition in GROUPS:
@@ -161,3 +162,4 @@ class KeyEdges:
             keys = sorted(cells)
             figures = np.array([cells[key] for key in keys]).T
             self.add_second(second, keys, *figures)
+        return seconds

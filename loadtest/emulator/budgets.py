@@ -132,6 +132,13 @@ class Budget:
     def take(self, amount: float) -> None:
         self.tokens -= amount  # may go negative: a big scan is paid off before the next request
 
+    def tick(self, wanted: float, now: float) -> float:
+        """Of ``wanted`` entities over the tick ending at ``now``, what the bucket lets through (the fluid form), charged."""
+        tokens = available(self.tokens, self.rate, now - self.updated)
+        got = passed(tokens, wanted)
+        self.tokens, self.updated = settle(tokens, got, self.rate, self.burst), now
+        return got
+
 
 class KeyEnds:
     """The ranges where new keys land at both ends of the key order, one budget each. The emulator asks ``admit`` and
@@ -163,9 +170,7 @@ class KeyEnds:
             if floor is not None:
                 at = slice(int(floor), None) if end.sign > 0 else slice(0, int(floor) + 1)
                 want = float(wanted[at].sum())
-                tokens = available(b.tokens, b.rate, now - b.updated)
-                got = passed(tokens, want)
-                b.tokens, b.updated = settle(tokens, got, b.rate, b.burst), now
+                got = b.tick(want, now)
                 if want:
                     share[at] *= got / want
             if len(asked):
@@ -282,9 +287,7 @@ class PartitionLayer:
             if now - dt + 1e-9 < part.offline_until or hi <= lo:  # offline during (part of) the tick: being moved
                 part.budget.updated = now
                 continue
-            tokens = available(part.budget.tokens, part.budget.rate, now - part.budget.updated)
-            got = passed(tokens, want)
-            part.budget.tokens, part.budget.updated = settle(tokens, got, part.budget.rate, part.budget.burst), now
+            got = part.budget.tick(want, now)
             share = got / want if want else 1.0
             served[lo:hi] = wanted[lo:hi] * share
             load[lo:hi] += served[lo:hi]

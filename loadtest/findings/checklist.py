@@ -16,7 +16,7 @@ from ..results.finding_names import K
 from ..results.form import Finding, FindingKind, Results
 from ..results.schema import KeyEnd
 
-__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "key_order", "landed", "ordered_ends", "range_words", "ranges"]
+__all__ = ["CHECKLIST", "LOW_DENSITY", "findings", "judged_peak", "key_order", "landed", "ordered_ends", "range_words", "ranges"]
 
 MIN_EVIDENCE = 20  # operations a rule needs before it speaks
 SCAN_SHARE = 0.10  # partition range and table scans, of GET requests: "table queries sparingly"
@@ -144,6 +144,11 @@ def landed(end: KeyEnd, partition: str) -> bool:
     """``partition`` is one of the keys that came in at ``end`` (between the first that moved it and the last)."""
     span = end.get("landed")
     return bool(span) and min(span) <= partition <= max(span)
+
+
+def judged_peak(end: KeyEnd, *, open_loop: bool) -> float:
+    """The range's peak as a partition's level reads it: asked for in an open loop, else served."""
+    return end["offered_peak_eps"] if open_loop and end["offered_peak_eps"] else end["peak_eps"]
 
 
 def range_words(end: KeyEnd, *, open_loop: bool) -> str:

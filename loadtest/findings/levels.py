@@ -144,7 +144,7 @@ def _ranges(results: Results, design: Mapping[str, Any]) -> list[Finding]:
         judged = level(end["ratio"])
         if judged == K.COOL:
             continue
-        peak = end["offered_peak_eps"] if results.open_loop and end["offered_peak_eps"] else end["peak_eps"]
+        peak = checklist.judged_peak(end, open_loop=results.open_loop)
         message = f"{named(where)} {checklist.range_words(end, open_loop=results.open_loop)}"
         remedy = _partition_remedy(judged, where, peak, end["target"], design)
         remedy += advise_line(results) if judged == K.HOT else ""

@@ -198,7 +198,7 @@ def _range_throttled(results: Results, where: str, end: KeyEnd, inside: Mapping[
         by_reason.update(row.throttled_by)
     keys = sorted(p for p, its in inside.items() if any(r.throttled or throttled_failures(r) for r in its))
     judge, open_loop = judged_by(results.run), results.open_loop
-    peak = end["offered_peak_eps"] if open_loop and end["offered_peak_eps"] else end["peak_eps"]
+    peak = checklist.judged_peak(end, open_loop=open_loop)
     attempts = "attempt was" if throttled == 1 else "attempts were"
     message = (
         f"{named(where)}: {throttled:,} {attempts} throttled across {len(keys):,} of the keys that landed there "
