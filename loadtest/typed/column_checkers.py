@@ -246,10 +246,11 @@ def union_of(options: tuple[Checker, ...]) -> Checker:
                 try:
                     return option.check(value)
                 except Wrong as wrong:
-                    complaints.append((_tagged(option, value), len(wrong.path), wrong))
+                    complaints.append((_tagged(option, value), len(wrong.path), _at_tag(option, wrong), wrong))
         if complaints:  # the option the value meant to be says what is wrong: the form its tags name, else the one it
-            # went furthest in (the first)
-            raise max(complaints, key=lambda complaint: complaint[:2])[2]
+            # went furthest in, and of those one whose tag is what is missing (a form told by no tag: the tag is what
+            # is wrong, whichever form it meant), else the first
+            raise max(complaints, key=lambda complaint: complaint[:3])[3]
         raise Wrong(f"{what}, not {shown(value)}")
 
     return Checker(guarded(test), check, what, frozenset().union(*(o.kinds for o in options)), any(o.converts for o in options))
@@ -263,6 +264,11 @@ def _tagged(option: Checker, value: Any) -> bool:
 
 
 _NO_TAG = object()
+
+
+def _at_tag(option: Checker, wrong: Wrong) -> bool:
+    """``wrong`` is about one of ``option``'s tags itself (``.fits: missing``), right where the object is."""
+    return len(wrong.path) == 1 and any(wrong.path[0] == at_key(name) for name, _ in option.tags)
 
 
 def ruled(base: Checker, holds: Callable[[Any], bool], what: str, at: Callable[[Any], list[str]] | None = None) -> Checker:

@@ -72,3 +72,15 @@ def test_the_fast_test_of_a_whole_column_agrees_with_checking_each_value(column)
     except Wrong:
         walked = False
     assert checker.test(column) == walked
+
+
+def test_an_object_that_lost_the_tag_its_forms_are_told_by_is_told_so():
+    """A fresh clone's draw: an advice design that does not fit, its ``fits`` deleted, was said to miss ``label`` (the
+    first form's first field) where what it lost was the tag both forms are told by."""
+    from loadtest.results.advice_schema import Answer, Fits, FitsNot
+
+    answer = {"family": "shard", "applies": True, "why_not": "no key takes 80 %", "curve": [], "cost": {}, "simulated": {}}
+    assert set(Answer.__annotations__) <= set(answer) | {"fits"}
+    for form in (Fits | FitsNot, FitsNot | Fits):  # whichever the union names first
+        with pytest.raises(ValueError, match=r"^x\.fits: missing$"):
+            read(form, answer, "x")
