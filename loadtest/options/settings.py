@@ -20,7 +20,7 @@ from ..results.finding_names import FindingKind
 from ..results.schema import USER_SETTINGS
 from ..service.entities import MAX_BATCH_BYTES, EntityShape, batch_bytes
 from ..service.retry import RetryStrategy
-from ..service.scale_targets import judged_against
+from ..service.scale_targets import NONE_GIVEN, Targets, judged_against
 from ..testbed.integrity import user_row_prefix
 from ..workload.key_specs import key_strategy, row_key_maker
 from ..workload.keys import KeyStrategy
@@ -110,7 +110,9 @@ class Settings:
                 f"{batch_bytes(shape, v['batch_size']) / 2**20:.1f} MiB exceeds the 4 MiB an entity group transaction "
                 "holds; lower either"
             )
-        v["partition_target"], v["account_target"] = judged_against(v["profile"], v["partition_target"], v["account_target"])
+        v["partition_target"], v["account_target"] = judged_against(
+            v["profile"], v["partition_target"], v["account_target"], emulated=_emulated_budgets(v)
+        )
         if v["connection_string"] and v["account_url"]:
             raise UsageError("--connection-string and --account-url name two targets: give one")
         if urlsplit(v["account_url"]).query:
@@ -194,6 +196,18 @@ def _refuse_sas_in_account_url(url: str) -> NoReturn:
         f"(DefaultAzureCredential) on the master and on each worker; give the URL without its query, or the SAS as a "
         f"connection string in ${CONNECTION_STRING_ENV} (TableEndpoint={public_url(url).rstrip('/')};"
         "SharedAccessSignature=<sas>), which each worker reads from its own environment"
+    )
+
+
+def _emulated_budgets(v: dict[str, Any]) -> Targets:
+    """The throttling emulator's budgets that were given (0: its default, or no emulator): the targets a run is judged
+    by where none was given, so a run through an emulator scaled down to 100 entities/s a partition is judged at 100."""
+    if not v.get("emulate_throttling"):
+        return NONE_GIVEN
+    given = lambda rate, default: max(1, round(rate)) if rate and rate != default else 0  # noqa: E731
+    return Targets(
+        given(v.get("emulator_partition_rate"), Budgets.partition_rate),
+        given(v.get("emulator_account_rate"), Budgets.account_rate),
     )
 
 

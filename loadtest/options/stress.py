@@ -147,14 +147,14 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("--partition-target",),
-        "entities/s per partition (default: the profile's)",
+        "entities/s per partition (default: --emulator-partition-rate where given with --emulate-throttling, else the profile's)",
         None,
         optional(whole(minimum=1)),
         commands=STRESS_TEST | {"traffic"},
     ),
     Option(
         ("--account-target",),
-        "entities/s per account (default: the profile's)",
+        "entities/s per account (default: --emulator-account-rate where given with --emulate-throttling, else the profile's)",
         None,
         optional(whole(minimum=1)),
         commands=STRESS_TEST | {"traffic"},

@@ -45,9 +45,11 @@ def test_per_key_budgets_only_throttle_no_key_a_second_under_its_own_budget(monk
 
 
 def test_against_the_budgets_own_target_the_range_is_hot_once_with_its_keys_as_its_part(monkeypatch, tmp_path):
-    """Judged against 100/s, each per-second key is HOT over its own life (150/s in its second, not 15 over a 10-second
-    window) and so is the range: one HOT for the range, naming how many of its keys were, not one a key."""
-    results = simulated(monkeypatch, tmp_path / "judged", "--partition-target", "100")
+    """Judged against the emulated 100/s (the budget given stands for the target where none is given, a service scaled
+    down), each per-second key is HOT over its own life (150/s in its second, not 15 over a 10-second window) and so is
+    the range: one HOT for the range, naming how many of its keys were, not one a key. A target given is the level's."""
+    results = simulated(monkeypatch, tmp_path / "judged")
+    assert results["run"]["partition_target"] == 100
     hot = [f for f in results["findings"] if f["kind"] == "HOT"]
     ranged = [f for f in hot if f["partition"] == "#newest"]
     assert len(ranged) == 1 and "150% of the 100/s partition target" in ranged[0]["message"]
@@ -56,3 +58,8 @@ def test_against_the_budgets_own_target_the_range_is_hot_once_with_its_keys_as_i
     rows = [r for r in results["partitions"] if r["op_class"] == "PUT" and first <= r["partition"] <= last]  # all PUT
     assert rows and all(r["finding"] == "HOT" and r["life_s"] == 1 for r in rows[1:-1])  # each key's own level kept
     assert f"{sum(r['finding'] == 'HOT' for r in rows):,} HOT" in ranged[0]["message"]
+
+    given = simulated(monkeypatch, tmp_path / "given", "--partition-target", "2000")
+    found = {f["kind"]: f for f in given["findings"]}
+    assert given["run"]["partition_target"] == 2000 and "HOT" not in found
+    assert "8% of the 2,000/s partition target" in found["APPEND_ONLY"]["message"] and "THROTTLED" in found
