@@ -12,8 +12,9 @@ batches), the run's hottest demand is the simulation's and advise's within sampl
 at is the simulation's. ``compare --simulate`` gives a design advise's figure for it.
 
 A fixed budget here (``ONE_ANSWER_EXAMPLES``, 4 by default, beside the sweep's finds; ``ONE_ANSWER_RUNS``, 1
-beside the docs' append-only keys; one comparison); the sweep outside the suite draws hundreds:
-``ONE_ANSWER_EXAMPLES=200 ONE_ANSWER_RUNS=20 .venv/bin/pytest -p no:xdist tests/test_one_answer.py``
+beside the docs' append-only keys; ``ONE_ANSWER_COMPARES``, 1); the sweep outside the suite draws hundreds:
+``ONE_ANSWER_EXAMPLES=200 ONE_ANSWER_RUNS=20 ONE_ANSWER_COMPARES=10 .venv/bin/pytest -p no:xdist --timeout 0
+tests/test_one_answer.py`` (no time limit a test: the runs take 15 s each)
 (docs/development.md).
 """
 
@@ -42,6 +43,7 @@ from loadtest.options.settings import Settings, namespace
 
 EXAMPLES = int(os.environ.get("ONE_ANSWER_EXAMPLES", "4"))
 RUNS = int(os.environ.get("ONE_ANSWER_RUNS", "1"))
+COMPARES = int(os.environ.get("ONE_ANSWER_COMPARES", "1"))
 AGREE = 0.05  # relative: the closed form and the simulation of one workload
 #: relative, and entities/s: a short run's demand against the model's, two draws of one workload (a key asked 20/s over a
 #: 5-second window is 100 draws: a standard deviation of 10 %, and each peak the highest of several windows)
@@ -245,8 +247,9 @@ def sampled_alike(model: float, measured: float) -> bool:
     return abs(model - measured) <= SAMPLED * max(model, measured) + SAMPLED_EPS
 
 
-@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=COMPARES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=workloads(), prefixes=st.integers(2, 300))
+@example(drawn=SHARDED_AGAIN, prefixes=2)  # the sweep's find: its design's own commas cut apart by --strategies
 def test_compare_simulate_gives_a_design_the_figure_advise_gives_it(drawn, prefixes, monkeypatch, tmp_path):
     """``compare --simulate`` as a user types it (a simulation a strategy, in its own process): the hash prefix's
     hottest figure is advise's for the same design."""

@@ -150,10 +150,11 @@ def _check_search(ns: argparse.Namespace, settings: Settings, extra: list[str]) 
 
 def compare_strategies(ns: argparse.Namespace, run_args: list[str]) -> int:
     from ..report import render_comparison
+    from ..workload.key_specs import strategy_list
     from .compare import compare, split_designs
 
     given = {opt.dest: opt.value(ns) for opt in COMPARE_OPTIONS + of("compare", OPTIONS)}  # --junit checked now
-    strategies = [s.strip() for s in given["strategies"].split(",") if s.strip()]
+    strategies = strategy_list(given["strategies"])
     if "--key-strategy" in run_args:
         raise UsageError("compare: give the strategies with --strategies, not --key-strategy")
     designs = None

@@ -13,7 +13,7 @@ from ..service.entities import validate_key
 from .key_templates import template_keys
 from .keys import AppendOnly, Guid, HashPrefix, KeySet, KeyStrategy, PrependOnly, Single, Timestamp
 
-__all__ = ["ROW_KEY_STRATEGIES", "STRATEGIES", "key_strategy", "row_key_maker"]
+__all__ = ["ROW_KEY_STRATEGIES", "STRATEGIES", "key_strategy", "row_key_maker", "strategy_list"]
 
 STRATEGIES = tuple(
     "single[:KEY] set:N hash-prefix:N guid append-only prepend-only timestamp:FORMAT template:TEXT traffic:PROFILE "
@@ -21,6 +21,18 @@ STRATEGIES = tuple(
 )
 ROW_KEY_STRATEGIES = ("sequential", "guid", "append-only", "prepend-only", "timestamp:FORMAT")
 _PER_ENTITY = ("guid", "append-only", "prepend-only", "timestamp")
+
+
+def strategy_list(text: str) -> list[str]:
+    """A comma list of key strategies (``compare --strategies``), where a ``sharded:N:KEY,KEY:DESIGN`` keeps its own
+    commas: a piece after a sharded spec that has not reached its design yet is one of its keys."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if specs and specs[-1].startswith("sharded:") and specs[-1].count(":") < 3:
+            specs[-1] += f",{piece}"
+        elif piece:
+            specs.append(piece)
+    return specs
 
 
 def key_strategy(

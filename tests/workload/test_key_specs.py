@@ -72,3 +72,16 @@ def test_row_key_strategies_make_valid_distinct_keys(spec):
 @pytest.mark.parametrize("spec", ["template:{a:1}", "template:{é:2}-x", "template:{a:100000}", "set:1", "hash-prefix:1000"])
 def test_templates_and_sets_at_their_bounds_are_accepted(spec):
     assert key_strategy(spec).keys()
+
+
+def test_a_strategy_list_keeps_a_sharded_designs_own_commas():
+    """The sweep's find: ``compare --strategies sharded:2:k0000000,k0000003:set:20,hash-prefix:2`` was cut at every
+    comma, and its first piece refused."""
+    from loadtest.workload.key_specs import strategy_list
+
+    assert strategy_list("sharded:2:k0000000,k0000003:set:20,hash-prefix:2") == [
+        "sharded:2:k0000000,k0000003:set:20",
+        "hash-prefix:2",
+    ]
+    assert strategy_list(" single, guid ,,set:4") == ["single", "guid", "set:4"]
+    assert strategy_list("hash-prefix:4,sharded:3:k1:set:4,guid") == ["hash-prefix:4", "sharded:3:k1:set:4", "guid"]
