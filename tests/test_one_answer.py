@@ -161,6 +161,15 @@ A_KEY_A_SECOND = Drawn(
 )
 
 
+#: The sweep's find: scans over 189 keys, more than are counted apart, named the same 50 keys as the request log with
+#: fewer requests (the keys that joined the hottest late: their first seconds folded, unmarked; now ``partial``).
+SCANS_OVER_MORE_KEYS = Drawn(
+    {"key_strategy": "append-only", "skew": "uniform", "mix": "scan=1", "scan_size": "10", "seed_entities": "200",
+     "partition_target": str(BUDGET)},
+    40.0,
+)  # fmt: skip
+
+
 @st.composite
 def run_workloads(draw: st.DrawFn) -> Drawn:
     weights = draw(st.lists(st.integers(0, 10), min_size=len(RUN_OPERATIONS), max_size=len(RUN_OPERATIONS)).filter(any))
@@ -177,10 +186,11 @@ def run_workloads(draw: st.DrawFn) -> Drawn:
     return Drawn(options, float(draw(st.sampled_from([40, 90, 150]))))
 
 
-def by_partition(results: dict, op_class: str) -> dict[str, tuple[int, int]]:
-    """(requests, throttled attempts) of each named partition's ``op_class`` (no group: the other partitions, a range)."""
+def by_partition(results: dict, op_class: str) -> dict[str, tuple[int, int, bool]]:
+    """(requests, throttled attempts, partial) of each named partition's ``op_class`` (no group: the other partitions, a
+    range; partial: counted apart only once it was among the hottest, its figures at least what they say)."""
     rows = [r for r in results["partitions"] if r["op_class"] == op_class and r["partition"][:1] != "#"]
-    return {r["partition"]: (r["requests"], r["throttled"]) for r in rows}
+    return {r["partition"]: (r["requests"], r["throttled"], r.get("partial", False)) for r in rows}
 
 
 def judged(results: dict) -> tuple[float, str]:
@@ -198,6 +208,7 @@ def near_a_level(ratio: float) -> bool:
 @settings(max_examples=RUNS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=run_workloads())
 @example(drawn=A_KEY_A_SECOND)
+@example(drawn=SCANS_OVER_MORE_KEYS)
 def test_a_run_its_logs_its_simulation_and_advise_give_one_answer(drawn, azurite, monkeypatch, tmp_path):
     out = Path(tempfile.mkdtemp(dir=tmp_path))
     w = drawn.workload()
@@ -222,10 +233,14 @@ def test_a_run_its_logs_its_simulation_and_advise_give_one_answer(drawn, azurite
         if ran["keys"]["distinct"] <= ran["keys"]["tracked"]:  # every key named in both
             assert log_rows.keys() - {UNATTRIBUTED} <= run_rows.keys(), (op_class, drawn)
         for key in run_rows.keys() & log_rows.keys():
-            if op_class == "PUT":  # an insert's record names no partition: the logs place no more than the run did
-                assert log_rows[key][0] <= run_rows[key][0], (key, drawn)
+            (ran_n, ran_throttled, ran_partial), (logged_n, logged_throttled, logged_partial) = run_rows[key], log_rows[key]
+            if ran_partial or logged_partial:  # at least what it says: never more than the other, exact, reading
+                assert logged_partial or ran_n <= logged_n or op_class == "PUT", (key, op_class, drawn)
+                assert ran_partial or logged_n <= ran_n, (key, op_class, drawn)
+            elif op_class == "PUT":  # an insert's record names no partition: the logs place no more than the run did
+                assert logged_n <= ran_n, (key, drawn)
             else:
-                assert log_rows[key] == run_rows[key], (key, op_class, drawn)
+                assert (logged_n, logged_throttled) == (ran_n, ran_throttled), (key, op_class, drawn)
     unplaced = read["logs"]["unattributed"]
     assert set(unplaced) <= {"InsertEntity", "EntityGroupTransaction"}, unplaced
 

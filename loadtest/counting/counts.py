@@ -28,7 +28,7 @@ import base64
 import copy
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import datasketches as ds
@@ -46,6 +46,7 @@ from .latency import Latency
 __all__ = [
     "AGED_AFTER_S",
     "COMPACT_AFTER_S",
+    "FOLDED_KEYS_KEPT",
     "HISTOGRAMS",
     "RunCounts",
     "SKETCH_LG_K",
@@ -62,6 +63,9 @@ TOP_K = 50  # PartitionKeys kept exactly, per second
 HOT_SHARE = 1 / TOP_K
 HOT_ENTITIES = 10
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
+#: Keys whose folded seconds are remembered (a key named later is then known to lack them); past it, only the keys kept
+#: apart at that moment, and any other key named later is taken to lack some: some 10 MB at most.
+FOLDED_KEYS_KEPT = 100_000
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 #: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
 #: its seconds apart); older ones are put away as columns.
@@ -97,6 +101,8 @@ class RunCounts:
         self.live = live  # a run's, watched; records read afterwards (``loadtest traffic``) have no live view to feed
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.edges = KeyEdges()  # the ends of the key order, each second's read before its untracked keys fold
+        self.folded_keys: set[str] = set()  # keys some of whose seconds folded into OTHER (``partial``)
+        self._kept_when_full: frozenset[str] | None = None  # the keys kept apart when ``folded_keys`` filled
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
@@ -166,6 +172,7 @@ class RunCounts:
             "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
             "edges": self.edges.snapshot(),
             "hot": sorted(self.hot),
+            "folded": self._folded_candidates(),
             "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
         }
 
@@ -215,6 +222,7 @@ class RunCounts:
         self.hot = set()
         self.ranges.clear()
         self.edges = KeyEdges()
+        self.folded_keys, self._kept_when_full = set(), None
         self.started, self.steady_from, self.stopped = started, None, None
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
@@ -230,6 +238,7 @@ class RunCounts:
             self.ranges[(int(second), start)] += entities
         self.edges.merge(data.get("edges"))
         self.hot.update(data.get("hot", ()))
+        self._note_folded(data.get("folded", ()))
 
     def merge_histograms(self, data: Mapping[str, Any]) -> None:
         """Add the latency histograms of a snapshot (``HISTOGRAMS``): what ``loadtest merge``'s workers add apart, each
@@ -279,6 +288,28 @@ class RunCounts:
             least = max(HOT_ENTITIES, HOT_SHARE * sum(asked.values()))
             self.hot.update(key for key, n in asked.most_common(TOP_K) if n >= least)
 
+    def _note_folded(self, keys: Iterable[str]) -> None:
+        """Remember the keys whose seconds folded (up to ``FOLDED_KEYS_KEPT``; then only those kept apart then)."""
+        if self._kept_when_full is None:
+            self.folded_keys.update(keys)
+            if len(self.folded_keys) > FOLDED_KEYS_KEPT:
+                self._kept_when_full = self._top | frozenset(self.hot)
+        else:
+            self.folded_keys.update(key for key in keys if key in self._kept_when_full)
+
+    def partial(self, partition: str) -> bool:
+        """Whether a key's counts lack seconds folded into the other partitions before it was kept apart (a key that
+        became one of the hottest late): its figures are then at least what they say, not exact."""
+        if partition in GROUPS:
+            return False
+        full = self._kept_when_full
+        return partition in self.folded_keys or (full is not None and partition not in full)
+
+    def _folded_candidates(self) -> list[str]:
+        """The folded keys a merge of engines could name (this count's heaviest and hot ones): what a snapshot carries."""
+        candidates = set(self.top_partitions(3 * TOP_K))
+        return sorted(key for key in candidates if self.partial(key))
+
     def distinct_partitions(self) -> float:
         union = ds.hll_union(SKETCH_LG_K)
         union.update(self.distinct.get_result())
@@ -303,6 +334,7 @@ class RunCounts:
         self._top = frozenset(self.top_partitions())
         stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
         others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
+        self._note_folded({k[1] for k in stale})
         self._kept.extend(key for key in judged if key in self.buckets)
         for key, bucket in others.items():  # judged already (a group is never folded): kept with the buckets they left
             if key in self.buckets:

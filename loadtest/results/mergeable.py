@@ -123,6 +123,7 @@ class MetricsSnapshot(TypedDict):
     ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
     edges: NotRequired[EdgesSnapshot]  # the ends of the key order (``counting.key_edges``)
     hot: NotRequired[list[str]]  # keys hot in some second, counted exactly
+    folded: NotRequired[list[str]]  # keys among its heaviest some of whose seconds folded into the other partitions
     clock: SpannedClock
 
 

@@ -108,6 +108,9 @@ class PartitionRow(AccountRow):
     #: second or more): its peak is over them (a key alive for a second is measured over its own life, not diluted by
     #: the seconds it did not exist); 0: the run's window
     life_s: int = 0
+    #: its counts lack seconds folded into the other partitions before it was counted apart (a key that became one of
+    #: the hottest late): its figures are at least what they say
+    partial: bool = False
 
 
 @dataclass(kw_only=True)

@@ -95,11 +95,12 @@ class Keys(TypedDict):
     """How concentrated the load was."""
 
     distinct: int  # PartitionKeys touched (an HLL estimate)
-    tracked: int  # counted exactly
+    tracked: int  # counted apart (each exactly from when it was, ``partial`` of them from after their first seconds)
     top: list[str]
     top1_share: float
     top10_share: float
     estimated_entities: int
+    partial: NotRequired[int]  # of the tracked, those counted apart only after some seconds (``PartitionRow.partial``)
 
 
 class Retry(TypedDict):

@@ -259,6 +259,7 @@ def key_figures(rows: list[PartitionRow], distinct: float) -> dict[str, Any]:
         "top1_share": round(sum(n for n, _ in tracked[:1]) / everything, 4),
         "top10_share": round(sum(n for n, _ in tracked[:10]) / everything, 4),
         "estimated_entities": sum(r.estimated for r in single),
+        "partial": len({r.partition for r in single if r.partial}),
     }
 
 
@@ -304,6 +305,8 @@ def build(
     first, last = phases.span[0], phases.span[-1]
     bin_of = minute_bins(counts, phases) if BIN_COLUMN in frame else None  # a long span's latency: its bins'
     rows = partition_rows(frame, phases, info.partition_target)
+    for row in rows:  # a key counted apart only once it was among the hottest: its figures are at least what they say
+        row.partial = counts.partial(row.partition)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)
     for row in single:

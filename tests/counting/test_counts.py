@@ -100,3 +100,38 @@ def test_letting_go_of_the_history_drops_the_histograms_and_put_away_columns_and
     metrics.let_go_of_history()
     assert not metrics.aged.rows and not metrics.latency.by_op_class() and not metrics.corrected.by_op_class()
     assert live_view(metrics, target=3, now=clock.now + 5) == shown and shown["rows"]
+
+
+def test_a_key_counted_apart_only_once_it_was_among_the_hottest_is_partial_and_one_hot_from_the_start_is_not():
+    """The one-answer sweep's find: a run of 189 keys named the same 50 as its request log, with 221 requests where the
+    logs said 244 — keys that joined the top late had their first seconds folded into the other partitions, unmarked."""
+    clock, env, metrics = listener()
+    for second in range(30):
+        clock.now = 1_000_000 + second + 0.5
+        for i in range(TOP_K + 20):  # more keys than are kept apart: the coldest of each aged second fold
+            fire(env, partition=f"cold{i:03d}", entities=1)
+        fire(env, partition="hot-early", entities=50)
+        if second >= 15:
+            fire(env, partition="late", entities=500)  # one of the hottest from its 15th second on
+        elif second == 2:
+            fire(env, partition="late", entities=1)  # once, early: folded as it aged
+        metrics.compact()
+    metrics.compact(now=clock.now + 100)
+    assert metrics.partial("late") and not metrics.partial("hot-early") and not metrics.partial(OTHER)
+    assert metrics.snapshot(buckets=False)["folded"].count("late") == 1  # what a merge of engines reads
+    merged = PartitionMetrics.register(environment(), clock=clock)
+    merged.merge({**metrics.snapshot(), "buckets": []})
+    assert merged.partial("late") and not merged.partial("hot-early")
+
+
+def test_past_the_keys_it_remembers_a_key_named_later_is_partial_and_those_kept_apart_then_stay_exact(monkeypatch):
+    monkeypatch.setattr("loadtest.counting.counts.FOLDED_KEYS_KEPT", 100)
+    clock, env, metrics = listener()
+    for second in range(20):
+        clock.now = 1_000_000 + second + 0.5
+        for i in range(60):
+            fire(env, partition=f"cold{second}-{i}", entities=1)  # 1,200 keys, each folded
+        fire(env, partition="hot", entities=500)
+        metrics.compact()
+    assert len(metrics.folded_keys) <= 100 + 60 * 2 and not metrics.partial("hot")
+    assert metrics.partial("cold19-0") and metrics.partial("never-seen-but-named")
