@@ -12,7 +12,8 @@ PartitionKeys and an HLL sketch estimates how many distinct ones the run touched
 older than ``COMPACT_AFTER_S`` keep exact buckets only for the top ``TOP_K`` keys of the moment
 they aged (each bucket is judged once); the rest fold into one ``OTHER`` bucket per second, and
 the summary folds again with the run's final top keys. A key hot from the start is never
-folded, so its counts stay exact. Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as
+folded, so its counts stay exact; one that joined the top late lacks its folded seconds, and is ``partial`` (its figures
+at least what they say). Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as
 compressed columns (``aged_buckets``): exact still, and a day's soak holds them in bounded memory; their partitions'
 peaks and throttled attempts stay at hand for the live view (``aged_peaks``).
 

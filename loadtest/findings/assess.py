@@ -52,8 +52,24 @@ def assess(results: Results, attempt: Attempt | None = None) -> Results:
             found.extend(detector(results))
         else:
             attempt(step, lambda d=detector: found.extend(d(results)))
-    results.findings = ranked(results, _one_voice(found))
+    results.findings = ranked(results, _at_least(results, _one_voice(found)))
     return results
+
+
+#: What a finding on a key counted apart only late says of its figures (``PartitionRow.partial``).
+AT_LEAST = (
+    " Its figures are at least these: it was counted apart only once it was among the hottest keys, its earlier "
+    "seconds among the other partitions."
+)
+
+
+def _at_least(results: Results, findings: list[Finding]) -> list[Finding]:
+    """A finding on a partition whose counts lack their first seconds says its figures are a lower bound."""
+    partial = {row.partition for row in results.partitions if row.partial}
+    for finding in findings:
+        if finding.partition in partial and AT_LEAST not in finding.message:
+            finding.message += AT_LEAST
+    return findings
 
 
 def _one_voice(findings: list[Finding]) -> list[Finding]:

@@ -316,3 +316,19 @@ def test_a_ramp_that_takes_most_of_the_run_is_a_finding_naming_what_the_figures_
     elif raised:
         assert "the ramp never finished in the 15 s the run lasted" in ramp[0].message
     assert (exit_code(results, checks_for(("ramp_dominates",)))[0] == 3) == raised  # --fail-on ramp_dominates
+
+
+def test_a_finding_on_a_key_counted_apart_only_late_says_its_figures_are_at_least_these():
+    """A key that joined the hottest late lacks its folded first seconds (``PartitionRow.partial``): every finding on
+    it says its figures are a lower bound, and no other finding does."""
+    from loadtest.findings.assess import AT_LEAST
+
+    seconds = steady(10, seconds=12)
+    seconds[1] += [{"op": "insert", "op_class": "PUT", "throttled": 4, "attempts": 5}]
+    results = build(recorded(seconds), run_info())
+    exact = {f.kind: f.message for f in assess(results).findings}
+    for row in results.rows():
+        row.partial = True
+    marked = {f.kind: f for f in assess(results).findings if f.partition == "hot"}
+    assert marked and all(f.message.endswith(AT_LEAST) and f.message.count(AT_LEAST) == 1 for f in marked.values())
+    assert not [m for m in exact.values() if AT_LEAST in m]
