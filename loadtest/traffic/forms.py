@@ -150,7 +150,7 @@ def _analytics(rows: Iterable[Any], what: str, zones: dict[str, float] | None = 
             continue
         try:
             values = {field: row[ANALYTICS_COLUMNS[field]] for field in _REQUIRED}
-            values |= {field: row.get(column) for field, column in ANALYTICS_COLUMNS.items() if field not in _REQUIRED}
+            values |= {field: _null(row.get(column)) for field, column in ANALYTICS_COLUMNS.items() if field not in _REQUIRED}
             read = {field: _READ.get(field, _text)(value) for field, value in values.items()}
             if zones and (east := zones.get(ANALYTICS_COLUMNS["time"])):
                 read["time"] -= east
@@ -196,6 +196,16 @@ def _named(objects: Iterable[Any], zones: dict[str, float]) -> Iterator[Any]:
         named = {key: column_zone(key) for key in found}
         zones.update({name: east for name, east in named.values() if east})
         yield {name: found[key] for key, (name, _) in named.items()}
+
+
+#: A null as ``az monitor log-analytics query`` writes it: its output transform passes every value through ``str()``
+#: (azure-cli's ``transform_log_analytics_query_output``), so a null number is the text ``None``.
+AZ_CLI_NULL = "None"
+
+
+def _null(value: Any) -> Any:
+    """A column's value, the az CLI's null read as none (no column the tool reads holds the text ``None`` itself)."""
+    return None if value == AZ_CLI_NULL else value
 
 
 def _text(value: Any) -> str:
