@@ -1,5 +1,6 @@
-"""Outages: whole seconds in which a partition completed nothing while its operations waited, timed out or were
-refused — a frozen or stalled target, a range moved by load balancing ("offline a few seconds", the docs say).
+"""Outages: whole seconds in which a partition answered nothing while its operations waited, timed out or went
+unanswered — a frozen or stalled target, a range moved by load balancing ("offline a few seconds", the docs say). A
+second in which the service refused its attempts (throttled them) was answered: that silence is THROTTLED's.
 
 Pure questions of the results: their per-second rows (answers, attempts, the longest operation ending each second;
 of a long span's, the seconds kept around its peaks: a bin tells no second's answers) and the partition layer's range
@@ -39,7 +40,7 @@ class Outage:
     partition: str
     start: int
     end: int
-    failed: int  # attempts that timed out, went unanswered or were refused, counted up to the second it answered again
+    failed: int  # attempts that timed out or went unanswered, counted up to the second it answered again
     longest_ms: int  # the longest operation that ended in it or as it came back: how long one waited
     cause: str
     shared: tuple  # what it shares with the other outages of its cause: ("split", i), ("target", start, end) or its own
@@ -50,12 +51,13 @@ class _Seconds:
     """A partition's (or the whole target's) seconds from ``first_t`` (0, or a merged engine's bucket counted before
     the run's start) to the run's last, as arrays: the operations the service answered (successes and 4xx alike), the
     attempts without an answer (refused: 503/500 timeout, unanswered, timed out), and the longest operation that ended
-    in each; zeros where it had no row."""
+    in each, and the attempts it refused (throttled: answered, if not served); zeros where it had no row."""
 
     first_t: int
     answered: np.ndarray
     stalled: np.ndarray
     longest_ms: np.ndarray
+    refused: np.ndarray
 
 
 def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds | None]:
@@ -67,7 +69,8 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
     if frame.empty:
         return iter(()), None
     answered = (frame["requests"] - series_frame.tally(frame, "errors", _STALLED)).to_numpy(np.int64)
-    stalled = frame["attempts"].to_numpy(np.int64) - answered
+    refused = frame["throttled"].to_numpy(np.int64)
+    stalled = np.maximum(0, frame["attempts"].to_numpy(np.int64) - answered - refused)
     longest, t = frame["longest_ms"].to_numpy(np.int64), frame["t"].to_numpy(np.int64)
     first_t = min(0, int(t.min()))
     t = t - first_t
@@ -78,7 +81,7 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
         most = np.zeros(length, dtype=np.int64)
         np.maximum.at(most, at, longest[rows])
         count = lambda values: np.bincount(at, values[rows], minlength=length).astype(np.int64)  # noqa: E731
-        return _Seconds(first_t, count(answered), count(stalled), most)
+        return _Seconds(first_t, count(answered), count(stalled), most, count(refused))
 
     def each() -> Iterator[tuple[str, _Seconds]]:
         order = np.argsort(codes, kind="stable")
@@ -90,11 +93,13 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
     return each(), made(t, slice(None))
 
 
-def _gaps(seconds: _Seconds, *, records: bool = False) -> list[tuple[int, int]]:
-    """Runs of ``OUTAGE_AFTER_S`` or more seconds with nothing answered while operations waited through them (an
-    operation that ended later had started before) or their attempts stalled, after seconds that were served: (first,
-    last) each, indexes into ``seconds``' arrays. From production logs (``records``) only seconds with refused or
-    timed-out records of their own count: a gap between records is no evidence of an outage."""
+def _gaps(seconds: _Seconds, *, records: bool = False, offline: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Runs of ``OUTAGE_AFTER_S`` or more seconds with nothing answered, served or refused, while operations waited
+    through them (an operation that ended later had started before) or their attempts stalled, after seconds that were
+    served: (first, last) each, indexes into ``seconds``' arrays. A second with throttled answers is no outage's: the
+    service answered, and THROTTLED names it — unless the partition layer had the range offline then (``offline``, by
+    second: a moved range's 503s are its outage). From production logs (``records``) only seconds with refused or
+    timed-out records (timed out, unanswered) of their own count: a gap between records is no evidence of an outage."""
     answered, last = seconds.answered, len(seconds.answered) - 1
     served = np.flatnonzero(answered)
     if not len(served):
@@ -108,7 +113,10 @@ def _gaps(seconds: _Seconds, *, records: bool = False) -> list[tuple[int, int]]:
     np.add.at(marks, began[waits], 1)
     np.add.at(marks, ended[waits], -1)
     waited = np.zeros(last + 1, dtype=bool) if records else np.cumsum(marks)[: last + 1] > 0
-    out = (answered == 0) & (waited | (seconds.stalled > 0))
+    evidence = waited | (seconds.stalled > 0)
+    out = (answered == 0) & (seconds.refused == 0) & evidence
+    if offline is not None:
+        out |= (answered == 0) & offline[: last + 1] & (evidence | (seconds.refused > 0))
     out[:first] = False
     edges = np.diff(np.concatenate(([0], out.astype(np.int8), [0])))
     gaps = []
@@ -128,8 +136,8 @@ def _cause(
     layer = "the simulated partition layer" if results.run.simulated else "the emulator's partition layer"
     if results.logs:
         return (
-            f"read from its own records: {failed:,} refused or timed-out answers to it in these seconds and none "
-            "served, while the rest of the account was served",
+            f"read from its own records: {failed:,} timed-out or unanswered requests to it in these seconds and none "
+            "served or refused, while the rest of the account was served",
             ("partition", partition, start, end),
         )
     clock = results.clock
@@ -151,8 +159,22 @@ def _cause(
         )
     alone = ("partition", partition, start, end)
     if failed:
-        return "only this partition's operations went unanswered or refused while the rest of the target answered", alone
+        return "only this partition's operations went unanswered while the rest of the target answered", alone
     return "only this partition's operations waited while the rest of the target answered", alone
+
+
+def _offline(results: Results, partition: str, seconds: _Seconds) -> np.ndarray | None:
+    """The seconds (indexes into ``seconds``' arrays) in which the partition layer had ``partition``'s range offline,
+    moving it after a split (the emulator's, a simulation's): None where it never did."""
+    splits = [s for s in results.range_splits if s.get("low", "") <= partition and (not s.get("high") or partition < s["high"])]
+    if not splits:
+        return None
+    offline = np.zeros(len(seconds.answered) + 1, dtype=bool)
+    for split in splits:
+        low = max(0, int(split["t"]) - seconds.first_t)
+        high = min(len(offline), int(np.ceil(split["offline_until_t"])) - seconds.first_t + 1)
+        offline[low:high] = True
+    return offline
 
 
 def outages(results: Results) -> list[Outage]:
@@ -167,7 +189,7 @@ def outages(results: Results) -> list[Outage]:
     for partition, seconds in parts:
         if partition in GROUPS:
             continue
-        for start, end in _gaps(seconds, records=logs):
+        for start, end in _gaps(seconds, records=logs, offline=_offline(results, partition, seconds)):
             around = slice(start, end + 2)  # its seconds and the one it answered again in
             if logs and not (whole.answered[start : end + 1] - seconds.answered[start : end + 1]).sum():
                 continue  # nothing else answered meanwhile either: the logs cannot tell an outage from quiet

@@ -58,21 +58,27 @@ def test_the_whole_target_frozen_over_many_partitions_is_one_finding():
     assert finding.message.startswith("4 partitions ('a', 'b', 'c' and 1 more) completed nothing for 6 s")
 
 
-def test_one_partition_refused_while_the_rest_answered_and_its_range_split_named():
+def test_one_partition_only_refused_is_throttled_not_out_unless_its_range_was_offline_being_moved():
+    """Issue #64: a run at 1,016 % of its budget was THROTTLED and OUTAGE "completed nothing for 2 s ... only this
+    partition's operations went unanswered or refused" — one cause, two findings. Refusals are answers: THROTTLED's.
+    A range the partition layer had offline, moving it after a split, answers 503s too: that is its outage."""
     events = {t: served(("a", "z")) for t in range(20)}
     for t in range(8, 12):  # 'a' only refused, its operations failing with ServerBusy after their retries
         events[t] = served(("z",)) + [{"partition": "a", "error": "ServerBusy", "attempts": 3, "throttled": 3}] * 5
     results = results_of(events)
-    (outage,) = outages(results)
-    assert (outage.partition, outage.start, outage.end, outage.failed) == ("a", 8, 11, 60)
-    assert (
-        outage.shared == ("partition", "a", 8, 11)
-        and "only this partition's operations went unanswered or refused" in outage.cause
-    )
+    kinds = {f.kind for f in results.findings if f.partition == "a"}
+    assert outages(results) == [] and "OUTAGE" not in kinds and "THROTTLED" in kinds
     results.range_splits = [{"t": 7.6, "key": "m", "low": "", "high": "", "offline_until_t": 12.6}]
-    assert "split the range of keys from '' up to the end at 'm' at 7.6 s" in outages(results)[0].cause
+    (outage,) = outages(results)
+    assert (outage.partition, outage.start, outage.end) == ("a", 8, 11)
+    assert "split the range of keys from '' up to the end at 'm' at 7.6 s" in outage.cause
     results.range_splits = [{"t": 7.6, "key": "m", "low": "m", "high": "", "offline_until_t": 12.6}]  # not a's range
-    assert "split" not in outages(results)[0].cause
+    assert outages(results) == []
+    unanswered = {t: served(("a", "z")) for t in range(20)}
+    for t in range(8, 12):  # 'a' unanswered while 'z' was served: its own outage
+        unanswered[t] = served(("z",)) + [{"partition": "a", "error": "ConnectionError", "attempts": 3}] * 5
+    (outage,) = outages(results_of(unanswered))
+    assert outage.failed == 60 and "only this partition's operations went unanswered while" in outage.cause
 
 
 def test_no_outage_for_a_pause_a_quiet_partition_a_slow_operation_alone_or_a_lost_target():
@@ -95,4 +101,5 @@ def test_outages_in_a_simulation_say_simulated():
     results = results_of(events, simulated=True)
     results.range_splits = [{"t": 8.0, "key": "b", "low": "", "high": "", "offline_until_t": 11.0}]
     assert outages(results)[0].cause.startswith("the simulated partition layer split")
+    assess(results)
     assert "the longest operation" not in [f for f in results.findings if f.kind == "OUTAGE"][0].message  # timed nothing
