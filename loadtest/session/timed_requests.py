@@ -22,7 +22,9 @@ from ..transports.base import Transport
 
 __all__ = ["TimedRequests"]
 
-INSERT = OPERATIONS["insert"]
+#: What a retried write is answered when an earlier attempt of it had landed and that answer was lost: it succeeded
+#: earlier (an insert meets its own entity; a delete finds its entity gone), counted so, never as a failure.
+APPLIED_EARLIER = {OPERATIONS["insert"].name: "EntityAlreadyExists", OPERATIONS["delete"].name: "ResourceNotFound"}
 
 
 class TimedRequests:
@@ -93,7 +95,7 @@ class TimedRequests:
             if counted is not None:
                 context.update(counted(result))
         except ServiceError as err:
-            if op is INSERT and err.code == "EntityAlreadyExists" and self._retries:
+            if self._retries and APPLIED_EARLIER.get(op.name) == err.code:
                 context["succeeded_earlier"] = 1  # the first attempt had landed; its answer was lost
             else:
                 context["error_code"] = err.code

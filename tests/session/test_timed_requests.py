@@ -82,3 +82,31 @@ def test_an_insert_whose_retry_met_its_own_first_attempt_succeeded_and_other_fai
     assert timing._run(INSERT, "hot", 1, taken) is None
     assert events[-1]["exception"].code == "EntityAlreadyExists"
     assert events[-1]["context"]["error_code"] == "EntityAlreadyExists" and "succeeded_earlier" not in events[-1]["context"]
+
+
+def test_a_delete_whose_retry_found_its_entity_gone_succeeded_earlier_and_its_entity_is_no_lost_write():
+    """Issue #64: Azurite frozen mid-run, "LOST_WRITES 1 of 1,685 acknowledged writes are not in the table" beside a
+    DELETE's ResourceNotFound: its timed-out attempt had been applied and its retry got 404. As an insert's 409 after
+    a landed attempt, the delete succeeded earlier; its entity is deleted in the ledger, not lost from the table."""
+    from loadtest.testbed.integrity import Ledger, verify
+
+    timing, events = timed()
+    ledger = Ledger.register(timing_env := environment())
+    timing._fire = lambda **event: (events.append(event), timing_env.events.request.fire(**event))  # to the ledger too
+    ledger.created.add(("hot", "u1"))
+    delete = OPERATIONS["delete"]
+
+    def answer_lost() -> None:  # the first attempt landed as the target froze; its retry finds nothing to delete
+        timing.on_attempt(500, "OperationTimedOut")
+        timing.on_backoff(0.0)
+        raise ServiceError("ResourceNotFound", 404)
+
+    assert timing._run(delete, "hot", 1, answer_lost, written=(("delete", "hot", "u1"),)) is None
+    assert events[-1]["exception"] is None and events[-1]["context"]["succeeded_earlier"] == 1
+    assert verify(ledger, set())["lost"] == 0 and ledger.deleted == {("hot", "u1")}
+
+    def never_there() -> None:  # a first attempt's 404: the entity was not there, a failure of its own
+        raise ServiceError("ResourceNotFound", 404)
+
+    timing._run(delete, "hot", 1, never_there, written=(("delete", "hot", "u2"),))
+    assert events[-1]["exception"].code == "ResourceNotFound" and "succeeded_earlier" not in events[-1]["context"]
