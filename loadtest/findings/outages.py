@@ -40,7 +40,7 @@ class Outage:
     partition: str
     start: int
     end: int
-    failed: int  # attempts that timed out or went unanswered, counted up to the second it answered again
+    failed: int  # attempts that timed out or went unanswered (or refused, its range offline), up to its answer again
     longest_ms: int  # the longest operation that ended in it or as it came back: how long one waited
     cause: str
     shared: tuple  # what it shares with the other outages of its cause: ("split", i), ("target", start, end) or its own
@@ -169,7 +169,7 @@ def _offline(results: Results, partition: str, seconds: _Seconds) -> np.ndarray 
     splits = [s for s in results.range_splits if s.get("low", "") <= partition and (not s.get("high") or partition < s["high"])]
     if not splits:
         return None
-    offline = np.zeros(len(seconds.answered) + 1, dtype=bool)
+    offline = np.zeros(len(seconds.answered), dtype=bool)
     for split in splits:
         low = max(0, int(split["t"]) - seconds.first_t)
         high = min(len(offline), int(np.ceil(split["offline_until_t"])) - seconds.first_t + 1)
@@ -189,7 +189,8 @@ def outages(results: Results) -> list[Outage]:
     for partition, seconds in parts:
         if partition in GROUPS:
             continue
-        for start, end in _gaps(seconds, records=logs, offline=_offline(results, partition, seconds)):
+        offline = _offline(results, partition, seconds)
+        for start, end in _gaps(seconds, records=logs, offline=offline):
             around = slice(start, end + 2)  # its seconds and the one it answered again in
             if logs and not (whole.answered[start : end + 1] - seconds.answered[start : end + 1]).sum():
                 continue  # nothing else answered meanwhile either: the logs cannot tell an outage from quiet
@@ -197,6 +198,8 @@ def outages(results: Results) -> list[Outage]:
             if lost and end >= lost[0] - 1:
                 continue  # the run ended unanswered from then on: TARGET_LOST says so
             failed = int(seconds.stalled[around].sum())
+            if offline is not None:  # a moved range's refusals are its outage's
+                failed += int(seconds.refused[around][offline[around]].sum())
             target_gap = next(((s, e) for s, e in target_gaps if s <= end and start <= e), None)  # overlapping
             cause, shared = _cause(results, partition, start, end, target_gap, failed)
             found.append(

@@ -157,9 +157,10 @@ KINDS: dict[FindingKind, Kind] = {
         severity=S.OVER,
         cause=C.FAILED,
         act=A.RETRY,
-        means="a partition (or the whole target) completed nothing for 2 s or more while its operations waited, timed "
-        "out or were refused, after it had been served; the seconds, the attempts meanwhile, the longest wait and the "
-        "cause the run knows",
+        means="a partition (or the whole target) answered nothing for 2 s or more while its operations waited, timed "
+        "out or went unanswered, after it had been served (seconds it was throttled in were answered: THROTTLED's, "
+        "unless the partition layer had its range offline, moving it); the seconds, the attempts meanwhile, the "
+        "longest wait and the cause the run knows",
         remedy="Expect outages of a few seconds (Azure moves a partition between servers by load balancing, and it is "
         "offline meanwhile): retry timed-out and refused operations with exponential backoff, keep --timeout short "
         "enough to retry within one, and spread the load over finer PartitionKeys before a range needs moving.",

@@ -70,7 +70,7 @@ def test_one_partition_only_refused_is_throttled_not_out_unless_its_range_was_of
     assert outages(results) == [] and "OUTAGE" not in kinds and "THROTTLED" in kinds
     results.range_splits = [{"t": 7.6, "key": "m", "low": "", "high": "", "offline_until_t": 12.6}]
     (outage,) = outages(results)
-    assert (outage.partition, outage.start, outage.end) == ("a", 8, 11)
+    assert (outage.partition, outage.start, outage.end, outage.failed) == ("a", 8, 11, 60)  # its refusals, offline
     assert "split the range of keys from '' up to the end at 'm' at 7.6 s" in outage.cause
     results.range_splits = [{"t": 7.6, "key": "m", "low": "m", "high": "", "offline_until_t": 12.6}]  # not a's range
     assert outages(results) == []
