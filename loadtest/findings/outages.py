@@ -50,8 +50,8 @@ class Outage:
 class _Seconds:
     """A partition's (or the whole target's) seconds from ``first_t`` (0, or a merged engine's bucket counted before
     the run's start) to the run's last, as arrays: the operations the service answered (successes and 4xx alike), the
-    attempts without an answer (refused: 503/500 timeout, unanswered, timed out), and the longest operation that ended
-    in each, and the attempts it refused (throttled: answered, if not served); zeros where it had no row."""
+    attempts without an answer (unanswered, timed out), the longest operation that ended in each, and the attempts the
+    service refused (throttled: answered, if not served); zeros where it had no row."""
 
     first_t: int
     answered: np.ndarray
@@ -98,8 +98,8 @@ def _gaps(seconds: _Seconds, *, records: bool = False, offline: np.ndarray | Non
     through them (an operation that ended later had started before) or their attempts stalled, after seconds that were
     served: (first, last) each, indexes into ``seconds``' arrays. A second with throttled answers is no outage's: the
     service answered, and THROTTLED names it — unless the partition layer had the range offline then (``offline``, by
-    second: a moved range's 503s are its outage). From production logs (``records``) only seconds with refused or
-    timed-out records (timed out, unanswered) of their own count: a gap between records is no evidence of an outage."""
+    second: a moved range's 503s are its outage). From production logs (``records``) only seconds with timed-out or
+    unanswered records of their own count: a gap between records is no evidence of an outage."""
     answered, last = seconds.answered, len(seconds.answered) - 1
     served = np.flatnonzero(answered)
     if not len(served):
