@@ -20,9 +20,12 @@ from .account.endpoint import Target
 from .account.failures import SDK_ERRORS, explain
 from .exit_codes import ToolError
 from .findings.assess import assess
+from .findings.levels import advise_line
 from .outputs import BUCKETS_FILE, REPORT_FILE, RESULTS_FILE, SERVER_LOGS_FILE
 from .redact import redact
 from .report import server_logs
+from .report.headline import verdict_sentences
+from .results.finding_names import K
 from .results.form import Results
 from .service.error_codes import ServiceError
 
@@ -119,9 +122,16 @@ def _why(err: BaseException) -> str:
 
 
 def console_lines(results: Results, shown: int = CONSOLE_FINDINGS) -> list[str]:
-    """The findings as the console prints them: in the one order (``findings.order``, as results.json, the report and
-    the tab list them), at most ``shown`` lines and the rest counted. results.json and the report keep every one."""
-    lines = [f"  {finding.kind:<15} {finding.message}" for finding in results.findings[:shown]]
+    """The report's first sentence, then the findings as the console prints them: in the one order
+    (``findings.order``, as results.json, the report and the tab list them), at most ``shown`` lines and the rest
+    counted, and after the first HOT that ends asking ``loadtest advise``, that command. results.json and the report
+    keep every one."""
+    lines, ask = verdict_sentences(results)[:1], advise_line(results).strip()
+    for finding in results.findings[:shown]:
+        lines.append(f"  {finding.kind:<15} {finding.message}")
+        if ask and finding.kind == K.HOT and finding.remedy.endswith(ask):
+            lines.append(f"  {'':<15} {ask}")
+            ask = ""
     if len(results.findings) > shown:
         lines.append(f"  … and {len(results.findings) - shown} more findings in the report")
     return lines

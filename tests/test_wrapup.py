@@ -23,6 +23,7 @@ from loadtest.findings.levels import levels
 from loadtest.findings.order import weight
 from loadtest.outputs import REPORT_FILE, SERVER_LOGS_FILE
 from loadtest.report import server_logs as serverlogs
+from loadtest.report.headline import verdict_sentences
 from loadtest.results import form as results_module
 from loadtest.results import series_frame
 from loadtest.results.form import Results
@@ -112,20 +113,20 @@ def test_the_console_lists_the_heaviest_findings_first_one_throttled_line_a_part
     results = many_throttled()
     kinds = [f.kind for f in results.findings]
     assert kinds.count("THROTTLED") == 8 and kinds[0] == "HOT"  # one THROTTLED a partition, GET and PUT its parts
-    lines = console_lines(results, shown=6)
-    assert lines[0].split()[:3] == ["HOT", "the", "account"], lines
+    verdict, *lines = console_lines(results, shown=6)
+    assert verdict == verdict_sentences(results)[0] and lines[0].split()[:3] == ["HOT", "the", "account"], lines
     throttled = [line for line in lines if line.split()[0] == "THROTTLED"]
     assert len(throttled) == 5 and len({line.split("'")[1] for line in throttled}) == 5  # one line a partition
     assert "partition 'p0': 48 attempts were throttled (GET 24, PUT 24)" in throttled[0]
     # 20 entities/s against a 2,000/s target cannot explain it: the account's total at those seconds does
     assert "its own load does not explain it" in throttled[0] and "the account's total reached 160 entities/s" in throttled[0]
-    every = console_lines(results, shown=10**6)
+    every = console_lines(results, shown=10**6)[1:]
     assert len(every) == len(results.findings) and lines[-1] == f"  … and {len(every) - 6} more findings in the report"
 
 
 def test_the_console_lists_the_findings_in_the_one_order_results_json_and_the_report_keep():
     results = many_throttled(partitions=2)
-    lines = console_lines(results, shown=10**6)
+    lines = console_lines(results, shown=10**6)[1:]  # after the report's first sentence
     assert lines == [f"  {f.kind:<15} {f.message}" for f in results.findings]
     weights = [weight(f) for f in results.findings]
     assert weights == sorted(weights)
@@ -225,3 +226,17 @@ def test_a_full_disk_says_in_one_line_where_the_results_could_not_be_written(tmp
     assert not finish(measured(), tmp_path, target=None, started=time.time(), outputs=())
     (line,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert line == f"the results could not be written to {tmp_path / 'results.json'}: No space left on device"
+
+
+def test_the_console_opens_with_the_reports_first_sentence_and_a_hot_partition_is_followed_by_the_advise_line():
+    """Issue #64: the console printed the findings without the verdict the report opens with, and HOT's "ask advise"
+    line only in the files."""
+    from loadtest.findings.levels import advise_line
+
+    results = assess(build(recorded({t: [{"entities": 300}] for t in range(12)}), run_info(partition_target=100)))
+    lines = console_lines(results)
+    assert lines[0] == verdict_sentences(results)[0] and "HOT" in lines[0]
+    hot = next(i for i, line in enumerate(lines) if line.split()[:1] == ["HOT"])
+    ask = advise_line(results).strip()
+    assert ask.startswith("Ask for the design that fits") and lines[hot + 1].strip() == ask
+    assert sum(ask in line for line in lines) == 1
