@@ -14,7 +14,9 @@ from typing import Any
 
 from ..bounds.throttlers import budget
 from ..ceiling.remedies import LIMITS
-from ..counting.buckets import GROUPS
+from ..counting.buckets import GROUPS, named
+from ..findings.checklist import judged_peak, range_words, ranges
+from ..findings.levels import level
 from ..results.finding_kinds import BOUNDS
 from ..results.form import Results
 from ..results.rolled_frame import BIN_COLUMN
@@ -82,6 +84,11 @@ def design_words(design: Mapping[str, Any], distinct: int = 0) -> str:
 def _peak(results: Results) -> str:
     partition = results.hottest()[0]
     row = results.headline(partition)
+    ends = [(judged_peak(end, open_loop=results.open_loop), name, end) for name, _, end in ranges(results)]
+    if ends and max(ends, key=lambda e: e[0])[0] >= row.judged(results.open_loop)[0]:  # the range holds the hottest key
+        _, name, end = max(ends, key=lambda e: e[0])
+        said = range_words(end, open_loop=results.open_loop)
+        return f"the hottest partition is {named(name)}: it {said} ({level(end['ratio'])})"
     what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
     if results.open_loop:  # judged on its demand: the design's question
         return (

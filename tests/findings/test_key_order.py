@@ -10,6 +10,9 @@ import json
 import pytest
 from helpers import in_process
 
+from loadtest.report.headline import verdict_sentences
+from loadtest.results.form import Results
+
 RUN = ["--key-strategy", "timestamp:yyyyMMddHHmmss", "--mix", "insert=100", "--arrival-rate", "150"]
 RUN += ["--emulator-partition-rate", "100", "-t", "60s", "--no-report", "--overwrite"]
 
@@ -50,6 +53,10 @@ def test_against_the_budgets_own_target_the_range_is_hot_once_with_its_keys_as_i
     the range: one HOT for the range, naming how many of its keys were, not one a key. A target given is the level's."""
     results = simulated(monkeypatch, tmp_path / "judged")
     assert results["run"]["partition_target"] == 100
+    # one voice: the report's first sentence names the range too, not a key alive for a second of it
+    (verdict,) = verdict_sentences(Results.load_file(tmp_path / "judged" / "results.json"))
+    assert "the hottest partition is the range where new keys land" in verdict and "150% of the 100/s" in verdict
+    assert "(HOT)" in verdict, verdict
     hot = [f for f in results["findings"] if f["kind"] == "HOT"]
     ranged = [f for f in hot if f["partition"] == "#newest"]
     assert len(ranged) == 1 and "150% of the 100/s partition target" in ranged[0]["message"]
