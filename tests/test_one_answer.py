@@ -70,14 +70,18 @@ class Drawn:
         return Workload(options=self.options, settings=settings, peak=self.peak, growth=1.0, source="options")
 
 
+def mixes(operations: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """A ``--mix`` of some of ``operations``, each weighted 0 to 10 (at least one above 0)."""
+    weights = st.lists(st.integers(0, 10), min_size=len(operations), max_size=len(operations)).filter(any)
+    return weights.map(lambda w: ",".join(f"{op}={n}" for op, n in zip(operations, w, strict=True) if n))
+
+
 @st.composite
 def workloads(draw: st.DrawFn) -> Drawn:
-    weights = draw(st.lists(st.integers(0, 10), min_size=len(OPERATIONS), max_size=len(OPERATIONS)).filter(any))
-    mix = ",".join(f"{op}={w}" for op, w in zip(OPERATIONS, weights, strict=True) if w)
     options = {
         "key_strategy": draw(DESIGNS),
         "skew": draw(SKEWS),
-        "mix": mix,
+        "mix": draw(mixes(OPERATIONS)),
         "scan_size": str(draw(st.sampled_from([10, 100, 500]))),
         "batch_size": str(draw(st.sampled_from([10, 100]))),
         "seed_entities": str(draw(st.sampled_from([200, 1000, 5000]))),
@@ -172,12 +176,10 @@ SCANS_OVER_MORE_KEYS = Drawn(
 
 @st.composite
 def run_workloads(draw: st.DrawFn) -> Drawn:
-    weights = draw(st.lists(st.integers(0, 10), min_size=len(RUN_OPERATIONS), max_size=len(RUN_OPERATIONS)).filter(any))
-    mix = ",".join(f"{op}={w}" for op, w in zip(RUN_OPERATIONS, weights, strict=True) if w)
     options = {
         "key_strategy": draw(RUN_DESIGNS),
         "skew": draw(SKEWS),
-        "mix": mix,
+        "mix": draw(mixes(RUN_OPERATIONS)),
         "scan_size": "10",
         "batch_size": "10",
         "seed_entities": "200",

@@ -307,7 +307,10 @@ class RunCounts:
         return partition in self.folded_keys or (full is not None and partition not in full)
 
     def _folded_candidates(self) -> list[str]:
-        """The folded keys a merge of engines could name (this count's heaviest and hot ones): what a snapshot carries."""
+        """The folded keys a merge of engines could name (this count's heaviest and hot ones): what a snapshot carries
+        (none from a worker's drain: only the master folds)."""
+        if not self.folded_keys and self._kept_when_full is None:
+            return []
         candidates = set(self.top_partitions(3 * TOP_K))
         return sorted(key for key in candidates if self.partial(key))
 

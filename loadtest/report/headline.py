@@ -85,8 +85,8 @@ def _peak(results: Results) -> str:
     partition = results.hottest()[0]
     row = results.headline(partition)
     ends = [(judged_peak(end, open_loop=results.open_loop), name, end) for name, _, end in ranges(results)]
-    if ends and max(ends, key=lambda e: e[0])[0] >= row.judged(results.open_loop)[0]:  # the range holds the hottest key
-        _, name, end = max(ends, key=lambda e: e[0])
+    peak, name, end = max(ends, key=lambda e: e[0], default=(-1.0, "", None))
+    if end is not None and peak >= row.judged(results.open_loop)[0]:  # the range holds the hottest key
         said = range_words(end, open_loop=results.open_loop)
         return f"the hottest partition is {named(name)}: it {said} ({level(end['ratio'])})"
     what = "GET and PUT together" if row.op_class == OpClass.ALL else row.op_class
