@@ -23,6 +23,7 @@ def finding(
     partition: str | None = None,
     cause: Cause | None = None,
     act: Act | None = None,
+    share: float | None = None,
 ) -> Finding:
     """A finding of ``kind`` on ``row`` (a partition's row: the partition as a whole, GET and PUT its parts; or on
     ``partition``, or the account / run), with its kind's remedy, cause and act unless the detector measured
@@ -36,4 +37,5 @@ def finding(
         remedy=remedy or REMEDIES[kind],
         cause=str(cause or declared.cause),
         act=str(act or declared.act),
+        share=share,
     )

@@ -1,4 +1,5 @@
-"""The one order findings are listed in, heaviest first: by severity, then by how far over its target the finding's
+"""The one order findings are listed in, heaviest first: those about a sliver of the requests (``SLIGHT``: a handful of
+5xx in a day of logs) after all the others; then by severity, then by how far over its target the finding's
 partition (or the account) went, then by partition, then in the kinds' declared order. ``assess`` sorts the results'
 findings by it once; the console, report.html, the Partitions tab, Locust's HTML report section, ``compare`` and the
 JUnit file keep the order they are given.
@@ -13,7 +14,11 @@ from ..results.finding_names import Cause, K, Severity
 from ..results.form import Finding, Results
 from ..service.operations import OpClass
 
-__all__ = ["rank", "ranked", "weight"]
+__all__ = ["SLIGHT", "rank", "ranked", "weight"]
+
+#: A finding about fewer than this share of the requests counted ranks below every finding about more, whatever its
+#: kind: two 500s in a day of logs are not the first thing to read beside an hour of throttling.
+SLIGHT = 0.001
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
 _OP_ORDER = {None: 0, OpClass.GET: 1, OpClass.PUT: 2, OpClass.ALL: 3}
@@ -40,6 +45,7 @@ def rank(results: Results) -> Callable[[Finding], tuple]:
         else:
             over = ratios.get(finding.partition, 0.0)
         return (
+            finding.share is not None and finding.share < SLIGHT,
             weight(finding),
             -round(over, 4),
             finding.partition is not None,  # of one weight and ratio: the account's (it bounds every partition) first

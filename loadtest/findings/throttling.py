@@ -23,10 +23,10 @@ from ..results.form import Finding, PartitionRow, Results
 from ..results.rolled_frame import BIN_COLUMN
 from ..results.schema import KeyEnd
 from ..results.wall_clock import unit_of
-from ..service.error_codes import BUSY, CAUSES, THROTTLING_CODES
+from ..service.error_codes import BUSY, CAUSES, CLASS_REMEDIES, THROTTLING_CODES, error_class
 from ..service.operations import OpClass
 from . import checklist
-from .common import REMEDIES, finding
+from .common import finding
 
 __all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]
 
@@ -225,15 +225,18 @@ def failures(results: Results) -> list[Finding]:
     for row in results.rows():
         if row.op_class != OpClass.ALL:
             rows.setdefault(row.partition, []).append(row)
+    attempts = sum(max(r.attempts, r.requests) for its in rows.values() for r in its)
     for where, _, end in checklist.ranges(results):
         inside = {p: its for p, its in rows.items() if p not in GROUPS and checklist.landed(end, p)}
         found = _range_throttled(results, where, end, inside)
         if found is not None:
+            found.share = _share(sum(r.throttled for its in inside.values() for r in its), attempts)
             findings.append(found)
             rows = {p: its for p, its in rows.items() if p not in inside}
     for partition, its in rows.items():
         throttled = _throttled(results, partition, its)
         if throttled:
+            throttled.share = _share(sum(r.throttled for r in its), attempts)
             findings.append(throttled)
     findings += _logged_errors(results) if results.logs else _run_errors(results)
     task_errors = results.workload.get("task_errors", [])
@@ -247,6 +250,7 @@ def failures(results: Results) -> list[Finding]:
 def _run_errors(results: Results) -> list[Finding]:
     """A run's failures other than throttling, per partition and op class, by error code."""
     findings = []
+    requests = sum(row.requests for row in results.rows() if row.op_class != OpClass.ALL)
     for row in results.rows():
         other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
         if row.op_class == OpClass.ALL or not other:
@@ -255,8 +259,13 @@ def _run_errors(results: Results) -> list[Finding]:
         message = (
             f"{row.op_class} on {named(row.partition)}: {sum(other.values()):,} of {row.requests:,} operations failed ({codes})"
         )
-        findings.append(finding(K.ERRORS, message, row, _causes(other)))
+        findings.append(finding(K.ERRORS, message, row, _causes(other), share=_share(sum(other.values()), requests)))
     return findings
+
+
+def _share(count: int, of: int) -> float | None:
+    """``count`` as a share of ``of`` (None where nothing was counted)."""
+    return round(count / of, 6) if of else None
 
 
 def _logged_errors(results: Results) -> list[Finding]:
@@ -275,7 +284,7 @@ def _logged_errors(results: Results) -> list[Finding]:
     findings = []
     for code, where in sorted(by_code.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
         total, http = sum(where.values()), status.get(code, -1)
-        client = 400 <= http < 500
+        client = error_class(code, http if http > 0 else None) == "application"
         most = ", ".join(f"{named(p)} {n:,}" for p, n in where.most_common(ERROR_PARTITIONS_LISTED))
         more = f" and {len(where) - ERROR_PARTITIONS_LISTED:,} more" if len(where) > ERROR_PARTITIONS_LISTED else ""
         answered = f"HTTP {http} " if http > 0 else ""
@@ -286,12 +295,24 @@ def _logged_errors(results: Results) -> list[Finding]:
         if client:
             message += ". A 4xx answer is the application's own business (an entity not there, a conflict, a condition)"
         findings.append(
-            finding(K.ERRORS, message, remedy=_causes({code: total}), cause=Cause.APPLICATION if client else Cause.FAILED)
+            finding(
+                K.ERRORS,
+                message,
+                remedy=_causes({code: total}, {code: http} if http > 0 else None),
+                cause=Cause.APPLICATION if client else Cause.FAILED,
+                share=_share(total, requests),
+            )
         )
     return findings
 
 
-def _causes(codes: dict[str, int]) -> str:
-    """The ERRORS remedy: what each code present says about the run (errors.CAUSES), then the docs' rule."""
+def _causes(codes: Mapping[str, int], status: Mapping[str, int] | None = None) -> str:
+    """The ERRORS remedy: what each code present says (``error_codes.CAUSES``), then what to do about each class of
+    failure among them (a 4xx the application's, a 5xx the service's, no answer the client's path), by the codes' status
+    where the logs give it, else by the code."""
     known = [f"{code}: {CAUSES[code]}." for code in codes if code in CAUSES]
-    return " ".join([*known, REMEDIES[K.ERRORS]])
+    classes = dict.fromkeys(error_class(code, (status or {}).get(code)) for code in codes)
+    return " ".join([*known, *(CLASS_REMEDIES[c] for c in sorted(classes, key=_CLASS_ORDER.index))])
+
+
+_CLASS_ORDER = ("service", "network", "application", "")

@@ -126,3 +126,7 @@ class Finding:
     remedy: str
     cause: str = ""
     act: str = ""
+    #: the share of the requests counted (attempts, where retries are counted) that the finding is about, where it
+    #: counts them (ERRORS, THROTTLED); None where it is about a load, not a count of requests. The one order ranks a
+    #: finding about a sliver of them below the rest (``order.SLIGHT``)
+    share: float | None = None

@@ -10,6 +10,7 @@ from typing import Any
 __all__ = [
     "BUSY",
     "CAUSES",
+    "CLASS_REMEDIES",
     "CONNECTION_ERROR",
     "THROTTLING_CODES",
     "TIMEOUT",
@@ -17,6 +18,7 @@ __all__ = [
     "THROTTLE_REASONS",
     "UNANSWERED",
     "ServiceError",
+    "error_class",
     "is_throttling",
     "logged_throttling",
     "service_code",
@@ -53,6 +55,62 @@ CAUSES = {
     CONNECTION_ERROR: "no answer: the connection was refused or reset (the target, or the network)",
     TIMEOUT: "no answer within --timeout (a stalled target, or a timeout too short for the load)",
 }
+
+
+#: The service's 4xx codes a run meets without their status at hand (a log record carries its own).
+APPLICATION_CODES = frozenset(
+    {
+        "ResourceNotFound",
+        "EntityAlreadyExists",
+        "UpdateConditionNotSatisfied",
+        "TableNotFound",
+        "TableAlreadyExists",
+        "AuthenticationFailed",
+        "AuthorizationPermissionMismatch",
+        "AuthorizationFailure",
+        "InvalidInput",
+        "OutOfRangeInput",
+        "PropertyValueTooLarge",
+        "EntityTooLarge",
+        "InvalidDuplicateRow",
+        "ConditionNotMet",
+    }
+)
+#: Failures of the client's path, not answers of the service: a client's no answer, and Storage Analytics' status
+#: texts for a request the network or the client cut short (its status, when logged, is the service's last word).
+NETWORK_CODES = frozenset(
+    {
+        *UNANSWERED,
+        *(f"{who}{what}" for who in ("", "SAS", "Anonymous") for what in ("NetworkError", "ClientTimeoutError")),
+    }
+)
+#: What to do about each class of failure (``error_class``): the ERRORS finding's remedy, after each code's cause.
+CLASS_REMEDIES = {
+    "application": "A 4xx answer is the application's own: fix the request or the data; the docs: never retry a 4xx answer.",
+    "service": (
+        "A 5xx answer is the service's: retry it with exponential backoff (the SDK's default policy retries 500, 503 "
+        "and 504); if it persists, check the account's resource health."
+    ),
+    "network": (
+        "No answer is the client's path (its network, its timeouts, its machine): retry with backoff, and check the "
+        "network between the client and the account and the client's timeout."
+    ),
+    "": "Read the error codes in the service's docs; the docs: never retry a 4xx answer.",
+}
+
+
+def error_class(code: str, status: int | None = None) -> str:
+    """A failure's class (``CLASS_REMEDIES``' keys): the network's, the application's (4xx), the service's (5xx), or
+    "" where neither its code nor its status tells."""
+    if code in NETWORK_CODES:
+        return "network"
+    if status is None and code.startswith("HTTP") and code[4:].isdigit():  # the SDK's code for an answer without one
+        status = int(code[4:])
+    if (status is not None and 400 <= status < 500) or (status is None and code in APPLICATION_CODES):
+        return "application"
+    if status is not None and 500 <= status < 600:
+        return "service"
+    return ""
 
 
 def is_throttling(status: int, error_code: str | None) -> bool:

@@ -92,3 +92,37 @@ def test_a_day_of_logs_is_judged_as_logs(monkeypatch, tmp_path):
     printed = [line.split()[0] for line in stdout.splitlines() if line.startswith("  ") and line.split()[0] in kinds]
     assert printed == kinds[: len(printed)]
     assert not contradictions(findings)
+
+
+def test_a_handful_of_5xx_and_network_errors_rank_below_the_throttling_and_carry_their_own_class_remedy(monkeypatch, tmp_path):
+    """Issue #64: a day of logs with 40 minutes of throttling, plus two 500 ServerOtherError answers and a request the
+    network cut short: the throttling is the first finding (the two 500s are 0.01 % of the records, a sliver ranked
+    below every finding about more), and neither the 5xx nor the network error reads "never retry a 4xx"."""
+    log = tmp_path / "StorageTableLogs.json"
+    records = day_of_logs(log)
+    with log.open("a", encoding="utf-8") as out:
+        for n, (hour, status, text) in enumerate(
+            [(3, 500, "ServerOtherError"), (15, 500, "ServerOtherError"), (20, None, "NetworkError")]
+        ):
+            row = _row(DAY + timedelta(hours=hour), "QueryEntity", KEYS[n], 0, text, records + n)
+            out.write(json.dumps({**row, "StatusCode": None if status is None else str(status)}) + "\n")
+    out_dir = tmp_path / "read"
+    code, stdout, stderr = in_process(monkeypatch, "traffic", str(log), "--out", str(out_dir), "--no-report")
+    assert code == 0 and "Traceback" not in stdout + stderr, stdout + stderr
+    findings = [Finding(**f) for f in json.loads((out_dir / "results.json").read_text())["findings"]]
+    assert findings[0].kind == "THROTTLED" and findings[0].partition == THROTTLED_KEY, [(f.kind, f.message) for f in findings]
+    assert findings[0].share is not None and findings[0].share > 0.001
+    server = next(f for f in findings if f.kind == "ERRORS" and "ServerOtherError" in f.message)
+    network = next(f for f in findings if f.kind == "ERRORS" and "NetworkError" in f.message)
+    assert server.share is not None and server.share < 0.001 and network.share < 0.001
+    assert "never retry a 4xx" not in server.remedy and "5xx answer is the service's" in server.remedy, server.remedy
+    assert "never retry a 4xx" not in network.remedy and "client's path" in network.remedy, network.remedy
+    assert server.cause == "failed" and network.cause == "failed"
+    # the 4xx answers (3 % and 2 % of the records) keep their rank and their rule; the slivers come after them
+    ranked = [f.kind for f in findings]
+    assert ranked.index("THROTTLED") < findings.index(server) and findings.index(network) > max(
+        i for i, f in enumerate(findings) if f.cause == "application"
+    )
+    assert all("never retry a 4xx" in f.remedy for f in findings if f.cause == "application")
+    printed = [line.split()[0] for line in stdout.splitlines() if line.startswith("  ") and line.split()[0] in ranked]
+    assert printed == ranked[: len(printed)]
