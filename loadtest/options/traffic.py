@@ -116,7 +116,8 @@ TRAFFIC_OPTIONS: tuple[Option, ...] = only(
         ),
         Option(
             ("--entity-bytes",),
-            "an entity's size in bytes: a query's entities are estimated from its answer's size, a batch's from its request's",
+            "an entity's size in bytes: a batch's entities are estimated from its request's size, and a query's from its "
+            "answer's where the logs hold no point read (else at an entity's size as their point reads' answers carry it)",
             1024,
             whole(minimum=1, maximum=1024 * 1024),
             locust=False,
