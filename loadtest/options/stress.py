@@ -117,7 +117,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(("--properties",), "string properties the payload is spread over (0 = as few as fit)", 0, whole()),
     Option(
         ("--seed-entities",),
-        f"entities seeded under the PartitionKey before the load (at most {MAX_SEED_ENTITIES:,})",
+        f"entities seeded before the load, spread over the design's keys (at most {MAX_SEED_ENTITIES:,})",
         1000,
         whole(
             minimum=1,

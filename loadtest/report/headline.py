@@ -15,6 +15,7 @@ from typing import Any
 from ..bounds.throttlers import budget
 from ..ceiling.remedies import LIMITS
 from ..counting.buckets import GROUPS, named
+from ..exit_codes import UsageError
 from ..findings.checklist import judged_peak, range_words, ranges
 from ..findings.levels import level
 from ..results.finding_kinds import BOUNDS
@@ -23,8 +24,9 @@ from ..results.rolled_frame import BIN_COLUMN
 from ..results.wall_clock import time_form
 from ..service.key_ends import ranges_words
 from ..service.operations import OpClass
+from ..workload.key_specs import key_strategy
 
-__all__ = ["design_words", "verdict_sentences", "what_ran"]
+__all__ = ["SCANNED_AS_ASKED", "design_words", "short_scans", "verdict_sentences", "what_ran"]
 
 
 BUILT_IN = "HotPartitionUser"  # the tool's own user (``users.HotPartitionUser``), which runs the command line's design
@@ -182,7 +184,47 @@ def verdict_sentences(results: Results) -> list[str]:
 
 def what_ran(results: Results) -> str:
     """What served (or judged) the figures, in one sentence, never naming a part that did not run: production logs,
-    a simulation, Azurite behind the throttling emulator, Azurite alone, another emulator, or a real account."""
+    a simulation, Azurite behind the throttling emulator, Azurite alone, another emulator, or a real account; then,
+    where a run's scans read fewer rows than they asked, why (``short_scans``)."""
+    served = _served(results)
+    short = short_scans(results)
+    return f"{served} {short}" if short else served
+
+
+#: Scans that returned on average at least this share of the rows they asked read what they asked.
+SCANNED_AS_ASKED = 0.95
+
+
+def short_scans(results: Results) -> str:
+    """A run's row range scans that returned fewer rows than ``--scan-size`` asked because the rows seeded under each
+    key ran out (``--seed-entities`` is spread over the design's keys): what they read, why, and what to seed; "" where
+    they read what they asked (or the run made none)."""
+    asked = int(results.run.settings.get("scan_size") or 0)
+    scans = [n for n in results.workload.get("names", []) if n.get("op") == "scan" and n.get("requests")]
+    if results.logs or results.run.simulated or not asked or not scans:
+        return ""
+    requests, returned = sum(n["requests"] for n in scans), sum(n["returned"] for n in scans)
+    if returned >= SCANNED_AS_ASKED * asked * requests:
+        return ""
+    settings, seeded = results.run.settings, results.run.seeded
+    if len(results.run.user_classes) > 1:  # several designs: which one's keys ran out is not the run's to say
+        return ""
+    try:
+        design = key_strategy(settings.get("key_strategy", "single"), default_key=settings.get("partition_key", "hot"))
+    except UsageError:
+        return ""
+    keys = design.keys()
+    if not keys or seeded < 2 * len(keys):  # a key an entity (guid, time-ordered keys): seeding cannot lengthen a scan
+        return ""
+    return (
+        f"Its row range scans asked for {asked:,} rows each and returned {returned / requests:,.0f} on average: "
+        f"--seed-entities {seeded:,} is spread over the design's {len(keys):,} PartitionKeys ({seeded // len(keys):,} "
+        f"rows under each), so the scans ran out of rows and read fewer entities than the design's would; seed "
+        f"{len(keys) * asked:,} ({asked:,} under each) to scan as asked."
+    )
+
+
+def _served(results: Results) -> str:
     run = results.run
     budgets = f"{budget(run):,.0f} entities/s per partition and {budget(run, 'account'):,.0f} per account"
     throttled = sum(row.throttled for row in results.partitions if row.op_class != OpClass.ALL)

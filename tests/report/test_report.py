@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 from browser import chromium_page
-from helpers import ROOT, run_info, without_imports
+from helpers import ROOT, run_info, run_loadtest, without_imports
 from markupsafe import escape
 from synthetic import recorded
 
@@ -195,3 +197,27 @@ def test_the_peak_charts_captions_name_the_window_each_run_averaged_over(monkeyp
         "peak entities/s (5-second moving average)",
         "hottest partition's peak entities/s (5-second moving average)",
     ]
+
+
+def test_scans_that_ran_out_of_seeded_rows_say_why_in_the_note(azurite, tmp_path):
+    """Issue #64: --seed-entities 1000 over set:20 leaves 50 rows under each key, so every 100-row scan reads 50;
+    the report's note says so and what to seed. Seeded as asked (2,000), the note says nothing of it."""
+    for seeded, short in ((1000, True), (2000, False)):
+        out = tmp_path / str(seeded)
+        done = run_loadtest(
+            "run", "-t", "3s", "-u", "2", "-r", "2", "--rate", "5", "--key-strategy", "set:20", "--mix", "read=50,scan=50",
+            "--seed-entities", str(seeded), "--out", str(out), "--connection-string", azurite.connection_string,
+        )  # fmt: skip
+        assert done.code == 0, done.output
+        results = json.loads((out / "results.json").read_text())
+        (scans,) = [n for n in results["workload"]["names"] if n["op"] == "scan"]
+        note = html.unescape(re.search(r'<p class="note" id="what-ran">(.*?)</p>', (out / "report.html").read_text(), re.S)[1])
+        if short:
+            assert scans["returned"] <= 50 * scans["requests"], scans  # the rows under each key ran out
+            assert (
+                "asked for 100 rows each and returned" in note and "--seed-entities 1,000 is spread over the design's 20" in note
+            ), note
+            assert "(50 rows under each)" in note and "seed 2,000 (100 under each) to scan as asked" in note, note
+        else:
+            assert scans["returned"] == 100 * scans["requests"], scans
+            assert "scans asked" not in note and "ran out of rows" not in note, note
