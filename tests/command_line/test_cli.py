@@ -110,7 +110,7 @@ def test_the_test_table_is_dropped_after_the_run(measured_run, target):
 def test_default_embedded_run_reports_get_and_put_and_keeps_secrets_out(loadtest, tmp_path):
     """The suite's proof of the embedded path end to end (no connection settings: the tool's own Azurite, started,
     measured and stopped); other runs use the session's Azurite."""
-    done = loadtest("run", "-t", "2s", "-u", "4", "-r", "4", "--out", str(tmp_path))
+    done = loadtest("run", "-t", "2s", "-u", "4", "-r", "4", "--rate", "25", "--out", str(tmp_path))
     assert done.code == 0, done.output
     assert f"Report: {tmp_path / 'report.html'}" in done.stdout
     assert "Target: an embedded Azurite" in done.stderr
@@ -130,7 +130,22 @@ def test_ctrl_c_stops_the_embedded_azurite_and_keeps_what_ran(tmp_path):
     log = tmp_path / "stderr.log"
     with log.open("w") as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "-t", "60s", "-u", "2", "-r", "2", "--out", str(tmp_path / "out")],
+            [
+                sys.executable,
+                "-m",
+                "loadtest",
+                "run",
+                "-t",
+                "60s",
+                "-u",
+                "2",
+                "-r",
+                "2",
+                "--rate",
+                "25",
+                "--out",
+                str(tmp_path / "out"),
+            ],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

@@ -67,7 +67,7 @@ class Cluster:
 def test_workers_stop_loading_within_10_s_of_losing_their_master(azurite, target, tmp_path):
     cluster = Cluster(tmp_path, azurite.connection_string)
     try:
-        master = cluster.master("-u", "4", "-r", "4", "-t", "60s", "--mix", "insert=1", "--seed-entities", "10")
+        master = cluster.master("-u", "4", "-r", "4", "-t", "60s", "--rate", "25", "--mix", "insert=1", "--seed-entities", "10")
         cluster.workers()
         cluster.wait_for(SPAWNED)
         table = TestTable(target=target, name=re.search(r"Test table (\w+)", cluster.log("master")).group(1), created=True)

@@ -117,7 +117,8 @@ def run_with_azurite(
     machine once took Azurite past a fixed run's end to restart, and no second was answered without the table."""
     with EmbeddedAzurite() as azurite:
         child = subprocess.Popen(
-            [sys.executable, "-m", "loadtest", "run", "-t", duration, "-u", "4", "-r", "4", "--seed-entities", "100"]
+            [sys.executable, "-m", "loadtest", "run", "-t", duration, "-u", "4", "-r", "4", "--rate", "25"]
+            + ["--seed-entities", "100"]
             + ["--mix", "read=60,upsert=40", "--out", str(out), "--connection-string", azurite.connection_string],
             cwd=ROOT,
             stdout=subprocess.PIPE,

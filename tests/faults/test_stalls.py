@@ -58,7 +58,7 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "8s", "-u", "4", "-r", "4", "--seed-entities", "100"]
+            ["run", "-t", "8s", "-u", "4", "-r", "4", "--rate", "25", "--seed-entities", "100"]
             + ["--timeout", "1", "--mix", "read=60,upsert=40", "--out", str(out)]
             + ["--connection-string", azurite.connection_string],
             at=2,
@@ -86,7 +86,7 @@ def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_t
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "12s", "-u", "4", "-r", "4", "--seed-entities", "100", "--timeout", "4"]
+            ["run", "-t", "12s", "-u", "4", "-r", "4", "--rate", "25", "--seed-entities", "100", "--timeout", "4"]
             + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--no-report"]
             + ["--connection-string", azurite.connection_string],
             at=2,

@@ -123,7 +123,22 @@ def test_a_locust_run_with_otel_exports_each_partitions_entities_as_results_json
     """Four keys, one of them hot (hotspot skew): every figure per partition and op class, as results.json says. 8 s:
     a second is exported once folded, 5 s behind (``counts.COMPACT_AFTER_S``), so a shorter run shows only its end."""
     with receiver() as otlp:
-        args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "8s", "--key-strategy", "set:4"]
+        args = [
+            "-f",
+            LOCUSTFILE,
+            "--headless",
+            "--otel",
+            "-u",
+            "4",
+            "-r",
+            "4",
+            "-t",
+            "8s",
+            "--rate",
+            "25",
+            "--key-strategy",
+            "set:4",
+        ]
         args += ["--skew", "hotspot:70,25", "--mix", "read=60,upsert=40", "--seed-entities", "40"]
         args += ["--partition-target", "50", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=otel_env(otlp.endpoint, azurite), timeout=120)
@@ -154,7 +169,22 @@ def test_a_guid_workload_keeps_the_label_set_bounded_and_its_totals_whole(azurit
     add up to the run's entities."""
     with receiver() as otlp:
         env = otel_env(otlp.endpoint, azurite)
-        args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "3s", "--key-strategy", "guid"]
+        args = [
+            "-f",
+            LOCUSTFILE,
+            "--headless",
+            "--otel",
+            "-u",
+            "4",
+            "-r",
+            "4",
+            "-t",
+            "3s",
+            "--rate",
+            "25",
+            "--key-strategy",
+            "guid",
+        ]
         args += ["--mix", "insert=100", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=env, timeout=120)
         assert done.code in (0, 3), done.stdout + done.stderr
@@ -178,7 +208,7 @@ def test_a_master_with_two_workers_exports_the_partitions_once_merged(tmp_path):
             for name in ("master", "w0", "w1"):
                 cluster.env = {k: v for k, v in otel_env(otlp.endpoint, None, name).items() if "AZURE_STORAGE" not in k}
                 if name == "master":
-                    master = cluster.master("--otel", "-u", "4", "-r", "4", "-t", "4s", "--key-strategy", "set:4",
+                    master = cluster.master("--otel", "-u", "4", "-r", "4", "-t", "4s", "--rate", "25", "--key-strategy", "set:4",
                                             "--mix", "read=50,upsert=50", "--out", str(tmp_path / "out"),
                                             "--no-report")  # fmt: skip
                 else:
