@@ -81,13 +81,16 @@ def test_a_target_that_stalls_mid_run_is_timed_out_counted_and_named(tmp_path):
 
 def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_the_run_goes_on(tmp_path):
     """Azurite frozen (SIGSTOP) 2 s into a 12-s run's load, for 5 s, with --timeout 4: operations wait, time out, are retried, and
-    land once it thaws; the outage is named with its seconds, nothing is lost."""
+    land once it thaws; the outage is named with its seconds, nothing is lost. Each of the 8 users has one operation
+    hung in the freeze, a delete for 4 in 10 of them (1 - 0.6^8: 98 % of runs hang one): a timed-out delete that the
+    thawed Azurite applies answers its retry 404, which is the delete done, not an error beside a lost write (issue #64:
+    "LOST_WRITES 1 of 1,685" beside "ResourceNotFound x1" on a PUT)."""
     out, times = tmp_path / "out", {}
     with EmbeddedAzurite() as azurite:
         done = run_with_azurite_frozen(
             azurite,
-            ["run", "-t", "12s", "-u", "4", "-r", "4", "--rate", "25", "--seed-entities", "100", "--timeout", "4"]
-            + ["--mix", "read=60,upsert=20,insert=20", "--out", str(out), "--no-report"]
+            ["run", "-t", "12s", "-u", "8", "-r", "8", "--rate", "12", "--seed-entities", "100", "--timeout", "4"]
+            + ["--mix", "read=40,upsert=10,insert=10,delete=40", "--out", str(out), "--no-report"]
             + ["--connection-string", azurite.connection_string],
             at=2,
             thaw_after=5,
@@ -104,5 +107,6 @@ def test_a_target_frozen_for_five_seconds_mid_run_is_an_outage_naming_them_and_t
     assert outage["partition"] == "hot" and "the whole target answered nothing" in outage["message"]
     assert data["errors"].get(TIMEOUT, 0) == 0 and data["attempts"] > sum(r["requests"] for r in series)
     assert data["integrity"]["lost"] == 0 and data["integrity"]["acknowledged_writes"] > 0
+    assert "ResourceNotFound" not in data["errors"], data["errors"]  # a retried delete's 404: done, not failed
     assert max(r["t"] for r in series if r["entities"]) > thawed + 2  # served again after it
     assert "TARGET_LOST" not in {f["kind"] for f in data["findings"]}
