@@ -19,6 +19,8 @@ DIAGNOSTIC_CONTAINERS = ("insights-logs-storageread", "insights-logs-storagewrit
 
 #: The shared options' meaning here: the account only holds the archived logs.
 _SHARED_HELP = {
+    "partition_target": "entities/s per partition the logs are judged against (default: --profile's)",
+    "account_target": "entities/s per account the logs are judged against (default: --profile's)",
     "connection_string": f"with --from-container: connection string of the account that archives the logs (or "
     f"${CONNECTION_STRING_ENV}); its blob endpoint is read",
     "account_url": "with --from-container: https://<account>.table.core.windows.net of the account that archives the "
