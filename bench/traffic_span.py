@@ -8,7 +8,7 @@ the real command on each span in a child process, as a user runs it, the machine
 30 days at 10 requests/s over 5,000 partitions under 1 GB and 10 minutes; a week no more than a day plus a stated
 per-partition cost.
 
-    .venv/bin/python bench/traffic_span.py [--days 1,7] [--rate 0.5] [--keys 500]
+    .venv/bin/python bench/traffic_span.py [--days 1,7] [--rate 0.5] [--keys 500] [--shape uniform|mixed]
 """
 
 from __future__ import annotations
@@ -29,10 +29,34 @@ ROOT = Path(__file__).resolve().parent.parent
 START = 1_793_491_200.0  # 2026-11-01T00:00:00Z
 
 
-def write(folder: Path, days: int, rate: float, keys: int) -> int:
+#: Keys of many scripts and first characters (the "mixed" shape): each begins a range of its own in key order.
+_SCRIPTS = ("cust", "Кли", "客户", "عميل", "לקוח", "zone", "Ωμέγα", "9-", "_x", "ñu")
+#: The mixed shape's answers besides success and throttling: the application's 4xx and the service's 5xx.
+_ANSWERS = (("ResourceNotFound", "404"), ("EntityAlreadyExists", "409"), ("ConditionNotMet", "412"), ("ServerOtherError", "500"))
+
+
+def _names(shape: str, keys: int) -> list[str]:
+    if shape == "uniform":
+        return [f"k{i:05d}" for i in range(keys)]
+    return [f"{_SCRIPTS[i % len(_SCRIPTS)]}-{i:04d}" for i in range(keys)]
+
+
+def _status(rng: random.Random, shape: str, at: float) -> tuple[str, str]:
+    """A record's (status text, HTTP status): the uniform shape throttles one in fifty; the mixed one throttles one in
+    three in its throttled minutes (ten minutes an hour), and answers 4xx and 5xx now and then."""
+    if shape == "uniform":
+        return ("ServerBusy", "503") if rng.random() < 0.02 else ("Success", "200")
+    if int(at // 60) % 6 == 0 and rng.random() < 0.33:
+        return "ServerBusy", "503"
+    if rng.random() < 0.04:
+        return rng.choice(_ANSWERS)
+    return "Success", "200"
+
+
+def write(folder: Path, days: int, rate: float, keys: int, shape: str = "uniform") -> int:
     """``days`` of classic logs at ``rate`` requests a second over ``keys`` partitions, an hour a folder; the records."""
     rng = random.Random(1)
-    names = [f"k{i:05d}" for i in range(keys)]
+    names = _names(shape, keys)
     written = 0
     for hour in range(days * 24):
         when = START + hour * 3600
@@ -43,11 +67,11 @@ def write(folder: Path, days: int, rate: float, keys: int) -> int:
         for i in range(rng.randint(int(rate * 3600 * 0.9), int(rate * 3600 * 1.1))):
             at = when + rng.random() * 3600
             key = names[min(int(rng.paretovariate(1.2)) - 1, keys - 1)]
-            read, busy = rng.random() < 0.8, rng.random() < 0.02
+            read, (status, http) = rng.random() < 0.8, _status(rng, shape, at)
             operation = "QueryEntity" if read else "InsertOrReplaceEntity"
             values = {
                 "version": "1.0", "request-start-time": log_time(at), "operation-type": operation,
-                "request-status": "ServerBusy" if busy else "Success", "http-status-code": "503" if busy else "200",
+                "request-status": status, "http-status-code": http,
                 "end-to-end-latency-in-ms": "4", "server-latency-in-ms": "3",
                 "request-url": f'"https://acct.table.core.windows.net/orders(PartitionKey=\'{key}\',RowKey=\'{i}\')"',
                 "request-id-header": f"r{hour}-{i}", "operation-count": "0", "response-header-size": "300",
@@ -81,13 +105,20 @@ def main() -> None:
     parser.add_argument("--days", default="1,7", help="comma list of spans in days")
     parser.add_argument("--rate", type=float, default=0.5, help="requests a second")
     parser.add_argument("--keys", type=int, default=500)
+    parser.add_argument(
+        "--shape",
+        choices=("uniform", "mixed"),
+        default="uniform",
+        help="uniform: one key script, 2 %% throttled; mixed: keys of ten scripts and first characters, throttled "
+        "minutes, 4xx and 5xx answers",
+    )
     args = parser.parse_args()
     spans = sorted(int(d) for d in args.days.split(","))
     measured = {}
     with tempfile.TemporaryDirectory() as folder:
         for days in spans:
             logs = Path(folder) / f"days-{days}"
-            records = write(logs, days, args.rate, args.keys)
+            records = write(logs, days, args.rate, args.keys, args.shape)
             elapsed, peak, said = measure(logs / "table", Path(folder) / f"out-{days}")
             measured[days] = (records, elapsed, peak)
             print(f"{days:>3} days: {records:,} records in {elapsed:.1f} s, peak {peak:,.0f} MiB\n      {said}", flush=True)
