@@ -76,6 +76,11 @@ APPLICATION_CODES = frozenset(
         "ConditionNotMet",
     }
 )
+#: The service's own 5xx codes (its answers over its targets aside: ``THROTTLING_CODES``), for a run's errors and
+#: Storage Analytics' status texts.
+SERVICE_CODES = frozenset(
+    {"InternalError", "ServiceUnavailable", *(f"{who}ServerOtherError" for who in ("", "SAS", "Anonymous"))}
+)
 #: Failures of the client's path, not answers of the service: a client's no answer, and Storage Analytics' status
 #: texts for a request the network or the client cut short (its status, when logged, is the service's last word).
 NETWORK_CODES = frozenset(
@@ -108,7 +113,7 @@ def error_class(code: str, status: int | None = None) -> str:
         status = int(code[4:])
     if (status is not None and 400 <= status < 500) or (status is None and code in APPLICATION_CODES):
         return "application"
-    if status is not None and 500 <= status < 600:
+    if (status is not None and 500 <= status < 600) or (status is None and code in SERVICE_CODES):
         return "service"
     return ""
 
