@@ -1,9 +1,8 @@
-"""THROTTLED and ERRORS. THROTTLED once per partition (GET and PUT its parts), by reason, each named with the budget
+"""THROTTLED, once per partition (GET and PUT its parts), by reason, each named with the budget
 or target that judged it (``throttlers.throttler``), and with its cause as measured: the partition's own load, the
 account's limit, or — where its own load was under half of what judged it — what the records show at those seconds
 (the account's total, hot neighbouring PartitionKeys, which Azure serves from one range partition) or that nothing
-read explains it. ERRORS per partition and op class in a run; in production logs one per error code, 4xx answers
-weighed as the application's own business."""
+read explains it. The ERRORS beside them are ``errors``'."""
 
 from __future__ import annotations
 
@@ -23,23 +22,19 @@ from ..results.form import Finding, PartitionRow, Results
 from ..results.rolled_frame import BIN_COLUMN
 from ..results.schema import KeyEnd
 from ..results.wall_clock import unit_of
-from ..service.error_codes import BUSY, CAUSES, CLASS_REMEDIES, THROTTLING_CODES, error_class
+from ..service.error_codes import BUSY, THROTTLING_CODES
 from ..service.operations import OpClass
 from . import checklist
 from .common import finding
+from .errors import errors, share
 
 __all__ = ["OWN_LOAD_SHARE", "Explained", "explained", "failures", "reasons", "throttled_failures"]
 
-TASK_ERRORS = (
-    "Fix the task code (Locust's log has each traceback): the operations a failing task never reached were never "
-    "sent, so every figure lacks them."
-)
 _RETRY = "Retry 503 ServerBusy, 500 OperationTimedOut and 504 with exponential backoff (never 4xx)"
 #: A throttled partition whose own load stayed under this share of what judged it: its load does not explain it.
 OWN_LOAD_SHARE = 0.5
 NEIGHBOURS = 2  # PartitionKeys each side in key order held against a throttled key's seconds
 BUSY_SHARE = 0.8  # a neighbour (or the account) at this share of its target at those seconds explains the throttling
-ERROR_PARTITIONS_LISTED = 5
 
 
 def throttled_failures(row: PartitionRow) -> int:
@@ -218,8 +213,7 @@ def _range_throttled(results: Results, where: str, end: KeyEnd, inside: Mapping[
 
 
 def failures(results: Results) -> list[Finding]:
-    """THROTTLED per partition; ERRORS per partition and op class (production logs: per error code); then the tasks'
-    exceptions."""
+    """THROTTLED per partition (the range where new keys land as one); then the ERRORS (``errors``)."""
     findings: list[Finding] = []
     rows: dict[str, list[PartitionRow]] = {}
     for row in results.rows():
@@ -230,89 +224,12 @@ def failures(results: Results) -> list[Finding]:
         inside = {p: its for p, its in rows.items() if p not in GROUPS and checklist.landed(end, p)}
         found = _range_throttled(results, where, end, inside)
         if found is not None:
-            found.share = _share(sum(r.throttled for its in inside.values() for r in its), attempts)
+            found.share = share(sum(r.throttled for its in inside.values() for r in its), attempts)
             findings.append(found)
             rows = {p: its for p, its in rows.items() if p not in inside}
     for partition, its in rows.items():
         throttled = _throttled(results, partition, its)
         if throttled:
-            throttled.share = _share(sum(r.throttled for r in its), attempts)
+            throttled.share = share(sum(r.throttled for r in its), attempts)
             findings.append(throttled)
-    findings += _logged_errors(results) if results.logs else _run_errors(results)
-    task_errors = results.workload.get("task_errors", [])
-    if task_errors:
-        raised = ", ".join(f"{e['error']} x{e['count']:,}" for e in task_errors[:3])
-        total = sum(e["count"] for e in task_errors)
-        findings.append(finding(K.ERRORS, f"the users' tasks raised {total:,} exceptions ({raised})", remedy=TASK_ERRORS))
-    return findings
-
-
-def _run_errors(results: Results) -> list[Finding]:
-    """A run's failures other than throttling, per partition and op class, by error code."""
-    findings = []
-    requests = sum(row.requests for row in results.rows() if row.op_class != OpClass.ALL)
-    for row in results.rows():
-        other = {code: n for code, n in row.errors.items() if code not in THROTTLING_CODES}
-        if row.op_class == OpClass.ALL or not other:
-            continue
-        codes = ", ".join(f"{code} x{n:,}" for code, n in sorted(other.items(), key=lambda kv: -kv[1]))
-        message = (
-            f"{row.op_class} on {named(row.partition)}: {sum(other.values()):,} of {row.requests:,} operations failed ({codes})"
-        )
-        findings.append(finding(K.ERRORS, message, row, _causes(other), share=_share(sum(other.values()), requests)))
-    return findings
-
-
-def _share(count: int, of: int) -> float | None:
-    """``count`` as a share of ``of`` (None where nothing was counted)."""
-    return round(count / of, 6) if of else None
-
-
-def _logged_errors(results: Results) -> list[Finding]:
-    """Production logs: one ERRORS finding per error code across the logs — its count, its share of the requests, the
-    partitions with the most — 4xx answers as the application's own business, other failures as they are."""
-    by_code: dict[str, Counter[str]] = {}
-    requests = 0
-    for row in results.rows():
-        if row.op_class == OpClass.ALL:
-            continue
-        requests += row.requests
-        for code, n in row.errors.items():
-            if code not in THROTTLING_CODES:
-                by_code.setdefault(code, Counter())[row.partition] += n
-    status = results.logs.get("error_status", {})
-    findings = []
-    for code, where in sorted(by_code.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
-        total, http = sum(where.values()), status.get(code, -1)
-        client = error_class(code, http if http > 0 else None) == "application"
-        most = ", ".join(f"{named(p)} {n:,}" for p, n in where.most_common(ERROR_PARTITIONS_LISTED))
-        more = f" and {len(where) - ERROR_PARTITIONS_LISTED:,} more" if len(where) > ERROR_PARTITIONS_LISTED else ""
-        answered = f"HTTP {http} " if http > 0 else ""
-        message = (
-            f"{total:,} requests ({total / requests:.2%} of {requests:,}) were answered {answered}{code} across "
-            f"{len(where):,} partition{'s' if len(where) > 1 else ''}; the most: {most}{more}"
-        )
-        if client:
-            message += ". A 4xx answer is the application's own business (an entity not there, a conflict, a condition)"
-        findings.append(
-            finding(
-                K.ERRORS,
-                message,
-                remedy=_causes({code: total}, {code: http} if http > 0 else None),
-                cause=Cause.APPLICATION if client else Cause.FAILED,
-                share=_share(total, requests),
-            )
-        )
-    return findings
-
-
-def _causes(codes: Mapping[str, int], status: Mapping[str, int] | None = None) -> str:
-    """The ERRORS remedy: what each code present says (``error_codes.CAUSES``), then what to do about each class of
-    failure among them (a 4xx the application's, a 5xx the service's, no answer the client's path), by the codes' status
-    where the logs give it, else by the code."""
-    known = [f"{code}: {CAUSES[code]}." for code in codes if code in CAUSES]
-    classes = dict.fromkeys(error_class(code, (status or {}).get(code)) for code in codes)
-    return " ".join([*known, *(CLASS_REMEDIES[c] for c in sorted(classes, key=_CLASS_ORDER.index))])
-
-
-_CLASS_ORDER = ("service", "network", "application", "")
+    return findings + errors(results)

@@ -21,6 +21,7 @@ from ..workload.table_uri import ENTITY_OPERATIONS, entity_keys, filter_reach
 
 __all__ = [
     "BATCH",
+    "QuerySizes",
     "BATCH_PART_BYTES",
     "QUERY",
     "addressed",
@@ -117,13 +118,15 @@ def _projected(uri: pa.ChunkedArray | pa.Array) -> np.ndarray:
 _METADATA_CHARS = len('{"odata.metadata":"",}') + len("$metadata#") + len("/@Element")
 
 
-def query_entity_bytes(records: pa.Table) -> tuple[int, int]:
+def query_entity_bytes(records: pa.Table, addressed_to: pa.Array | pa.ChunkedArray | None = None) -> tuple[int, int]:
     """The bytes an entity takes in a query's answer, as the point reads among ``records`` carried it: each successful
     point read's answer less its metadata member (a query's answer names the table once, not for each entity), summed;
     and how many point reads that is. A run's own request log: 648 bytes an entity in its scans' answers, 764 in its
-    point reads' (the metadata), 1,024 the default guess."""
+    point reads' (the metadata), 1,024 the default guess. ``addressed_to``: which records address one entity, where
+    the caller parsed their URIs already (``attribute``)."""
     uri = records["uri"].combine_chunks() if isinstance(records["uri"], pa.ChunkedArray) else records["uri"]
-    point = pc.and_(pc.equal(records["operation"], "QueryEntity"), addressed(uri).is_valid())
+    addressed_to = addressed(uri).is_valid() if addressed_to is None else addressed_to
+    point = pc.and_(pc.equal(records["operation"], "QueryEntity"), addressed_to)
     status = pc.fill_null(records["status"], -1)
     point = pc.fill_null(pc.and_(point, pc.and_(pc.greater_equal(status, 200), pc.less(status, 300))), False)
     if not pc.any(point).as_py():
@@ -133,6 +136,23 @@ def query_entity_bytes(records: pa.Table) -> tuple[int, int]:
     sizes = answer - address - _METADATA_CHARS
     sizes = sizes[(address > 0) & (sizes > 0)]
     return int(sizes.sum()), len(sizes)
+
+
+class QuerySizes:
+    """An entity's size in a query's answer as the point reads read so far carried it (``query_entity_bytes``): what a
+    block without a point read of its own is attributed at."""
+
+    def __init__(self) -> None:
+        self.measured = self.reads = 0
+
+    def add(self, records: pa.Table, said: pa.Table) -> None:
+        """A block's point reads (``said``: ``attribute``'s reading of ``records``)."""
+        measured, reads = query_entity_bytes(records, pc.equal(said["reach"], "point"))
+        self.measured, self.reads = self.measured + measured, self.reads + reads
+
+    def mean(self) -> int | None:
+        """The mean so far; None before any point read."""
+        return round(self.measured / self.reads) if self.reads else None
 
 
 def attribute(records: pa.Table, entity_bytes: int, query_bytes: int | None = None) -> pa.Table:
@@ -166,7 +186,7 @@ def attribute(records: pa.Table, entity_bytes: int, query_bytes: int | None = No
     answered = (status >= 0) & (status < 400)
     response = pc.fill_null(records["response_body"], 0).to_numpy(zero_copy_only=False)
     request = pc.fill_null(records["request_body"], 0).to_numpy(zero_copy_only=False)
-    measured, reads = query_entity_bytes(records) if query.any() else (0, 0)
+    measured, reads = query_entity_bytes(records, pc.equal(reach, "point")) if query.any() else (0, 0)
     per_entity = measured / reads if reads else (query_bytes or entity_bytes)
     entities = np.where(
         query,

@@ -249,7 +249,7 @@ def _bulk(blocks: Iterator[memoryview], form: str, tally: Tally, forms: Counter[
 
     def attributed(read: Future[Read]) -> Attributed:
         table, items = read.result()
-        return table, None if table is None else attribute(table, tally.entity_bytes, tally.query_bytes()), items
+        return table, None if table is None else attribute(table, tally.entity_bytes, tally.query_sizes.mean()), items
 
     def count(table: pa.Table | None, said: pa.Table | None, items: list[LogRecord | Unreadable]) -> None:
         for item in items:

@@ -29,7 +29,7 @@ from ..redact import redact
 from ..results.form import Results
 from ..service.error_codes import logged_throttling
 from ..service.log_forms import utc_text
-from .attribution import attribute, codes_of, query_entity_bytes
+from .attribution import QuerySizes, attribute, codes_of
 from .columns import from_records
 from .profile_counts import ProfileCounts
 from .recent_ids import RecentIds
@@ -88,13 +88,7 @@ class Tally:
         self.last: float | None = None
         self._recent = RecentIds(RETRY_WINDOW_S)  # operations' ids: a retry's is its first attempt's
         self._pending: list[LogRecord] = []
-        self._query_entities = [0, 0]  # an entity's bytes in a query's answer, as the point reads so far carried it
-
-    def query_bytes(self) -> int | None:
-        """An entity's size in a query's answer as the point reads read so far carried it (``query_entity_bytes``), for
-        a block without its own; None before any."""
-        measured, reads = self._query_entities
-        return round(measured / reads) if reads else None
+        self.query_sizes = QuerySizes()  # an entity's size in a query's answer: for a block without a point read
 
     def add(self, item: LogRecord | Unreadable) -> None:
         """One record read a line at a time (counted with the next ``BLOCK``), or a line that is not one."""
@@ -136,11 +130,9 @@ class Tally:
             )
             self.passed[OUTSIDE] += int((keep & ~inside).sum())
             keep &= inside
-        point_bytes, point_reads = query_entity_bytes(records)
         if said is None:
-            said = attribute(records, self.entity_bytes, self.query_bytes())
-        self._query_entities[0] += point_bytes
-        self._query_entities[1] += point_reads
+            said = attribute(records, self.entity_bytes, self.query_sizes.mean())
+        self.query_sizes.add(records, said)
         if not keep.all():
             records, said = records.filter(pa.array(keep)), said.filter(pa.array(keep))
         entity = pc.is_valid(said["op_class"])

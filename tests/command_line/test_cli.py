@@ -130,22 +130,8 @@ def test_ctrl_c_stops_the_embedded_azurite_and_keeps_what_ran(tmp_path):
     log = tmp_path / "stderr.log"
     with log.open("w") as stderr:
         child = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "loadtest",
-                "run",
-                "-t",
-                "60s",
-                "-u",
-                "2",
-                "-r",
-                "2",
-                "--rate",
-                "25",
-                "--out",
-                str(tmp_path / "out"),
-            ],
+            [sys.executable, "-m", "loadtest", "run", "-t", "60s", "-u", "2", "-r", "2", "--rate", "25"]
+            + ["--out", str(tmp_path / "out")],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

@@ -123,22 +123,8 @@ def test_a_locust_run_with_otel_exports_each_partitions_entities_as_results_json
     """Four keys, one of them hot (hotspot skew): every figure per partition and op class, as results.json says. 8 s:
     a second is exported once folded, 5 s behind (``counts.COMPACT_AFTER_S``), so a shorter run shows only its end."""
     with receiver() as otlp:
-        args = [
-            "-f",
-            LOCUSTFILE,
-            "--headless",
-            "--otel",
-            "-u",
-            "4",
-            "-r",
-            "4",
-            "-t",
-            "8s",
-            "--rate",
-            "25",
-            "--key-strategy",
-            "set:4",
-        ]
+        args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "8s", "--rate", "25"]
+        args += ["--key-strategy", "set:4"]
         args += ["--skew", "hotspot:70,25", "--mix", "read=60,upsert=40", "--seed-entities", "40"]
         args += ["--partition-target", "50", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=otel_env(otlp.endpoint, azurite), timeout=120)
@@ -169,22 +155,8 @@ def test_a_guid_workload_keeps_the_label_set_bounded_and_its_totals_whole(azurit
     add up to the run's entities."""
     with receiver() as otlp:
         env = otel_env(otlp.endpoint, azurite)
-        args = [
-            "-f",
-            LOCUSTFILE,
-            "--headless",
-            "--otel",
-            "-u",
-            "4",
-            "-r",
-            "4",
-            "-t",
-            "3s",
-            "--rate",
-            "25",
-            "--key-strategy",
-            "guid",
-        ]
+        args = ["-f", LOCUSTFILE, "--headless", "--otel", "-u", "4", "-r", "4", "-t", "3s", "--rate", "25"]
+        args += ["--key-strategy", "guid"]
         args += ["--mix", "insert=100", "--out", str(tmp_path / "out"), "--no-report"]
         done = warm_start("locust", args, env=env, timeout=120)
         assert done.code in (0, 3), done.stdout + done.stderr
