@@ -1,11 +1,13 @@
 """What the counts' compaction costs the generator once a second, side by side in one run: as it is (each judged
-second's keys read for the ends of the key order, ``key_edges``, and for the keys hot in it, ``HOT_SHARE``) against the
-same counts with both left out (compaction as it was before them). Not per request: the listener's ``on_request`` is
+second's keys read for the ends of the key order, ``key_edges``, and for the keys hot in it, ``HOT_SHARE``; each folded
+key's counts summed apart, ``folded_totals``) against the same counts with the first two left out (compaction as it
+was before them), and with the folded counts left out. Not per request: the listener's ``on_request`` is
 untouched; compaction runs once a second in the master's process, beside the users.
 
 Fires synthetic request events for ``--seconds`` simulated seconds, ``--rate`` a second, over ``--keys`` keys (or a new
 key each second, ``--ordered``), compacting once a second as a run does, and prints the microseconds of compaction per
-event and the ratio to compaction without the two readings (the machines are noisy: compare the ratios).
+event and the ratios to compaction without the two readings and without the folded counts (the machines are noisy:
+compare the ratios).
 
     .venv/bin/python bench/compaction.py [--seconds 60] [--rate 15000] [--keys 1000000] [--ordered]
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadtest.counting.counts import RunCounts  # noqa: E402
+from loadtest.counting.folded_totals import FoldedTotals  # noqa: E402
 from loadtest.counting.key_edges import KeyEdges  # noqa: E402
 
 
@@ -39,6 +42,19 @@ class _NoEdges(KeyEdges):
     def add_buckets(self, buckets) -> None:  # type: ignore[no-untyped-def]
         for _ in buckets:
             pass
+
+
+class _NoTotals(FoldedTotals):
+    def add(self, partition, op_class, bucket, kept) -> None:  # type: ignore[no-untyped-def]
+        return None
+
+
+class Untotalled(RunCounts):
+    """Compaction without each folded key's counts summed apart: the counts before ``folded_totals``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folded = _NoTotals()
 
 
 def run(counts: RunCounts, args: argparse.Namespace) -> float:
@@ -67,13 +83,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     events = args.seconds * args.rate
-    best = {"before": float("inf"), "now": float("inf")}
-    for _ in range(args.rounds):  # alternated, the best of each: the machine's noise falls on both
+    best = {"before": float("inf"), "untotalled": float("inf"), "now": float("inf")}
+    for _ in range(args.rounds):  # alternated, the best of each: the machine's noise falls on each
         best["before"] = min(best["before"], run(Before(), args))
+        best["untotalled"] = min(best["untotalled"], run(Untotalled(), args))
         best["now"] = min(best["now"], run(RunCounts(), args))
     for name, spent in best.items():
-        print(f"{name:>7}: {spent * 1e6 / events:6.2f} us of compaction per event ({spent:.2f} s for {events:,} events)")
+        print(f"{name:>10}: {spent * 1e6 / events:6.2f} us of compaction per event ({spent:.2f} s for {events:,} events)")
     print(f"  ratio: {best['now'] / best['before']:.2f}x compaction as it was")
+    print(f"  ratio: {best['now'] / best['untotalled']:.2f}x compaction without the folded counts summed apart")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,11 @@ PartitionKeys and an HLL sketch estimates how many distinct ones the run touched
 older than ``COMPACT_AFTER_S`` keep exact buckets only for the top ``TOP_K`` keys of the moment
 they aged (each bucket is judged once); the rest fold into one ``OTHER`` bucket per second, and
 the summary folds again with the run's final top keys. A key hot from the start is never
-folded, so its counts stay exact; one that joined the top late lacks its folded seconds, and is ``partial`` (its figures
-at least what they say). Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as
-compressed columns (``aged_buckets``): exact still, and a day's soak holds them in bounded memory; their partitions'
-peaks and throttled attempts stay at hand for the live view (``aged_peaks``).
+folded, so its counts stay exact; one that joined the top late lacks its folded seconds, and is ``partial`` (its peak
+and means at least what they say); its totals are whole, as every key's folded counts are summed (``folded_totals``).
+Buckets more than ``AGED_AFTER_S`` behind the newest second are put away as compressed columns (``aged_buckets``):
+exact still, and a day's soak holds them in bounded memory; their partitions' peaks and throttled attempts stay at
+hand for the live view (``aged_peaks``).
 
 A worker hands its counts to the master with ``drain`` (and starts afresh, so nothing is
 counted twice); the master adds them with ``merge``. When that happens is ``distributed``'s job.
@@ -29,7 +30,7 @@ import base64
 import copy
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import datasketches as ds
@@ -40,6 +41,7 @@ from .aged_buckets import AgedBuckets
 from .aged_peaks import AgedPeaks
 from .bucket_frame import frame_of, summed, to_buckets
 from .buckets import GROUPS, OTHER, Bucket, BucketKey, fold
+from .folded_totals import FoldedTotals
 from .histograms import add_into, max_ms, ms_at, new_histogram
 from .key_edges import KeyEdges
 from .latency import Latency
@@ -47,7 +49,6 @@ from .latency import Latency
 __all__ = [
     "AGED_AFTER_S",
     "COMPACT_AFTER_S",
-    "FOLDED_KEYS_KEPT",
     "HISTOGRAMS",
     "RunCounts",
     "SKETCH_LG_K",
@@ -64,9 +65,6 @@ TOP_K = 50  # PartitionKeys kept exactly, per second
 HOT_SHARE = 1 / TOP_K
 HOT_ENTITIES = 10
 COMPACT_AFTER_S = 5  # seconds a bucket stays exact whatever its key, for late merges from workers
-#: Keys whose folded seconds are remembered (a key named later is then known to lack them); past it, only the keys kept
-#: apart at that moment, and any other key named later is taken to lack some: some 10 MB at most.
-FOLDED_KEYS_KEPT = 100_000
 SKETCH_LG_K = 12  # frequent items: up to 3 * 2**12 / 4 tracked; hll: ~1.6 % error
 #: Seconds a bucket stays an object behind the newest second (the live view's and a ceiling step's, as latency keeps
 #: its seconds apart); older ones are put away as columns.
@@ -102,8 +100,8 @@ class RunCounts:
         self.live = live  # a run's, watched; records read afterwards (``loadtest traffic``) have no live view to feed
         self.ranges: Counter[tuple[int, str]] = Counter()  # (second, first key character) -> folded entities
         self.edges = KeyEdges()  # the ends of the key order, each second's read before its untracked keys fold
-        self.folded_keys: set[str] = set()  # keys some of whose seconds folded into OTHER (``partial``)
-        self._kept_when_full: frozenset[str] | None = None  # the keys kept apart when ``folded_keys`` filled
+        self.folded = FoldedTotals()  # each key's counts folded into OTHER: its totals whole, its seconds ``partial``
+        self._late: dict[BucketKey, Bucket] = {}  # reports for seconds compacted already, of keys not kept apart
         self.started: float | None = None
         self.steady_from: float | None = None
         self.stopped: float | None = None
@@ -114,6 +112,18 @@ class RunCounts:
         self.heavy.update(partition, max(1, entities))
         self._distinct_here.update(partition)
 
+    def _kept_now(self) -> frozenset[str]:
+        """The keys kept apart now: the top ones and those hot in some second."""
+        return self._top | frozenset(self.hot)
+
+    def _settle_late(self) -> None:
+        """Fold the late reports of keys not kept apart into ``OTHER`` (each key's counts summed, as ``compact``
+        folds)."""
+        late, self._late = self._late, {}
+        for (second, partition, op_class), bucket in late.items():
+            self._bucket(second, OTHER, op_class).add(bucket)
+            self.folded.add(partition, op_class, bucket, self._kept_now)
+
     def frame(self) -> pd.DataFrame:
         """Every bucket, put away or not, as a frame with one row per key (``bucket_frame``), sorted by it."""
         return summed(pd.concat(list(self.frames()), ignore_index=True))
@@ -121,11 +131,13 @@ class RunCounts:
     def frames(self) -> Iterator[pd.DataFrame]:
         """Every bucket a frame at a time (``bucket_frame``'s columns; a key may repeat across them): those put away,
         decoded one at a time, then those held (what reads a long span a chunk at a time)."""
+        self._settle_late()
         yield from self.aged.frames()
         yield frame_of(self.buckets.items())
 
     def between(self, first: int, last: int) -> dict[BucketKey, Bucket]:
         """The buckets of seconds ``first`` to ``last`` (a ceiling step's), put away or not."""
+        self._settle_late()
         frames = [frame[(frame["second"] >= first) & (frame["second"] <= last)] for frame in self.aged.frames()]
         out = to_buckets(pd.concat(frames, ignore_index=True)) if frames else {}
         for key, bucket in self.buckets.items():
@@ -143,9 +155,12 @@ class RunCounts:
         return self._bucket(second, partition, op_class)
 
     def _bucket(self, second: int, partition: str, op_class: str) -> Bucket:
-        if second < self.folded_before and partition not in self._top and partition not in GROUPS:
-            partition = OTHER  # a late report for a compacted second
         key = (second, partition, op_class)
+        if second < self.folded_before and partition not in self._top and partition not in GROUPS:
+            late = self._late.get(key)  # a late report for a compacted second: folded as it is settled
+            if late is None:
+                late = self._late[key] = Bucket()
+            return late
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = Bucket()
@@ -158,6 +173,7 @@ class RunCounts:
         """Everything counted, in the form ``merge`` adds (histograms and sketches in their libraries' own encodings),
         and the run's clock; nothing is reset (an engine's results.json carries it for ``loadtest merge``, its buckets
         apart: ``buckets=False`` leaves them out, for ``frame``)."""
+        self._settle_late()
         distinct = ds.hll_union(SKETCH_LG_K)
         distinct.update(self.distinct.get_result())
         distinct.update(self._distinct_here)
@@ -173,7 +189,7 @@ class RunCounts:
             "ranges": [[second, start, n] for (second, start), n in sorted(self.ranges.items())],
             "edges": self.edges.snapshot(),
             "hot": sorted(self.hot),
-            "folded": self._folded_candidates(),
+            "folded_totals": self.folded.snapshot(self._kept_now()),
             "clock": {"started": self.started, "steady_from": self.steady_from, "stopped": self.stopped},
         }
 
@@ -223,7 +239,7 @@ class RunCounts:
         self.hot = set()
         self.ranges.clear()
         self.edges = KeyEdges()
-        self.folded_keys, self._kept_when_full = set(), None
+        self.folded, self._late = FoldedTotals(), {}
         self.started, self.steady_from, self.stopped = started, None, None
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
@@ -239,7 +255,8 @@ class RunCounts:
             self.ranges[(int(second), start)] += entities
         self.edges.merge(data.get("edges"))
         self.hot.update(data.get("hot", ()))
-        self._note_folded(data.get("folded", ()))
+        self.folded.merge(data.get("folded_totals"), self._kept_now)
+        self.folded.note(data.get("folded", ()))  # a count written before the folded counts were handed over
 
     def merge_histograms(self, data: Mapping[str, Any]) -> None:
         """Add the latency histograms of a snapshot (``HISTOGRAMS``): what ``loadtest merge``'s workers add apart, each
@@ -289,30 +306,11 @@ class RunCounts:
             least = max(HOT_ENTITIES, HOT_SHARE * sum(asked.values()))
             self.hot.update(key for key, n in asked.most_common(TOP_K) if n >= least)
 
-    def _note_folded(self, keys: Iterable[str]) -> None:
-        """Remember the keys whose seconds folded (up to ``FOLDED_KEYS_KEPT``; then only those kept apart then)."""
-        if self._kept_when_full is None:
-            self.folded_keys.update(keys)
-            if len(self.folded_keys) > FOLDED_KEYS_KEPT:
-                self._kept_when_full = self._top | frozenset(self.hot)
-        else:
-            self.folded_keys.update(key for key in keys if key in self._kept_when_full)
-
     def partial(self, partition: str) -> bool:
-        """Whether a key's counts lack seconds folded into the other partitions before it was kept apart (a key that
-        became one of the hottest late): its figures are then at least what they say, not exact."""
-        if partition in GROUPS:
-            return False
-        full = self._kept_when_full
-        return partition in self.folded_keys or (full is not None and partition not in full)
-
-    def _folded_candidates(self) -> list[str]:
-        """The folded keys a merge of engines could name (this count's heaviest and hot ones): what a snapshot carries
-        (none from a worker's drain: only the master folds)."""
-        if not self.folded_keys and self._kept_when_full is None:
-            return []
-        candidates = set(self.top_partitions(3 * TOP_K))
-        return sorted(key for key in candidates if self.partial(key))
+        """Whether a key's per-second counts lack seconds folded into the other partitions before it was kept apart (a
+        key that became one of the hottest late): its peak and means are then at least what they say (its totals are
+        whole where ``FoldedTotals.exact`` says so)."""
+        return partition not in GROUPS and self.folded.partial(partition)
 
     def distinct_partitions(self) -> float:
         union = ds.hll_union(SKETCH_LG_K)
@@ -329,6 +327,7 @@ class RunCounts:
         self.corrected.roll_up(newest)
         self._put_away(newest - AGED_AFTER_S)
         cutoff = newest - COMPACT_AFTER_S
+        self._settle_late()
         if cutoff <= self.folded_before:
             return
         # each bucket is judged once, as it ages, not the whole run's every second (that grew with the run's length)
@@ -337,8 +336,10 @@ class RunCounts:
         self._heat(self.edges.add_buckets((key, self.buckets[key]) for key in judged if key in self.buckets))
         self._top = frozenset(self.top_partitions())
         stale = dict.fromkeys(k for k in judged if k[1] not in self._top and k[1] not in GROUPS and k in self.buckets)
-        others, folded = fold({k: self.buckets.pop(k) for k in stale}, keep=self._top, before=cutoff)
-        self._note_folded({k[1] for k in stale})
+        leaving = {k: self.buckets.pop(k) for k in stale}
+        for (_, partition, op_class), bucket in leaving.items():
+            self.folded.add(partition, op_class, bucket, self._kept_now)
+        others, folded = fold(leaving, keep=self._top, before=cutoff)
         self._kept.extend(key for key in judged if key in self.buckets)
         for key, bucket in others.items():  # judged already (a group is never folded): kept with the buckets they left
             if key in self.buckets:

@@ -107,6 +107,13 @@ class EdgesSnapshot(TypedDict):
     prepend: EdgeSnapshot
 
 
+class FoldedTotalsSnapshot(TypedDict):
+    """``counting.folded_totals``: each key's counts of the seconds it was not kept apart, for a merge to make whole."""
+
+    rows: list[tuple[str, OpClass, Counts]]  # (partition, op class, its folded seconds' counts summed)
+    kept_when_full: list[list[str]]  # each count that folded more keys than it hands over: the keys it kept or listed
+
+
 class MetricsSnapshot(TypedDict):
     """``RunCounts.snapshot``: what the metrics' ``merge`` adds."""
 
@@ -123,7 +130,8 @@ class MetricsSnapshot(TypedDict):
     ranges: list[tuple[int, str, int]]  # (second, first key character, entities folded)
     edges: NotRequired[EdgesSnapshot]  # the ends of the key order (``counting.key_edges``)
     hot: NotRequired[list[str]]  # keys hot in some second, counted exactly
-    folded: NotRequired[list[str]]  # keys among its heaviest some of whose seconds folded into the other partitions
+    folded: NotRequired[list[str]]  # written before folded_totals: keys some of whose seconds folded, counts unknown
+    folded_totals: NotRequired[FoldedTotalsSnapshot]  # each key's folded counts
     clock: SpannedClock
 
 

@@ -27,6 +27,7 @@ from . import series_frame
 from .form import AccountRow, PartitionRow, Results, RunInfo
 from .key_order import key_order
 from .rolled_frame import BIN_COLUMN, minute_bins, rolled_counts
+from .whole_totals import made_whole
 
 __all__ = ["build", "counted", "demand", "per_partition", "series"]
 
@@ -305,7 +306,8 @@ def build(
     first, last = phases.span[0], phases.span[-1]
     bin_of = minute_bins(counts, phases) if BIN_COLUMN in frame else None  # a long span's latency: its bins'
     rows = partition_rows(frame, phases, info.partition_target)
-    for row in rows:  # a key counted apart only once it was among the hottest: its figures are at least what they say
+    rows = made_whole(rows, counts.folded, counts.top_partitions(), info.partition_target)
+    for row in rows:  # a key counted apart only once it was among the hottest: its peak is at least what it says
         row.partial = counts.partial(row.partition)
     single = [r for r in rows if r.op_class != OpClass.ALL]
     errors, attempts = Counter(), sum(r.attempts for r in single)

@@ -118,14 +118,15 @@ def test_a_key_counted_apart_only_once_it_was_among_the_hottest_is_partial_and_o
         metrics.compact()
     metrics.compact(now=clock.now + 100)
     assert metrics.partial("late") and not metrics.partial("hot-early") and not metrics.partial(OTHER)
-    assert metrics.snapshot(buckets=False)["folded"].count("late") == 1  # what a merge of engines reads
+    folded = metrics.snapshot(buckets=False)["folded_totals"]["rows"]  # what a merge of engines reads: its folded count
+    assert [counts["entities"] for key, _, counts in folded if key == "late"] == [1]
     merged = PartitionMetrics.register(environment(), clock=clock)
     merged.merge({**metrics.snapshot(), "buckets": []})
     assert merged.partial("late") and not merged.partial("hot-early")
 
 
 def test_past_the_keys_it_remembers_a_key_named_later_is_partial_and_those_kept_apart_then_stay_exact(monkeypatch):
-    monkeypatch.setattr("loadtest.counting.counts.FOLDED_KEYS_KEPT", 100)
+    monkeypatch.setattr("loadtest.counting.folded_totals.KEYS_TOTALLED", 100)
     clock, env, metrics = listener()
     for second in range(20):
         clock.now = 1_000_000 + second + 0.5
@@ -133,5 +134,5 @@ def test_past_the_keys_it_remembers_a_key_named_later_is_partial_and_those_kept_
             fire(env, partition=f"cold{second}-{i}", entities=1)  # 1,200 keys, each folded
         fire(env, partition="hot", entities=500)
         metrics.compact()
-    assert len(metrics.folded_keys) <= 100 + 60 * 2 and not metrics.partial("hot")
+    assert len(metrics.folded.partitions) <= 100 + 60 * 2 and not metrics.partial("hot")
     assert metrics.partial("cold19-0") and metrics.partial("never-seen-but-named")
