@@ -56,15 +56,16 @@ def assess(results: Results, attempt: Attempt | None = None) -> Results:
     return results
 
 
-#: What a finding on a key counted apart only late says of its figures (``PartitionRow.partial``).
+#: What a finding on a key not kept apart in every second says of its figures (``PartitionRow.partial``): its totals are
+#: whole (each part's folded counts added: ``results.whole_totals``), its per-second figures are of the seconds kept.
 AT_LEAST = (
-    " Its figures are at least these: it was counted apart only once it was among the hottest keys, its earlier "
-    "seconds among the other partitions."
+    " Its rates are at least these: some of its seconds were counted among the other partitions (it was not among the "
+    "hottest keys then); its totals include them."
 )
 
 
 def _at_least(results: Results, findings: list[Finding]) -> list[Finding]:
-    """A finding on a partition whose counts lack their first seconds says its figures are a lower bound."""
+    """A finding on a partition some of whose seconds were folded says its rates are a lower bound."""
     partial = {row.partition for row in results.partitions if row.partial}
     for finding in findings:
         if finding.partition in partial and AT_LEAST not in finding.message:

@@ -108,8 +108,8 @@ class PartitionRow(AccountRow):
     #: second or more): its peak is over them (a key alive for a second is measured over its own life, not diluted by
     #: the seconds it did not exist); 0: the run's window
     life_s: int = 0
-    #: its counts lack seconds folded into the other partitions before it was counted apart (a key that became one of
-    #: the hottest late): its figures are at least what they say
+    #: some of its seconds were folded into the other partitions (it was not among the hottest keys then): its rates
+    #: (peak, means) are at least what they say; its totals include those seconds (``whole_totals``)
     partial: bool = False
 
 

@@ -95,12 +95,12 @@ class Keys(TypedDict):
     """How concentrated the load was."""
 
     distinct: int  # PartitionKeys touched (an HLL estimate)
-    tracked: int  # counted apart (each exactly from when it was, ``partial`` of them from after their first seconds)
+    tracked: int  # counted apart (``partial`` of them not in every second: their rates at least, their totals whole)
     top: list[str]
     top1_share: float
     top10_share: float
     estimated_entities: int
-    partial: NotRequired[int]  # of the tracked, those counted apart only after some seconds (``PartitionRow.partial``)
+    partial: NotRequired[int]  # of the tracked, those not counted apart in every second (``PartitionRow.partial``)
 
 
 class Retry(TypedDict):
