@@ -23,6 +23,7 @@ from ..results.form import Results
 from ..results.rolled_frame import BIN_COLUMN
 from ..service.error_codes import THROTTLING_CODES, UNANSWERED
 from ..service.operations import OpClass
+from .log_outages import log_gaps, sparse_seconds
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 
@@ -60,17 +61,27 @@ class _Seconds:
     refused: np.ndarray
 
 
+def _rows(results: Results) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The per-second rows of each partition and op class (of a long span's, the seconds kept: a bin tells no second's
+    answers), and each row's answered, stalled and refused attempts; None where there are none."""
+    frame = results.timeseries[results.timeseries["op_class"] != OpClass.ALL]
+    frame = frame[frame[BIN_COLUMN] == 1]
+    if frame.empty:
+        return None
+    answered = (frame["requests"] - series_frame.tally(frame, "errors", _STALLED)).to_numpy(np.int64)
+    refused = frame["throttled"].to_numpy(np.int64)
+    stalled = np.maximum(0, frame["attempts"].to_numpy(np.int64) - answered - refused)
+    return frame, answered, stalled, refused
+
+
 def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds | None]:
     """Each partition's seconds and the whole target's, as arrays from the per-second rows (not an object a second: an
     hour over 50 keys is 360,000 rows). A partition's are made as the loop asks for them, one at a time: made at once,
     a week of logs over 51 keys held three arrays of 31 million seconds."""
-    frame = results.timeseries[results.timeseries["op_class"] != OpClass.ALL]
-    frame = frame[frame[BIN_COLUMN] == 1]  # a long span's bins tell no second's answers: its kept seconds only
-    if frame.empty:
+    rows = _rows(results)
+    if rows is None:
         return iter(()), None
-    answered = (frame["requests"] - series_frame.tally(frame, "errors", _STALLED)).to_numpy(np.int64)
-    refused = frame["throttled"].to_numpy(np.int64)
-    stalled = np.maximum(0, frame["attempts"].to_numpy(np.int64) - answered - refused)
+    frame, answered, stalled, refused = rows
     longest, t = frame["longest_ms"].to_numpy(np.int64), frame["t"].to_numpy(np.int64)
     first_t = min(0, int(t.min()))
     t = t - first_t
@@ -93,13 +104,12 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
     return each(), made(t, slice(None))
 
 
-def _gaps(seconds: _Seconds, *, records: bool = False, offline: np.ndarray | None = None) -> list[tuple[int, int]]:
+def _gaps(seconds: _Seconds, *, offline: np.ndarray | None = None) -> list[tuple[int, int]]:
     """Runs of ``OUTAGE_AFTER_S`` or more seconds with nothing answered, served or refused, while operations waited
     through them (an operation that ended later had started before) or their attempts stalled, after seconds that were
     served: (first, last) each, indexes into ``seconds``' arrays. A second with throttled answers is no outage's: the
     service answered, and THROTTLED names it — unless the partition layer had the range offline then (``offline``, by
-    second: a moved range's 503s are its outage). From production logs (``records``) only seconds with timed-out or
-    unanswered records of their own count: a gap between records is no evidence of an outage."""
+    second: a moved range's 503s are its outage). A run's: production's records are ``log_outages``'."""
     answered, last = seconds.answered, len(seconds.answered) - 1
     served = np.flatnonzero(answered)
     if not len(served):
@@ -112,7 +122,7 @@ def _gaps(seconds: _Seconds, *, records: bool = False, offline: np.ndarray | Non
     marks = np.zeros(last + 2, dtype=np.int64)
     np.add.at(marks, began[waits], 1)
     np.add.at(marks, ended[waits], -1)
-    waited = np.zeros(last + 1, dtype=bool) if records else np.cumsum(marks)[: last + 1] > 0
+    waited = np.cumsum(marks)[: last + 1] > 0
     evidence = waited | (seconds.stalled > 0)
     out = (answered == 0) & (seconds.refused == 0) & evidence
     if offline is not None:
@@ -179,21 +189,20 @@ def _offline(results: Results, partition: str, seconds: _Seconds) -> np.ndarray 
 
 def outages(results: Results) -> list[Outage]:
     """Every outage of a tracked partition, in time order (those of a target lost at the end left to TARGET_LOST)."""
+    if results.logs:
+        return _from_records(results)
     parts, whole = _seconds(results)
     if whole is None:
         return []
     lost = target_lost(results)
-    logs = bool(results.logs)  # the records alone: a partition's own refusals while the rest of the account was served
-    target_gaps = [] if logs else [(start + whole.first_t, end + whole.first_t) for start, end in _gaps(whole)]
+    target_gaps = [(start + whole.first_t, end + whole.first_t) for start, end in _gaps(whole)]
     found = []
     for partition, seconds in parts:
         if partition in GROUPS:
             continue
         offline = _offline(results, partition, seconds)
-        for start, end in _gaps(seconds, records=logs, offline=offline):
+        for start, end in _gaps(seconds, offline=offline):
             around = slice(start, end + 2)  # its seconds and the one it answered again in
-            if logs and not (whole.answered[start : end + 1] - seconds.answered[start : end + 1]).sum():
-                continue  # nothing else answered meanwhile either: the logs cannot tell an outage from quiet
             start, end = start + seconds.first_t, end + seconds.first_t  # seconds since the run's start
             if lost and end >= lost[0] - 1:
                 continue  # the run ended unanswered from then on: TARGET_LOST says so
@@ -213,4 +222,27 @@ def outages(results: Results) -> list[Outage]:
                     shared=shared,
                 )
             )
+    return sorted(found, key=lambda o: (o.start, o.partition))
+
+
+def _from_records(results: Results) -> list[Outage]:
+    """``outages`` of production's records, over the seconds with records only (``log_outages``): a partition's own
+    timed-out or unanswered records while the rest of the account was served."""
+    rows = _rows(results)
+    if rows is None:
+        return []
+    parts, whole = sparse_seconds(*rows)
+    lost, found = target_lost(results), []
+    for partition, seconds in parts:
+        if partition in GROUPS:
+            continue
+        for start, end in log_gaps(seconds, after_s=OUTAGE_AFTER_S, before_s=BEFORE_S, served_before=SERVED_BEFORE):
+            if not whole.total(whole.answered, start, end + 1) - seconds.total(seconds.answered, start, end + 1):
+                continue  # nothing else answered meanwhile either: the logs cannot tell an outage from quiet
+            if lost and end >= lost[0] - 1:
+                continue
+            failed = seconds.total(seconds.stalled, start, end + 2)  # its seconds and the one it answered again in
+            cause, shared = _cause(results, partition, start, end, None, failed)
+            longest = seconds.most(seconds.longest_ms, start, end + 2)
+            found.append(Outage(partition, start, end, failed, longest, cause, shared))
     return sorted(found, key=lambda o: (o.start, o.partition))
