@@ -208,7 +208,7 @@ class RunCounts:
         return drained
 
     def _afresh(self) -> None:
-        """Drop what a drain handed over: the buckets, histograms and this process's sketches."""
+        """Drop what a drain handed over: the buckets, histograms, folded counts and this process's sketches."""
         self.buckets.clear()
         self._fresh.clear()
         self._kept.clear()
@@ -220,6 +220,7 @@ class RunCounts:
         self.corrected.clear()
         self.heavy = ds.frequent_strings_sketch(SKETCH_LG_K)
         self._distinct_here = ds.hll_sketch(SKETCH_LG_K)
+        self.folded, self._late = FoldedTotals(), {}
 
     def let_go_of_history(self) -> None:
         """Drop what only the run's results read, once they are built: the latency histograms and the buckets put away
@@ -239,7 +240,6 @@ class RunCounts:
         self.hot = set()
         self.ranges.clear()
         self.edges = KeyEdges()
-        self.folded, self._late = FoldedTotals(), {}
         self.started, self.steady_from, self.stopped = started, None, None
 
     def merge(self, data: Mapping[str, Any] | None) -> None:
