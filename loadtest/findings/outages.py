@@ -109,7 +109,7 @@ def _gaps(seconds: _Seconds, *, offline: np.ndarray | None = None) -> list[tuple
     through them (an operation that ended later had started before) or their attempts stalled, after seconds that were
     served: (first, last) each, indexes into ``seconds``' arrays. A second with throttled answers is no outage's: the
     service answered, and THROTTLED names it — unless the partition layer had the range offline then (``offline``, by
-    second: a moved range's 503s are its outage). A run's: production's records are ``log_outages``'."""
+    second: a moved range's 503s are its outage). A run's seconds: production's records are read by ``log_outages``."""
     answered, last = seconds.answered, len(seconds.answered) - 1
     served = np.flatnonzero(answered)
     if not len(served):
