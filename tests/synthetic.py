@@ -66,8 +66,9 @@ def listener(start: float = 1_000_000.0) -> tuple[Clock, Environment, PartitionM
     return clock, env, metrics
 
 
-def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0, env=None):
-    """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``), on ``env`` if given."""
+def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: float = 1_000_000.0, env=None, compact=False):
+    """Metrics after firing ``seconds[t]`` events in second ``t`` (relative to ``start``), on ``env`` if given;
+    ``compact``: compacted after each second, as a run's are (keys outside the heaviest fold as their seconds age)."""
     env = env or environment()
     clock = Clock(start)
     metrics = PartitionMetrics.register(env, clock=clock)
@@ -76,6 +77,8 @@ def recorded(seconds: dict[int, list[dict]], *, steady_from: int = 0, start: flo
         clock.now = start + t + 0.5
         for kwargs in seconds[t]:
             fire(env, **kwargs)
+        if compact:
+            metrics.compact()
     metrics.steady_from = start + steady_from
     metrics.stopped = start + max(seconds, default=0) + 1
     return metrics

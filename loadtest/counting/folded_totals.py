@@ -17,7 +17,10 @@ from typing import Any
 
 from .buckets import Bucket
 
-__all__ = ["KEYS_LISTED", "KEYS_TOTALLED", "FoldedTotals"]
+__all__ = ["KEYS_LISTED", "KEYS_TOTALLED", "TOTALLED", "FoldedTotals"]
+
+#: The counts a folded bucket adds to its key's totals, and a named row's totals take from them (``whole_totals``).
+TOTALLED = ("requests", "entities", "offered", "estimated", "failures", "attempts", "throttled")
 
 #: Keys whose folded counts are summed: some 30 MB at most (a bucket of totals per key and op class).
 KEYS_TOTALLED = 50_000
@@ -50,7 +53,7 @@ class FoldedTotals:
         total = self.totals.get((partition, op_class))
         if total is None:
             total = self.totals[(partition, op_class)] = Bucket()
-        # the counts ``TOTALLED`` reads, added field by field: once a folded bucket, in the compaction beside the users
+        # ``TOTALLED``, added field by field (not by name: once a folded bucket, in the compaction beside the users)
         total.requests += bucket.requests
         total.failures += bucket.failures
         total.entities += bucket.entities

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["Sparse", "log_gaps", "sparse_seconds"]
+__all__ = ["Sparse", "by_partition", "log_gaps", "sparse_seconds"]
 
 
 @dataclass(frozen=True)
@@ -45,22 +45,27 @@ def _per_second(t: np.ndarray, answered: np.ndarray, stalled: np.ndarray, longes
     return Sparse(seconds, add(answered), add(stalled), most, add(refused))
 
 
+def by_partition(frame: pd.DataFrame) -> Iterator[tuple[str, np.ndarray]]:
+    """Each partition of the per-second rows, in key order, with the indexes of its rows (one at a time: a partition's
+    arrays are made as the loop asks for them)."""
+    codes, names = pd.factorize(frame["partition"], sort=True)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    for i, name in enumerate(names):
+        yield str(name), order[bounds[i] : bounds[i + 1]]
+
+
 def sparse_seconds(
     frame: pd.DataFrame, answered: np.ndarray, stalled: np.ndarray, refused: np.ndarray
 ) -> tuple[Iterator[tuple[str, Sparse]], Sparse]:
     """Each partition's seconds with rows, one at a time, and the whole account's (``frame``: the per-second rows,
     their answered, stalled and refused attempts beside it)."""
     t, longest = frame["t"].to_numpy(np.int64), frame["longest_ms"].to_numpy(np.int64)
-    codes, names = pd.factorize(frame["partition"], sort=True)
-
-    def each() -> Iterator[tuple[str, Sparse]]:
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-        for i, name in enumerate(names):
-            rows = order[bounds[i] : bounds[i + 1]]
-            yield str(name), _per_second(t[rows], answered[rows], stalled[rows], longest[rows], refused[rows])
-
-    return each(), _per_second(t, answered, stalled, longest, refused)
+    each = (
+        (name, _per_second(t[rows], answered[rows], stalled[rows], longest[rows], refused[rows]))
+        for name, rows in by_partition(frame)
+    )
+    return each, _per_second(t, answered, stalled, longest, refused)
 
 
 def log_gaps(seconds: Sparse, *, after_s: int, before_s: int, served_before: float) -> list[tuple[int, int]]:

@@ -23,7 +23,7 @@ from ..results.form import Results
 from ..results.rolled_frame import BIN_COLUMN
 from ..service.error_codes import THROTTLING_CODES, UNANSWERED
 from ..service.operations import OpClass
-from .log_outages import log_gaps, sparse_seconds
+from .log_outages import by_partition, log_gaps, sparse_seconds
 
 __all__ = ["OUTAGE_AFTER_S", "Outage", "outages"]
 
@@ -86,7 +86,6 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
     first_t = min(0, int(t.min()))
     t = t - first_t
     length = int(t.max()) + 1
-    codes, names = pd.factorize(frame["partition"], sort=True)
 
     def made(at: np.ndarray, rows: np.ndarray | slice) -> _Seconds:
         most = np.zeros(length, dtype=np.int64)
@@ -94,14 +93,7 @@ def _seconds(results: Results) -> tuple[Iterator[tuple[str, _Seconds]], _Seconds
         count = lambda values: np.bincount(at, values[rows], minlength=length).astype(np.int64)  # noqa: E731
         return _Seconds(first_t, count(answered), count(stalled), most, count(refused))
 
-    def each() -> Iterator[tuple[str, _Seconds]]:
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-        for i, name in enumerate(names):
-            rows = order[bounds[i] : bounds[i + 1]]
-            yield str(name), made(t[rows], rows)
-
-    return each(), made(t, slice(None))
+    return ((name, made(t[rows], rows)) for name, rows in by_partition(frame)), made(t, slice(None))
 
 
 def _gaps(seconds: _Seconds, *, offline: np.ndarray | None = None) -> list[tuple[int, int]]:

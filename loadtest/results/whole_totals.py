@@ -11,14 +11,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..counting.buckets import GROUPS, OTHER, Bucket
-from ..counting.folded_totals import FoldedTotals
+from ..counting.folded_totals import TOTALLED, FoldedTotals
 from ..service.operations import OpClass
 from .rows import PartitionRow
 
-__all__ = ["TOTALLED", "made_whole"]
-
-#: The totals a row adds up from its seconds, which the folded counts complete.
-TOTALLED = ("requests", "entities", "offered", "estimated", "failures", "attempts", "throttled")
+__all__ = ["made_whole"]
 
 
 def made_whole(rows: Iterable[PartitionRow], folded: FoldedTotals, top: Iterable[str], target: int) -> list[PartitionRow]:

@@ -3,12 +3,11 @@ that says which keys it could not list, and added by a merge (``counting.folded_
 
 from __future__ import annotations
 
-from synthetic import Clock, environment, fire
+from synthetic import recorded
 
 from loadtest.counting.buckets import OTHER, Bucket
 from loadtest.counting.counts import TOP_K
 from loadtest.counting.folded_totals import FoldedTotals
-from loadtest.counting.request_listener import PartitionMetrics
 
 START = 1_000_000.0
 
@@ -40,14 +39,8 @@ def test_past_the_keys_it_totals_only_those_kept_apart_then_are_still_totalled(m
 
 
 def test_a_late_report_of_a_key_not_kept_apart_is_folded_into_the_other_partitions_and_its_totals():
-    env, clock = environment(), Clock(START)
-    metrics = PartitionMetrics.register(env, clock=clock)
-    metrics.started = START
-    for t in range(12):
-        clock.now = START + t + 0.5
-        for i in range(TOP_K + 5):
-            fire(env, partition=f"k{i:02d}", entities=5 if i < TOP_K else 1)
-        metrics.compact()
+    second = [{"partition": f"k{i:02d}", "entities": 5 if i < TOP_K else 1} for i in range(TOP_K + 5)]
+    metrics = recorded({t: second for t in range(12)}, start=START, compact=True)
     before = metrics.folded.of("k54", "GET").requests
     metrics.bucket(int(START) + 1, "k54", "GET").requests += 2  # a record read late, for a second compacted long ago
     frame = metrics.frame()

@@ -23,7 +23,7 @@ from browser import chromium_page
 from helpers import ROOT, SHORT, in_process, readable, results_of, run_info
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from synthetic import Clock, environment, fire, recorded
+from synthetic import recorded
 
 from loadtest.account.azurite import azurite_connection_string
 from loadtest.account.blob_container import BLOB_API_VERSION
@@ -31,7 +31,6 @@ from loadtest.child_process import free_port
 from loadtest.counting import bucket_frame
 from loadtest.counting.counts import TOP_K, ms_at, new_histogram
 from loadtest.counting.request_evidence import RequestProfile
-from loadtest.counting.request_listener import PartitionMetrics
 from loadtest.engines.blobs import RUN_OUTPUTS
 from loadtest.engines.merge import merge
 from loadtest.findings.assess import assess
@@ -48,9 +47,12 @@ START = 1_000_000.0
 DESIGN = {"key_strategy": "set:3", "partition_key": "hot", "row_key_strategy": "sequential", "key_seed": 1, "skew": "uniform"}
 
 
-def engine(name: str, seconds: dict[int, list[dict]], *, run_id: str = "r1", start: float = START, **run) -> Results:
-    """One engine's results from synthetic events, as its run writes them (figures, verdict, mergeable count)."""
-    metrics = recorded(seconds, start=start)
+def engine(
+    name: str, seconds: dict[int, list[dict]], *, run_id: str = "r1", start: float = START, compact: bool = False, **run
+) -> Results:
+    """One engine's results from synthetic events, as its run writes them (figures, verdict, mergeable count);
+    ``compact``: its count compacted each second as a run's is."""
+    metrics = recorded(seconds, start=start, compact=compact)
     info = run_info(id=run_id, target_kind="connection-string", endpoint="http://127.0.0.1:1/a", settings=dict(DESIGN), **run)
     results = summary.build(metrics, info)
     results.mergeable = capture(metrics, RequestProfile(), {}, run_id=run_id, engine=name)
@@ -108,25 +110,6 @@ def test_merged_counts_are_the_sum_per_second_partition_and_op_class():
     assert merged.run.steady_from_s == 2.0 and merged.run.steady_seconds == 4
 
 
-def compacted(name: str, seconds: dict[int, list[dict]]) -> Results:
-    """As ``engine``, its count compacted each second as a run's is: the keys outside its heaviest fold into the other
-    partitions as their seconds age."""
-    env, clock = environment(), Clock(START)
-    metrics = PartitionMetrics.register(env, clock=clock)
-    metrics.started = metrics.steady_from = START
-    for t in sorted(seconds):
-        clock.now = START + t + 0.5
-        for kwargs in seconds[t]:
-            fire(env, **kwargs)
-        metrics.compact()
-    metrics.stopped = START + max(seconds) + 1
-    info = run_info(id="r1", target_kind="connection-string", endpoint="http://127.0.0.1:1/a", settings=dict(DESIGN))
-    results = summary.build(metrics, info)
-    results.mergeable = capture(metrics, RequestProfile(), {}, run_id="r1", engine=name)
-    metrics.close()
-    return results
-
-
 def test_engines_that_folded_different_keys_merge_every_named_keys_whole_count():
     """Two engines over the same 20 seconds: each keeps its own heavy keys apart and folds the other's light ones (more
     keys than it keeps apart). Merged, every named key has its whole count, the one a single run of all the load gives,
@@ -136,8 +119,8 @@ def test_engines_that_folded_different_keys_merge_every_named_keys_whole_count()
     seconds = range(20)
     a = {t: [{"partition": k} for k in early for _ in range(3)] + [{"partition": k} for k in late[t % 7 :: 7]] for t in seconds}
     b = {t: [{"partition": k} for k in late for _ in range(3)] + [{"partition": k} for k in early[t % 7 :: 7]] for t in seconds}
-    merged = merge([("a", compacted("a", a)), ("b", compacted("b", b))])
-    together = compacted("one", {t: a[t] + b[t] for t in seconds})
+    merged = merge([("a", engine("a", a, compact=True)), ("b", engine("b", b, compact=True))])
+    together = engine("one", {t: a[t] + b[t] for t in seconds}, compact=True)
     made = Counter(event["partition"] for events in [*a.values(), *b.values()] for event in events)
     rows = {r.partition: r for r in merged.partitions if r.op_class == "GET" and r.partition[:1] != "#"}
     one = {r.partition: r for r in together.partitions if r.op_class == "GET" and r.partition[:1] != "#"}
